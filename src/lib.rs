@@ -1,0 +1,5 @@
+//! herder-audit: replays Kafka Connect distributed-worker logs and proves
+//! whether every connector/task start and stop was justified.
+
+pub mod event;
+pub mod model;

@@ -1,0 +1,357 @@
+//! Plain data shared by every stage: resources, assignments, timestamps and
+//! references to the log lines that prove things.
+
+use serde::{Serialize, Serializer};
+use std::fmt;
+use std::sync::Arc;
+
+/// A connector name. Shared, because the same name is held by many states.
+pub type Name = Arc<str>;
+
+/// `ConnectorTaskId`: connector name and task index (`my-conn-0`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TaskId {
+    pub connector: Name,
+    pub index: u32,
+}
+
+impl TaskId {
+    pub fn new(connector: &str, index: u32) -> Self {
+        TaskId {
+            connector: Arc::from(connector),
+            index,
+        }
+    }
+}
+
+impl fmt::Display for TaskId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}-{}", self.connector, self.index)
+    }
+}
+
+/// A unit of work the group assigns: a connector or one of its tasks.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Resource {
+    Connector(Name),
+    Task(TaskId),
+}
+
+impl Resource {
+    pub fn connector_name(&self) -> &Name {
+        match self {
+            Resource::Connector(n) => n,
+            Resource::Task(t) => &t.connector,
+        }
+    }
+    pub fn kind_str(&self) -> &'static str {
+        match self {
+            Resource::Connector(_) => "connector",
+            Resource::Task(_) => "task",
+        }
+    }
+    /// The id as Connect prints it (`name` or `name-N`).
+    pub fn id(&self) -> String {
+        match self {
+            Resource::Connector(n) => n.to_string(),
+            Resource::Task(t) => t.to_string(),
+        }
+    }
+}
+
+impl fmt::Display for Resource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Resource::Connector(n) => write!(f, "connector {n}"),
+            Resource::Task(t) => write!(f, "task {t}"),
+        }
+    }
+}
+
+impl Serialize for Resource {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        match self {
+            Resource::Connector(n) => {
+                let mut st = s.serialize_struct("Resource", 3)?;
+                st.serialize_field("type", "connector")?;
+                st.serialize_field("id", &**n)?;
+                st.serialize_field("connector", &**n)?;
+                st.end()
+            }
+            Resource::Task(t) => {
+                let mut st = s.serialize_struct("Resource", 4)?;
+                st.serialize_field("type", "task")?;
+                st.serialize_field("id", &t.to_string())?;
+                st.serialize_field("connector", &*t.connector)?;
+                st.serialize_field("task", &t.index)?;
+                st.end()
+            }
+        }
+    }
+}
+
+/// The assignment a worker received from the group leader, as printed by
+/// `ConnectProtocol.Assignment#toString` (V0, six fields) or
+/// `ExtendedAssignment#toString` (nine fields, 2.3.0 and later).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Assignment {
+    /// 0 = NO_ERROR, 1 = CONFIG_MISMATCH.
+    pub error: i32,
+    pub leader: String,
+    pub leader_url: String,
+    pub offset: i64,
+    pub connectors: Vec<Name>,
+    pub tasks: Vec<TaskId>,
+    /// `None` for the V0 shape, which has no revoked sets.
+    pub revoked_connectors: Option<Vec<Name>>,
+    pub revoked_tasks: Option<Vec<TaskId>>,
+    pub delay: Option<i64>,
+}
+
+impl Assignment {
+    pub fn failed(&self) -> bool {
+        self.error != 0
+    }
+    pub fn is_extended(&self) -> bool {
+        self.revoked_connectors.is_some()
+    }
+    pub fn resources(&self) -> impl Iterator<Item = Resource> + '_ {
+        self.connectors
+            .iter()
+            .map(|c| Resource::Connector(c.clone()))
+            .chain(self.tasks.iter().map(|t| Resource::Task(t.clone())))
+    }
+    pub fn revoked(&self) -> impl Iterator<Item = Resource> + '_ {
+        self.revoked_connectors
+            .iter()
+            .flatten()
+            .map(|c| Resource::Connector(c.clone()))
+            .chain(
+                self.revoked_tasks
+                    .iter()
+                    .flatten()
+                    .map(|t| Resource::Task(t.clone())),
+            )
+    }
+    pub fn has_revocations(&self) -> bool {
+        self.revoked_connectors
+            .as_ref()
+            .is_some_and(|v| !v.is_empty())
+            || self.revoked_tasks.as_ref().is_some_and(|v| !v.is_empty())
+    }
+    pub fn holds(&self, r: &Resource) -> bool {
+        match r {
+            Resource::Connector(n) => self.connectors.iter().any(|c| c == n),
+            Resource::Task(t) => self.tasks.iter().any(|x| x == t),
+        }
+    }
+    pub fn revokes(&self, r: &Resource) -> bool {
+        match r {
+            Resource::Connector(n) => self
+                .revoked_connectors
+                .as_ref()
+                .is_some_and(|v| v.iter().any(|c| c == n)),
+            Resource::Task(t) => self
+                .revoked_tasks
+                .as_ref()
+                .is_some_and(|v| v.iter().any(|x| x == t)),
+        }
+    }
+}
+
+/// The group protocol a worker runs (SPEC §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Protocol {
+    /// Version 0: every rebalance stops everything.
+    Eager,
+    /// Version 1 (KIP-415).
+    Compatible,
+    /// Version 2 (KIP-507).
+    Sessioned,
+}
+
+impl Protocol {
+    pub fn from_version(v: i64) -> Option<Protocol> {
+        match v {
+            0 => Some(Protocol::Eager),
+            1 => Some(Protocol::Compatible),
+            2 => Some(Protocol::Sessioned),
+            _ => None,
+        }
+    }
+    /// `Generation{… protocol='…'}` and `connect.protocol = …` names.
+    pub fn from_name(name: &str) -> Option<Protocol> {
+        match name {
+            "default" | "eager" => Some(Protocol::Eager),
+            "compatible" => Some(Protocol::Compatible),
+            "sessioned" => Some(Protocol::Sessioned),
+            _ => None,
+        }
+    }
+    pub fn is_cooperative(self) -> bool {
+        !matches!(self, Protocol::Eager)
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Protocol::Eager => "eager",
+            Protocol::Compatible => "compatible",
+            Protocol::Sessioned => "sessioned",
+        }
+    }
+}
+
+/// A log4j timestamp (`yyyy-MM-dd HH:mm:ss,SSS`) as milliseconds since
+/// 1970-01-01 00:00:00 in the log's own (unknown) time zone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Timestamp(pub i64);
+
+impl Timestamp {
+    /// Builds a timestamp from civil fields; `None` when a field is out of range.
+    pub fn from_parts(
+        year: i64,
+        month: u32,
+        day: u32,
+        hour: u32,
+        min: u32,
+        sec: u32,
+        milli: u32,
+    ) -> Option<Timestamp> {
+        if !(1..=12).contains(&month)
+            || !(1..=31).contains(&day)
+            || hour > 23
+            || min > 59
+            || sec > 60
+            || milli > 999
+        {
+            return None;
+        }
+        let days = days_from_civil(year, month, day);
+        let secs = days * 86_400 + i64::from(hour) * 3600 + i64::from(min) * 60 + i64::from(sec);
+        Some(Timestamp(secs * 1000 + i64::from(milli)))
+    }
+
+    fn parts(self) -> (i64, u32, u32, u32, u32, u32, u32) {
+        let ms = self.0.rem_euclid(1000) as u32;
+        let secs = self.0.div_euclid(1000);
+        let days = secs.div_euclid(86_400);
+        let sod = secs.rem_euclid(86_400) as u32;
+        let (y, m, d) = civil_from_days(days);
+        (y, m, d, sod / 3600, (sod / 60) % 60, sod % 60, ms)
+    }
+
+    /// ISO-8601 without zone: `2019-08-20T11:00:00.001`.
+    pub fn iso(self) -> String {
+        let (y, mo, d, h, mi, s, ms) = self.parts();
+        format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{ms:03}")
+    }
+}
+
+impl fmt::Display for Timestamp {
+    /// log4j's own form: `2019-08-20 11:00:00,001`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (y, mo, d, h, mi, s, ms) = self.parts();
+        write!(f, "{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02},{ms:03}")
+    }
+}
+
+impl Serialize for Timestamp {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.iso())
+    }
+}
+
+// Howard Hinnant's days_from_civil / civil_from_days (proleptic Gregorian).
+fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let m = i64::from(m);
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(d) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+/// Index of an input in the run's table of sources.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct SourceId(pub u32);
+
+/// One physical log line that an event came from: where it is, when it was
+/// logged, and its text (kept so findings can quote it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceLine {
+    pub source: SourceId,
+    /// 1-based line number within the source.
+    pub line: u64,
+    pub ts: Option<Timestamp>,
+    /// The whole line as read (lossily decoded, without the line ending).
+    pub text: Arc<str>,
+    /// Byte range of the log message within `text` (for compact quoting).
+    pub msg: (u32, u32),
+}
+
+impl SourceLine {
+    pub fn message(&self) -> &str {
+        let (a, b) = self.msg;
+        self.text.get(a as usize..b as usize).unwrap_or(&self.text)
+    }
+}
+
+/// Position of a line in the run, used to order lines of one stream.
+impl PartialOrd for SourceLine {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for SourceLine {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.source, self.line).cmp(&(other.source, other.line))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamp_round_trips() {
+        let t = Timestamp::from_parts(2019, 8, 20, 11, 0, 0, 1).unwrap();
+        assert_eq!(t.to_string(), "2019-08-20 11:00:00,001");
+        assert_eq!(t.iso(), "2019-08-20T11:00:00.001");
+        let epoch = Timestamp::from_parts(1970, 1, 1, 0, 0, 0, 0).unwrap();
+        assert_eq!(epoch.0, 0);
+        let leap = Timestamp::from_parts(2024, 2, 29, 23, 59, 59, 999).unwrap();
+        assert_eq!(leap.to_string(), "2024-02-29 23:59:59,999");
+        assert!(Timestamp::from_parts(2024, 13, 1, 0, 0, 0, 0).is_none());
+    }
+
+    #[test]
+    fn assignment_queries() {
+        let a = Assignment {
+            connectors: vec![Arc::from("a")],
+            tasks: vec![TaskId::new("a", 0)],
+            revoked_connectors: Some(vec![]),
+            revoked_tasks: Some(vec![TaskId::new("b", 1)]),
+            ..Default::default()
+        };
+        assert!(a.holds(&Resource::Task(TaskId::new("a", 0))));
+        assert!(!a.holds(&Resource::Task(TaskId::new("b", 1))));
+        assert!(a.revokes(&Resource::Task(TaskId::new("b", 1))));
+        assert!(a.has_revocations());
+        assert_eq!(a.resources().count(), 2);
+    }
+}
