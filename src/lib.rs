@@ -3,3 +3,8 @@
 
 pub mod event;
 pub mod model;
+pub mod layout;
+pub mod finding;
+pub mod replay;
+pub mod rules;
+pub mod input;

@@ -297,6 +297,9 @@ pub struct SourceLine {
     pub source: SourceId,
     /// 1-based line number within the source.
     pub line: u64,
+    /// Position in the worker's stream (stitched segments included): orders
+    /// the lines of one worker in time.
+    pub seq: u64,
     pub ts: Option<Timestamp>,
     /// The whole line as read (lossily decoded, without the line ending).
     pub text: Arc<str>,
@@ -305,6 +308,10 @@ pub struct SourceLine {
 }
 
 impl SourceLine {
+    /// Was this line read before `other` in the same worker's stream?
+    pub fn before(&self, other: &SourceLine) -> bool {
+        self.seq < other.seq
+    }
     pub fn message(&self) -> &str {
         let (a, b) = self.msg;
         self.text.get(a as usize..b as usize).unwrap_or(&self.text)

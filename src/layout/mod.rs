@@ -1,0 +1,399 @@
+//! One line → envelope: stream prefix, timestamp, level, logger, MDC context,
+//! LogContext prefix and the message. Layouts are detected per line:
+//!
+//! * Apache `[%d] %p %X{connector.context}%m (%c:%L)` / `(%c)`, optionally
+//!   followed by ` [%t]` (Strimzi prints `%d %p … (%c) [%t]` without brackets
+//!   round the date);
+//! * Debezium `%d %-5p  %X{…}|%X{…}|%X{…}  %m   [%c]` (`INFO   ||  msg   [logger]`);
+//! * anything constant before the record: `# `, indentation, a docker-compose
+//!   `name  | ` prefix, a kubectl `[pod/name/container] ` prefix, an RFC 3339
+//!   or Docker Desktop time stamp.
+//!
+//! Lines without a record start (stack traces, config dumps, wrapped
+//! messages) are continuations: [`envelope`] returns `None` for them.
+
+use crate::model::Timestamp;
+use nom::bytes::complete::{tag, take_while, take_while1, take_while_m_n};
+use nom::character::complete::{char, digit1, one_of};
+use nom::combinator::{opt, recognize};
+use nom::{IResult, Parser};
+
+/// Log level as printed by `%p`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Level {
+    Trace,
+    Debug,
+    Info,
+    Warn,
+    Error,
+    Fatal,
+}
+
+/// The `%X{connector.context}` MDC value: `[<conn>|worker] `, `[<conn>|task-<n>] `.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mdc<'a> {
+    pub connector: &'a str,
+    pub scope: MdcScope,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MdcScope {
+    Worker,
+    Task(u32),
+    /// `task-<n>|offsets`
+    TaskOffsets(u32),
+    /// Any other scope text (`validate`, …).
+    Other,
+}
+
+/// The LogContext prefix `[Worker clientId=<id>, groupId=<group>] `.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorkerCtx<'a> {
+    pub client_id: &'a str,
+    pub group_id: &'a str,
+}
+
+/// A parsed log record line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Envelope<'a> {
+    /// The stream a multiplexed file labels the line with (`kafka-connect-1`
+    /// for compose, `pod/connect-0/connect` for kubectl), when there is one.
+    pub stream: Option<&'a str>,
+    pub ts: Option<Timestamp>,
+    pub level: Level,
+    /// `%c` without the `:%L` suffix; `None` when the layout prints none
+    /// (or the message continues on later lines).
+    pub logger: Option<&'a str>,
+    pub mdc: Option<Mdc<'a>>,
+    pub worker: Option<WorkerCtx<'a>>,
+    /// The line carries a Kafka client LogContext of another kind
+    /// (`[Consumer clientId=…]`, `[Producer clientId=…]`, `[AdminClient clientId=…]`):
+    /// it is a client's line, never the herder's.
+    pub client: bool,
+    /// `%m` without the prefixes above; trailing blanks trimmed.
+    pub message: &'a str,
+    /// Byte offsets of `message` within the line.
+    pub msg_start: usize,
+    pub msg_end: usize,
+}
+
+type Res<'a, T> = IResult<&'a str, T>;
+
+fn digits<'a>(n: usize) -> impl Parser<&'a str, Output = u32, Error = nom::error::Error<&'a str>> {
+    take_while_m_n(n, n, |c: char| c.is_ascii_digit())
+        .map(|s: &str| s.bytes().fold(0u32, |a, b| a * 10 + u32::from(b - b'0')))
+}
+
+/// `yyyy-MM-dd HH:mm:ss,SSS` (also `T` and `.` as separators).
+pub fn log4j_timestamp(i: &str) -> Res<'_, Option<Timestamp>> {
+    let (i, (y, _, mo, _, d, _, h, _, mi, _, s, _, ms)) = (
+        digits(4),
+        char('-'),
+        digits(2),
+        char('-'),
+        digits(2),
+        one_of(" T"),
+        digits(2),
+        char(':'),
+        digits(2),
+        char(':'),
+        digits(2),
+        one_of(",."),
+        digits(3),
+    )
+        .parse(i)?;
+    // Sub-millisecond digits (`%d{ISO8601_PERIOD_MICROS}` and the like).
+    let (i, _) = take_while(|c: char| c.is_ascii_digit())(i)?;
+    Ok((i, Timestamp::from_parts(i64::from(y), mo, d, h, mi, s, ms)))
+}
+
+fn level(i: &str) -> Res<'_, Level> {
+    let (rest, word) = take_while1(|c: char| c.is_ascii_uppercase())(i)?;
+    let lvl = match word {
+        "TRACE" => Level::Trace,
+        "DEBUG" => Level::Debug,
+        "INFO" => Level::Info,
+        "WARN" | "WARNING" => Level::Warn,
+        "ERROR" => Level::Error,
+        "FATAL" => Level::Fatal,
+        _ => return Err(nom::Err::Error(nom::error::Error::new(i, nom::error::ErrorKind::Tag))),
+    };
+    Ok((rest, lvl))
+}
+
+/// The record head: `[ts] LEVEL ` or `ts LEVEL `, returning the rest.
+fn record_head(i: &str) -> Res<'_, (Option<Timestamp>, Level, bool)> {
+    let bracketed = (char('['), log4j_timestamp, char(']')).map(|(_, t, _)| (t, true));
+    let bare = log4j_timestamp.map(|t| (t, false));
+    let (i, (ts, br)) = nom::branch::alt((bracketed, bare)).parse(i)?;
+    let (i, _) = take_while1(|c| c == ' ')(i)?;
+    let (i, lvl) = level(i)?;
+    // `%p` then a blank (Debezium pads with `%-5p`); end of line is allowed
+    // for an empty message.
+    if !(i.is_empty() || i.starts_with(' ') || i.starts_with('\t')) {
+        return Err(nom::Err::Error(nom::error::Error::new(i, nom::error::ErrorKind::Space)));
+    }
+    Ok((i, (ts, lvl, br)))
+}
+
+/// Finds where the log record starts: the first position whose text parses as
+/// a record head. Only the first 256 bytes are searched.
+fn find_record(line: &str) -> Option<(usize, &str, (Option<Timestamp>, Level, bool))> {
+    let limit = line.len().min(256);
+    let bytes = line.as_bytes();
+    let mut pos = 0;
+    while pos < limit {
+        let b = bytes[pos];
+        // A record starts with `[` + digit or with a digit that begins a
+        // number (not in the middle of one).
+        let candidate = (b == b'[' && bytes.get(pos + 1).is_some_and(u8::is_ascii_digit))
+            || (b.is_ascii_digit() && (pos == 0 || !bytes[pos - 1].is_ascii_digit()));
+        if candidate && line.is_char_boundary(pos) {
+            if let Ok((rest, head)) = record_head(&line[pos..]) {
+                return Some((pos, rest, head));
+            }
+        }
+        pos += 1;
+    }
+    None
+}
+
+/// Parses one line (without its line ending; a trailing `\r` is tolerated).
+pub fn envelope(line: &str) -> Option<Envelope<'_>> {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    let (start, rest, (ts, level, _)) = find_record(line)?;
+    let stream = stream_key(&line[..start]);
+    let body = rest.trim_start_matches([' ', '\t']);
+    let mut off = line.len() - body.len();
+
+    // Debezium: `||  msg   [logger]` or `type|name|context  msg   [logger]`.
+    let (mut msg, logger) = if let Some(after) = debezium_mdc(body) {
+        off += body.len() - after.len();
+        let trimmed = after.trim_end();
+        match bracket_logger_suffix(trimmed) {
+            Some((m, lg)) => (m.trim_end(), Some(lg)),
+            None => (trimmed, None),
+        }
+    } else {
+        let trimmed = body.trim_end();
+        match paren_logger_suffix(trimmed) {
+            Some((m, lg)) => (m.trim_end(), Some(lg)),
+            None => (trimmed, None),
+        }
+    };
+
+    // `%X{connector.context}` then the LogContext prefix.
+    let mut mdc = None;
+    if let Ok((r, m)) = mdc_ctx(msg) {
+        mdc = Some(m);
+        off += msg.len() - r.len();
+        msg = r;
+    }
+    let mut worker = None;
+    let mut client = false;
+    if msg.starts_with('[') {
+        if let Ok((r, w)) = worker_ctx(msg) {
+            worker = Some(w);
+            off += msg.len() - r.len();
+            msg = r;
+        } else if let Ok((r, _)) = client_ctx(msg) {
+            client = true;
+            off += msg.len() - r.len();
+            msg = r;
+        }
+    }
+    Some(Envelope {
+        stream,
+        ts,
+        level,
+        logger,
+        mdc,
+        worker,
+        client,
+        message: msg,
+        msg_start: off,
+        msg_end: off + msg.len(),
+    })
+}
+
+/// Debezium's MDC triple `a|b|c` (usually `||`) followed by blanks.
+fn debezium_mdc(body: &str) -> Option<&str> {
+    let end = body.find(' ')?;
+    let token = &body[..end];
+    if token.bytes().filter(|&b| b == b'|').count() != 2 || token.contains('[') {
+        return None;
+    }
+    let after = &body[end..];
+    // Debezium pads with two blanks after the MDC triple.
+    if !after.starts_with("  ") && !(token == "||") {
+        return None;
+    }
+    Some(after.trim_start_matches(' '))
+}
+
+fn is_logger_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '$'
+}
+
+/// A Java logger name, optionally with `:%L` (digits or `?`).
+fn logger_name(i: &str) -> Res<'_, &str> {
+    let (i, name) = take_while1(is_logger_char)(i)?;
+    let (i, _) = opt((char(':'), nom::branch::alt((digit1, tag("?"))))).parse(i)?;
+    Ok((i, name))
+}
+
+/// Splits `msg (logger:NN)` or `msg (logger) [thread]` at the logger.
+fn paren_logger_suffix(s: &str) -> Option<(&str, &str)> {
+    let mut candidate = s;
+    // Strimzi's ` [%t]` after the logger: try with and without it.
+    for _ in 0..2 {
+        if let Some(open) = candidate.rfind(" (") {
+            let inner = &candidate[open + 2..];
+            if let Some(inner) = inner.strip_suffix(')') {
+                if let Ok(("", name)) = logger_name(inner) {
+                    if name.contains('.') || name.chars().next().is_some_and(char::is_uppercase) {
+                        return Some((&s[..open], name));
+                    }
+                }
+            }
+        } else if let Some(inner) = candidate.strip_prefix('(') {
+            // The whole text is `(logger)`: the last line of a multi-line message.
+            if let Some(inner) = inner.strip_suffix(')') {
+                if let Ok(("", name)) = logger_name(inner) {
+                    return Some(("", name));
+                }
+            }
+        }
+        // Drop a trailing ` [thread]` and retry once.
+        if candidate.ends_with(']') {
+            let open = candidate.rfind(" [")?;
+            candidate = candidate[..open].trim_end();
+        } else {
+            return None;
+        }
+    }
+    None
+}
+
+/// Splits Debezium's `msg   [logger]`.
+fn bracket_logger_suffix(s: &str) -> Option<(&str, &str)> {
+    let inner = s.strip_suffix(']')?;
+    let open = inner.rfind('[')?;
+    let name = &inner[open + 1..];
+    match logger_name(name) {
+        Ok(("", n)) => Some((&s[..open], n)),
+        _ => None,
+    }
+}
+
+/// `[<conn>|worker] `, `[<conn>|task-3] `, `[<conn>|task-3|offsets] `.
+fn mdc_ctx(i: &str) -> Res<'_, Mdc<'_>> {
+    let (i, _) = char('[')(i)?;
+    let (i, connector) = take_while1(|c| c != '|' && c != ']')(i)?;
+    let (i, _) = char('|')(i)?;
+    let (i, scope_text) = take_while1(|c| c != ']')(i)?;
+    let (i, _) = tag("] ")(i)?;
+    let scope = match scope_text {
+        "worker" => MdcScope::Worker,
+        s => match s.strip_prefix("task-") {
+            Some(n) => {
+                let (num, offsets) = match n.split_once('|') {
+                    Some((num, "offsets")) => (num, true),
+                    Some(_) => ("", false),
+                    None => (n, false),
+                };
+                match num.parse::<u32>() {
+                    Ok(k) if offsets => MdcScope::TaskOffsets(k),
+                    Ok(k) => MdcScope::Task(k),
+                    Err(_) => MdcScope::Other,
+                }
+            }
+            None => MdcScope::Other,
+        },
+    };
+    Ok((i, Mdc { connector, scope }))
+}
+
+/// `[Worker clientId=connect-1, groupId=connect-cluster] `
+fn worker_ctx(i: &str) -> Res<'_, WorkerCtx<'_>> {
+    let (i, _) = tag("[Worker clientId=")(i)?;
+    let (i, client_id) = take_while(|c| c != ',' && c != ']')(i)?;
+    let (i, _) = tag(", groupId=")(i)?;
+    let (i, group_id) = take_while(|c| c != ']')(i)?;
+    let (i, _) = char(']')(i)?;
+    let (i, _) = opt(char(' ')).parse(i)?;
+    Ok((i, WorkerCtx { client_id, group_id }))
+}
+
+/// `[Consumer clientId=…, groupId=…] `, `[Producer clientId=…] `, `[AdminClient clientId=…] `.
+fn client_ctx(i: &str) -> Res<'_, &str> {
+    let (i, _) = char('[')(i)?;
+    let (i, kind) = nom::branch::alt((
+        tag("Consumer"),
+        tag("Producer"),
+        tag("AdminClient"),
+    ))
+    .parse(i)?;
+    let (i, _) = tag(" clientId=")(i)?;
+    let (i, _) = take_while(|c| c != ']')(i)?;
+    let (i, _) = char(']')(i)?;
+    let (i, _) = opt(char(' ')).parse(i)?;
+    Ok((i, kind))
+}
+
+/// Identifies the stream a multiplexing tool labelled a line with: docker
+/// compose `name  | ` or kubectl `--prefix` `[pod/name/container] `. Time
+/// stamps (kubectl `--timestamps`, Docker Desktop) and decorations (`# `,
+/// indentation) are not streams.
+pub fn stream_key(prefix: &str) -> Option<&str> {
+    let p = prefix.trim();
+    if p.is_empty() {
+        return None;
+    }
+    if let Ok((_, name)) = compose_prefix(p) {
+        return Some(name);
+    }
+    if let Ok((_, name)) = kubectl_prefix(p) {
+        return Some(name);
+    }
+    None
+}
+
+/// Splits a raw line into its stream key (if any) and the text after the
+/// stream prefix; used for continuation lines of multiplexed files.
+pub fn split_stream(line: &str) -> (Option<&str>, &str) {
+    if let Ok((rest, name)) = compose_prefix(line) {
+        return (Some(name), rest);
+    }
+    let trimmed = line.trim_start();
+    if let Ok((rest, name)) = kubectl_prefix(trimmed) {
+        return (Some(name), rest);
+    }
+    (None, line)
+}
+
+/// `kafka-connect-1  | ` (compose pads names to a common width).
+fn compose_prefix(i: &str) -> Res<'_, &str> {
+    let (i, name) = take_while1(|c: char| c.is_ascii_alphanumeric() || "._-".contains(c))(i)?;
+    let (i, _) = take_while1(|c| c == ' ')(i)?;
+    let (i, _) = char('|')(i)?;
+    let (i, _) = opt(char(' ')).parse(i)?;
+    Ok((i, name))
+}
+
+/// `[pod/connect-0/connect] ` (kubectl logs --prefix).
+fn kubectl_prefix(i: &str) -> Res<'_, &str> {
+    let (i, _) = char('[')(i)?;
+    let (i, name) = recognize((
+        take_while1(|c: char| c.is_ascii_alphanumeric() || "._-".contains(c)),
+        char('/'),
+        take_while1(|c: char| c != ']' && c != ' '),
+    ))
+    .parse(i)?;
+    let (i, _) = char(']')(i)?;
+    let (i, _) = opt(char(' ')).parse(i)?;
+    Ok((i, name))
+}
+
+#[cfg(test)]
+mod tests;

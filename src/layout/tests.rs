@@ -1,0 +1,268 @@
+use super::*;
+
+const DH: &str = "org.apache.kafka.connect.runtime.distributed.DistributedHerder";
+
+fn env(line: &str) -> Envelope<'_> {
+    envelope(line).unwrap_or_else(|| panic!("no envelope: {line:?}"))
+}
+
+#[test]
+fn apache_with_line_numbers_and_worker_prefix() {
+    let l = "[2019-08-20 11:00:00,001] INFO [Worker clientId=connect-1, groupId=connect-cluster] Connector a config updated (org.apache.kafka.connect.runtime.distributed.DistributedHerder:1268)";
+    let e = env(l);
+    assert_eq!(e.ts.unwrap().to_string(), "2019-08-20 11:00:00,001");
+    assert_eq!(e.level, Level::Info);
+    assert_eq!(e.logger, Some(DH));
+    assert_eq!(
+        e.worker,
+        Some(WorkerCtx {
+            client_id: "connect-1",
+            group_id: "connect-cluster"
+        })
+    );
+    assert_eq!(e.message, "Connector a config updated");
+    assert_eq!(&l[e.msg_start..e.msg_end], e.message);
+    assert!(e.mdc.is_none() && e.stream.is_none() && !e.client);
+}
+
+#[test]
+fn apache_without_line_numbers() {
+    let e = env(
+        "[2020-08-22 15:15:21,442] INFO [Worker clientId=connect-1, groupId=cp-kafka-connect-1598109267] Starting connectors and tasks using config offset 1 (org.apache.kafka.connect.runtime.distributed.DistributedHerder)",
+    );
+    assert_eq!(e.logger, Some(DH));
+    assert_eq!(e.message, "Starting connectors and tasks using config offset 1");
+}
+
+#[test]
+fn mdc_contexts() {
+    let e = env(
+        "[2024-05-01 10:00:00,123] INFO [my conn.v2|task-12] Creating task my conn.v2-12 (org.apache.kafka.connect.runtime.Worker:523)",
+    );
+    assert_eq!(
+        e.mdc,
+        Some(Mdc {
+            connector: "my conn.v2",
+            scope: MdcScope::Task(12)
+        })
+    );
+    assert_eq!(e.message, "Creating task my conn.v2-12");
+    assert_eq!(e.logger, Some("org.apache.kafka.connect.runtime.Worker"));
+
+    let e = env(
+        "[2022-03-13 13:56:48,979] INFO [http-sink|worker] Stopping connector http-sink (org.apache.kafka.connect.runtime.Worker:411)",
+    );
+    assert_eq!(e.mdc.unwrap().scope, MdcScope::Worker);
+    assert_eq!(e.message, "Stopping connector http-sink");
+
+    let e = env(
+        "[2022-01-18 16:03:44,265] INFO [rep|task-0|offsets] WorkerSourceTask{id=rep-0} Committing offsets (org.apache.kafka.connect.runtime.WorkerSourceTask:478)",
+    );
+    assert_eq!(e.mdc.unwrap().scope, MdcScope::TaskOffsets(0));
+}
+
+#[test]
+fn mdc_then_worker_prefix() {
+    let e = env(
+        "[2024-05-01 10:00:00,101] ERROR [src|worker] [Worker clientId=connect-1, groupId=connect-cluster] Failed to start connector 'src' (org.apache.kafka.connect.runtime.distributed.DistributedHerder:2030)",
+    );
+    assert_eq!(e.mdc.unwrap().connector, "src");
+    assert_eq!(e.worker.unwrap().group_id, "connect-cluster");
+    assert_eq!(e.message, "Failed to start connector 'src'");
+    assert_eq!(e.level, Level::Error);
+}
+
+#[test]
+fn client_prefixes_are_marked() {
+    let e = env(
+        "[2022-03-13 13:56:49,023] INFO [http-sink|task-0] [Consumer clientId=connector-consumer-http-sink-0, groupId=connect-http-sink] Revoke previously assigned partitions http-messages-0 (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator:310)",
+    );
+    assert!(e.client);
+    assert!(e.worker.is_none());
+    assert_eq!(e.message, "Revoke previously assigned partitions http-messages-0");
+}
+
+#[test]
+fn decorations_before_the_record() {
+    for prefix in ["# ", "\t\t", "  ", "#\t"] {
+        let l = format!(
+            "{prefix}[2018-11-02 17:48:41,332] INFO Starting connectors and tasks using config offset -1 (org.apache.kafka.connect.runtime.distributed.DistributedHerder)"
+        );
+        let e = env(&l);
+        assert_eq!(e.stream, None, "{prefix:?}");
+        assert_eq!(e.message, "Starting connectors and tasks using config offset -1");
+    }
+}
+
+#[test]
+fn crlf_is_tolerated() {
+    let e = env(
+        "[2020-08-22 15:15:21,352] WARN [Worker clientId=connect-1, groupId=g] Catching up to assignment's config offset. (org.apache.kafka.connect.runtime.distributed.DistributedHerder)\r",
+    );
+    assert_eq!(e.message, "Catching up to assignment's config offset.");
+    assert_eq!(e.logger, Some(DH));
+    assert_eq!(e.level, Level::Warn);
+}
+
+#[test]
+fn compose_prefix_names_the_stream() {
+    let e = env(
+        "kafka-connect-2  | [2024-08-11 19:33:56,043] INFO [Worker clientId=connect-1, groupId=exam-cluster] Starting task cdc-exam-0 (org.apache.kafka.connect.runtime.distributed.DistributedHerder)",
+    );
+    assert_eq!(e.stream, Some("kafka-connect-2"));
+    assert_eq!(e.message, "Starting task cdc-exam-0");
+    let e = env("connect-1 | [2024-08-11 19:33:56,043] INFO Kafka Connect stopped (org.apache.kafka.connect.runtime.Connect)");
+    assert_eq!(e.stream, Some("connect-1"));
+}
+
+#[test]
+fn kubectl_prefix_and_timestamps() {
+    let e = env(
+        "[pod/connect-0/connect] [2024-05-01 10:00:00,123] INFO Kafka Connect starting (org.apache.kafka.connect.runtime.Connect:50)",
+    );
+    assert_eq!(e.stream, Some("pod/connect-0/connect"));
+    assert_eq!(e.message, "Kafka Connect starting");
+
+    let e = env(
+        "2024-05-01T10:00:00.123456789Z [2024-05-01 10:00:00,123] INFO Kafka Connect starting (org.apache.kafka.connect.runtime.Connect:50)",
+    );
+    assert_eq!(e.stream, None);
+    assert_eq!(e.ts.unwrap().to_string(), "2024-05-01 10:00:00,123");
+
+    let e = env(
+        "[pod/connect-1/connect] 2024-05-01T10:00:00.123456789Z [2024-05-01 10:00:00,123] INFO Herder starting (org.apache.kafka.connect.runtime.distributed.DistributedHerder:370)",
+    );
+    assert_eq!(
+        e.stream,
+        Some("pod/connect-1/connect"),
+        "a stamp after the pod prefix does not hide the stream name"
+    );
+}
+
+#[test]
+fn debezium_layout() {
+    let e = env(
+        "2022-01-21 07:21:15,022 INFO   ||  Joined group and got assignment: Assignment{error=0, leader='connect-1-4d60', leaderUrl='http://172.17.0.7:9092/', offset=-1, connectorIds=[], taskIds=[]}   [org.apache.kafka.connect.runtime.distributed.DistributedHerder]",
+    );
+    assert_eq!(e.logger, Some(DH));
+    assert!(e.message.starts_with("Joined group and got assignment: Assignment{"));
+    assert!(e.message.ends_with("taskIds=[]}"));
+
+    let e = env(
+        "2026-03-02 16:43:11 2026-03-02 11:13:11,311 INFO   ||  [Worker clientId=connect-1, groupId=debezium-connect] Rebalance started   [org.apache.kafka.connect.runtime.distributed.WorkerCoordinator]",
+    );
+    assert_eq!(e.ts.unwrap().to_string(), "2026-03-02 11:13:11,311");
+    assert_eq!(e.worker.unwrap().group_id, "debezium-connect");
+    assert_eq!(e.message, "Rebalance started");
+    assert_eq!(
+        e.logger,
+        Some("org.apache.kafka.connect.runtime.distributed.WorkerCoordinator")
+    );
+
+    let e = env(
+        "2024-05-01 10:00:00,123 INFO   mysql|dbserver1|task  Starting task inventory-connector-0   [org.apache.kafka.connect.runtime.distributed.DistributedHerder]",
+    );
+    assert_eq!(e.message, "Starting task inventory-connector-0");
+}
+
+#[test]
+fn strimzi_thread_suffix() {
+    let e = env(
+        "2024-05-01 10:00:00,123 INFO [Worker clientId=connect-1, groupId=connect-cluster] Starting task a-0 (org.apache.kafka.connect.runtime.distributed.DistributedHerder) [DistributedHerder-connect-1-1]",
+    );
+    assert_eq!(e.logger, Some(DH));
+    assert_eq!(e.message, "Starting task a-0");
+    let e = env(
+        "2024-05-01 10:00:00,123 INFO Connector x config updated (org.apache.kafka.connect.runtime.distributed.DistributedHerder) [KafkaBasedLog Work Thread - connect-configs]",
+    );
+    assert_eq!(e.message, "Connector x config updated");
+    assert_eq!(e.logger, Some(DH));
+}
+
+#[test]
+fn message_parentheses_are_not_the_logger() {
+    let e = env(
+        "[2019-11-05 10:00:00,101] INFO [Worker clientId=connect-1, groupId=connect-cluster] Member connect-1-3a9d sending LeaveGroup request to coordinator kafka1:9092 (id: 2147483646 rack: null) (org.apache.kafka.clients.consumer.internals.AbstractCoordinator:979)",
+    );
+    assert_eq!(
+        e.message,
+        "Member connect-1-3a9d sending LeaveGroup request to coordinator kafka1:9092 (id: 2147483646 rack: null)"
+    );
+    // No logger at all: the parenthesised tail is part of the message.
+    let e = env("[2019-11-05 10:00:00,101] INFO Something (id: 2147483646 rack: null)");
+    assert_eq!(e.logger, None);
+}
+
+#[test]
+fn multi_line_message_head_has_no_logger() {
+    let e = env("[2021-07-17 15:59:46,130] INFO DistributedConfig values: ");
+    assert_eq!(e.logger, None);
+    assert_eq!(e.message, "DistributedConfig values:");
+}
+
+#[test]
+fn continuation_lines_have_no_envelope() {
+    for l in [
+        "\tat org.apache.kafka.connect.runtime.Worker.startTask(Worker.java:427)",
+        "# \tat org.apache.kafka.connect.runtime.distributed.DistributedHerder.halt(DistributedHerder.java:676)",
+        "org.apache.kafka.connect.errors.ConnectException: Task already exists in this worker: src-2",
+        "\tconnect.protocol = sessioned",
+        " (org.apache.kafka.connect.runtime.distributed.DistributedConfig)",
+        "Jul 17, 2021 3:59:48 PM org.glassfish.jersey.internal.inject.Providers checkProviderRuntime",
+        "WARNING: A provider registered in SERVER runtime",
+        "",
+        "[main] INFO org.apache.kafka.clients.admin.AdminClientConfig - AdminClientConfig values: ",
+        "2024-05-01 10:00:00 no millis here INFO x",
+    ] {
+        assert!(envelope(l).is_none(), "{l:?}");
+    }
+}
+
+#[test]
+fn levels() {
+    for (w, l) in [
+        ("TRACE", Level::Trace),
+        ("DEBUG", Level::Debug),
+        ("INFO", Level::Info),
+        ("WARN", Level::Warn),
+        ("ERROR", Level::Error),
+        ("FATAL", Level::Fatal),
+    ] {
+        let line = format!("[2024-01-01 00:00:00,000] {w} x (a.B)");
+        assert_eq!(env(&line).level, l);
+    }
+    assert!(envelope("[2024-01-01 00:00:00,000] NOTICE x (a.B)").is_none());
+}
+
+#[test]
+fn split_stream_for_continuations() {
+    assert_eq!(
+        split_stream("connect-1  | \tat org.apache.Foo.bar(Foo.java:1)"),
+        (Some("connect-1"), "\tat org.apache.Foo.bar(Foo.java:1)")
+    );
+    assert_eq!(split_stream("\tat x"), (None, "\tat x"));
+}
+
+#[test]
+fn never_panics_on_odd_text() {
+    for l in [
+        "[",
+        "[2",
+        "[2024-01-01 00:00:00,000]",
+        "[2024-01-01 00:00:00,000] INFO",
+        "[2024-01-01 00:00:00,000] INFO ",
+        "[2024-01-01 00:00:00,000] INFO [",
+        "[2024-01-01 00:00:00,000] INFO [a|",
+        "[2024-01-01 00:00:00,000] INFO [Worker clientId=",
+        "[2024-01-01 00:00:00,000] INFO (",
+        "[2024-01-01 00:00:00,000] INFO ()",
+        "2024-01-01 00:00:00,000 INFO ||",
+        "2024-01-01 00:00:00,000 INFO || [",
+        "é[2024-01-01 00:00:00,000] INFO ü (ä)",
+        "[9999-99-99 99:99:99,999] INFO x (a.B)",
+    ] {
+        let _ = envelope(l);
+    }
+    let e = env("[9999-99-99 99:99:99,999] INFO x (a.B)");
+    assert_eq!(e.ts, None, "out-of-range fields give no timestamp");
+}

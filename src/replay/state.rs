@@ -1,0 +1,174 @@
+//! The facts one worker's replay keeps: plain data, no behaviour beyond
+//! small queries. Rules read it; [`super::WorkerReplay`] updates it.
+
+use crate::event::ConnectorUpdateAction;
+use crate::model::{Assignment, Name, Protocol, Resource, SourceLine, TaskId};
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// What the log has shown about one connector or task on this worker.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResState {
+    /// An instance started at `since` (the herder's `Starting …` line).
+    Running {
+        since: SourceLine,
+        /// A zombie finding was already made for this instance.
+        zombie_reported: bool,
+    },
+    /// Held since the assignment line `since`, whose start phase did not
+    /// start it: the herder counts it as running from before.
+    Held { since: SourceLine },
+    /// Known not running since this line (a stop, or the Worker saying it
+    /// owns no such instance).
+    Stopped { at: SourceLine },
+    /// The last start attempt failed at this line.
+    Failed { at: SourceLine },
+}
+
+impl ResState {
+    /// An instance is (believed to be) running.
+    pub fn is_live(&self) -> bool {
+        matches!(self, ResState::Running { .. } | ResState::Held { .. })
+    }
+    /// The herder's start line of the running instance, when the log shows it.
+    pub fn started_at(&self) -> Option<&SourceLine> {
+        match self {
+            ResState::Running { since, .. } => Some(since),
+            _ => None,
+        }
+    }
+    /// The line from which the instance is known to be live.
+    pub fn live_since(&self) -> Option<&SourceLine> {
+        match self {
+            ResState::Running { since, .. } | ResState::Held { since } => Some(since),
+            _ => None,
+        }
+    }
+}
+
+/// The last assignment line received.
+#[derive(Debug, Clone)]
+pub struct Received {
+    pub assignment: Assignment,
+    pub generation: Option<i32>,
+    pub protocol: Option<Protocol>,
+    pub line: SourceLine,
+}
+
+/// What the worker owns: the lists of the last successful assignment.
+#[derive(Debug, Clone)]
+pub struct Owned {
+    pub connectors: HashSet<Name>,
+    pub tasks: HashSet<TaskId>,
+    pub generation: Option<i32>,
+    pub line: SourceLine,
+}
+
+impl Owned {
+    pub fn from(received: &Received) -> Owned {
+        Owned {
+            connectors: received.assignment.connectors.iter().cloned().collect(),
+            tasks: received.assignment.tasks.iter().cloned().collect(),
+            generation: received.generation,
+            line: received.line.clone(),
+        }
+    }
+    pub fn holds(&self, r: &Resource) -> bool {
+        match r {
+            Resource::Connector(n) => self.connectors.contains(n),
+            Resource::Task(t) => self.tasks.contains(t),
+        }
+    }
+}
+
+/// The herder's config snapshot offset, when the log pins it down.
+#[derive(Debug, Clone, PartialEq)]
+pub enum KnownOffset {
+    Unknown,
+    Known(i64, SourceLine),
+}
+
+/// A rebalance in progress: from its first marker to the assignment line.
+#[derive(Debug, Clone, Default)]
+pub struct Window {
+    /// First line of the rebalance (`Rebalance started`, `(Re-)joining group`, …).
+    pub opened: Option<SourceLine>,
+    /// The worker sent its join request (`(Re-)joining group` or a
+    /// coordinator `Successfully joined…`): stops after it are cooperative
+    /// revocations, stops before it are eager `onJoinPrepare` stops.
+    pub joined: bool,
+    /// Stops logged in this window, judged when the assignment arrives.
+    pub stops: Vec<Stop>,
+    /// Resources the herder tried to stop in this window (real or ignored).
+    pub stop_attempts: HashSet<Resource>,
+    /// Stops logged before the join request: the eager signature.
+    pub stopped_before_join: bool,
+    /// `Wasn't (un)able to resume work … can skip stopping …`
+    pub skip_stopping: Option<SourceLine>,
+    /// Protocol named by the coordinator's `Generation{…}` in this window.
+    pub protocol: Option<Protocol>,
+}
+
+/// A stop whose judgement waits for later lines.
+#[derive(Debug, Clone)]
+pub struct Stop {
+    pub resource: Resource,
+    pub line: SourceLine,
+    /// What was known about the instance just before the stop.
+    pub prev: Option<ResState>,
+}
+
+/// `Starting connectors and tasks using config offset O` … `Finished starting …`
+#[derive(Debug, Clone)]
+pub struct StartPhase {
+    pub line: SourceLine,
+    pub offset: i64,
+    pub started: Vec<(Resource, SourceLine)>,
+    pub failed: HashSet<Resource>,
+    /// Why the phase started on a mismatched config, with the lines that show it.
+    pub mismatch: Option<(String, Vec<(String, SourceLine)>)>,
+}
+
+/// `Handling task config update by … tasks [..]` and the stops it announces.
+#[derive(Debug, Clone)]
+pub struct TaskUpdateCtx {
+    pub line: SourceLine,
+    pub tasks: HashSet<TaskId>,
+}
+
+/// `Handling connector-only config update by restarting|stopping connector X`.
+#[derive(Debug, Clone)]
+pub struct ConnectorCtx {
+    pub action: ConnectorUpdateAction,
+    pub line: SourceLine,
+}
+
+/// Config-topic facts the worker logged about one connector (every worker
+/// logs every record it reads through its config listener).
+#[derive(Debug, Clone, Default)]
+pub struct ConfigFacts {
+    /// Latest `Connector X config updated`.
+    pub updated: Option<SourceLine>,
+    /// Latest `Connector X config removed`.
+    pub removed: Option<SourceLine>,
+    /// Latest `Connector X target state change`.
+    pub target_change: Option<SourceLine>,
+    /// Latest `Tasks [..] configs updated` naming only this connector's tasks.
+    pub single_claim: Option<SourceLine>,
+    /// Latest `Tasks [..] configs updated` naming this and other connectors' tasks.
+    pub multi_claim: Option<SourceLine>,
+    /// Latest claim line after which this connector's task set differs.
+    pub count_change: Option<SourceLine>,
+    /// The task indices the last claim named for this connector.
+    pub task_set: Option<BTreeSet<u32>>,
+}
+
+/// Per-connector bookkeeping of the contexts that justify stops.
+#[derive(Debug, Clone, Default)]
+pub struct Contexts {
+    pub task_update: Option<TaskUpdateCtx>,
+    pub connector: HashMap<Name, ConnectorCtx>,
+    pub target_stopped: HashMap<Name, SourceLine>,
+    pub shutdown: Option<SourceLine>,
+    pub self_revocation: Option<SourceLine>,
+    pub restart_plan: Option<SourceLine>,
+}

@@ -1,0 +1,125 @@
+//! What a replay hands back: findings, a summary, and (on request) the
+//! rebuilt state per generation for the replay view.
+
+use crate::finding::{Finding, Kind};
+use crate::model::{Assignment, Protocol, Resource, SourceId, SourceLine};
+use crate::rules::{StartReason, StopReason};
+use std::collections::BTreeMap;
+
+/// Something the replay could not know or had to assume, said plainly.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Note {
+    pub line: Option<(SourceId, u64)>,
+    pub text: String,
+}
+
+/// Counts and identity of one worker.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkerSummary {
+    pub worker: String,
+    pub group: Option<String>,
+    pub client_id: Option<String>,
+    pub member_id: Option<String>,
+    pub rest_url: Option<String>,
+    pub protocol: Option<Protocol>,
+    /// Lifecycle events read.
+    pub events: u64,
+    /// Worker restarts seen (a new `Kafka Connect starting` after activity).
+    pub restarts: u32,
+    /// Assignment lines read.
+    pub generations: u32,
+    pub first_generation: Option<i32>,
+    pub last_generation: Option<i32>,
+    pub starts: BTreeMap<StartReason, u64>,
+    pub stops: BTreeMap<StopReason, u64>,
+    pub findings: BTreeMap<Kind, u64>,
+    pub time_reversals: u64,
+    pub notes: Vec<Note>,
+}
+
+impl WorkerSummary {
+    pub fn new(worker: &str) -> WorkerSummary {
+        WorkerSummary {
+            worker: worker.to_string(),
+            group: None,
+            client_id: None,
+            member_id: None,
+            rest_url: None,
+            protocol: None,
+            events: 0,
+            restarts: 0,
+            generations: 0,
+            first_generation: None,
+            last_generation: None,
+            starts: BTreeMap::new(),
+            stops: BTreeMap::new(),
+            findings: BTreeMap::new(),
+            time_reversals: 0,
+            notes: Vec::new(),
+        }
+    }
+}
+
+/// The rebuilt state of one generation on one worker.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GenerationRecord {
+    pub generation: Option<i32>,
+    pub protocol: Option<Protocol>,
+    pub line: SourceLine,
+    pub error: i32,
+    pub leader: String,
+    pub leader_url: String,
+    pub offset: i64,
+    pub delay: Option<i64>,
+    pub assigned: Vec<Resource>,
+    pub revoked: Vec<Resource>,
+    /// Config offset the start phase used (`Starting … using config offset O`).
+    pub start_offset: Option<i64>,
+    /// The worker's known config snapshot offset when work started.
+    pub config_offset: Option<i64>,
+    pub started: Vec<Resource>,
+    pub stopped: Vec<Resource>,
+    pub stop_reasons: Vec<StopReason>,
+    /// Running after the start phase (or when the next rebalance began).
+    pub running: Option<Vec<Resource>>,
+    /// `running` is the whole running set (the log showed the worker's
+    /// start or an eager rebalance); otherwise more may run unseen.
+    pub running_complete: bool,
+}
+
+impl GenerationRecord {
+    pub fn new(
+        generation: Option<i32>,
+        protocol: Option<Protocol>,
+        a: &Assignment,
+        line: &SourceLine,
+    ) -> GenerationRecord {
+        GenerationRecord {
+            generation,
+            protocol,
+            line: line.clone(),
+            error: a.error,
+            leader: a.leader.clone(),
+            leader_url: a.leader_url.clone(),
+            offset: a.offset,
+            delay: a.delay,
+            assigned: a.resources().collect(),
+            revoked: a.revoked().collect(),
+            start_offset: None,
+            config_offset: None,
+            started: Vec::new(),
+            stopped: Vec::new(),
+            stop_reasons: Vec::new(),
+            running: None,
+            running_complete: false,
+        }
+    }
+}
+
+/// Everything one worker's replay produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkerReport {
+    pub summary: WorkerSummary,
+    pub findings: Vec<Finding>,
+    pub generations: Vec<GenerationRecord>,
+}
