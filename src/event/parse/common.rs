@@ -1,0 +1,480 @@
+//! Building blocks shared by the message parsers: ids, Java collection
+//! `toString`s, the assignment and generation shapes, and small combinators
+//! for names that run up to a fixed literal.
+//!
+//! Every parser here works on `&str` and only ever slices at the start of an
+//! ASCII literal it found (or at an index returned by `find`/`rfind`), so it
+//! never splits a multi-byte character.
+
+use std::sync::Arc;
+
+use nom::branch::alt;
+use nom::bytes::complete::{tag, take_until};
+use nom::character::complete::{alphanumeric1, i32 as int32, i64 as int64};
+use nom::combinator::{map, map_opt, opt, rest, value, verify};
+use nom::error::{Error, ErrorKind};
+use nom::multi::separated_list0;
+use nom::sequence::{delimited, preceded, terminated};
+use nom::{IResult, Parser};
+
+use crate::model::{Assignment, Name, Protocol, Resource, TaskId};
+
+/// Result of the parsers in this module tree.
+pub(crate) type PResult<'a, T> = IResult<&'a str, T>;
+
+/// A recoverable nom error at `i`.
+pub(crate) fn reject<T>(i: &str, kind: ErrorKind) -> PResult<'_, T> {
+    Err(nom::Err::Error(Error::new(i, kind)))
+}
+
+/// A connector name as the shared [`Name`].
+pub(crate) fn name(s: &str) -> Name {
+    Arc::from(s)
+}
+
+/// `ConnectorTaskId#toString`: the whole string is `<connector>-<index>`.
+/// Split at the **last** `-`, so connector names may contain `-`; the index
+/// must be plain ASCII digits that fit a `u32` and the name must be non-empty.
+pub fn task_id(s: &str) -> Option<TaskId> {
+    let (connector, index) = s.rsplit_once('-')?;
+    if connector.is_empty() || index.is_empty() || !index.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let index = index.parse::<u32>().ok()?;
+    Some(TaskId::new(connector, index))
+}
+
+// ---------------------------------------------------------------------------
+// Combinators for free text bounded by literals
+// ---------------------------------------------------------------------------
+
+/// The rest of the input, which must be non-empty.
+pub(crate) fn rest1(i: &str) -> PResult<'_, &str> {
+    if i.is_empty() {
+        reject(i, ErrorKind::NonEmpty)
+    } else {
+        Ok(("", i))
+    }
+}
+
+/// The rest of the input must end with `suffix`; yields the non-empty text
+/// before it and consumes everything. This is how names that may contain
+/// spaces are read when a fixed literal ends the message.
+pub(crate) fn before_suffix<'a>(suffix: &'static str) -> impl Fn(&'a str) -> PResult<'a, &'a str> {
+    move |i: &'a str| match i.strip_suffix(suffix) {
+        Some(s) if !s.is_empty() => Ok(("", s)),
+        _ => reject(i, ErrorKind::Tag),
+    }
+}
+
+/// Non-empty text up to the **last** occurrence of `sep`; consumes the
+/// separator too. Used where a free-form name is followed by a literal and a
+/// short value (`Creating connector <name> of type <class>`).
+pub(crate) fn until_last<'a>(sep: &'static str) -> impl Fn(&'a str) -> PResult<'a, &'a str> {
+    move |i: &'a str| match i.rfind(sep) {
+        Some(k) if k > 0 => Ok((&i[k + sep.len()..], &i[..k])),
+        _ => reject(i, ErrorKind::TakeUntil),
+    }
+}
+
+/// A connector name running to the end of the input.
+pub(crate) fn connector_rest(i: &str) -> PResult<'_, Name> {
+    map(rest1, name).parse(i)
+}
+
+/// A task id running to the end of the input.
+pub(crate) fn task_rest(i: &str) -> PResult<'_, TaskId> {
+    map_opt(rest1, task_id).parse(i)
+}
+
+/// `connector <name>` or `task <name>-<n>`, running to the end of the input.
+pub(crate) fn resource_rest(i: &str) -> PResult<'_, Resource> {
+    alt((
+        preceded(tag("connector "), map(connector_rest, Resource::Connector)),
+        preceded(tag("task "), map(task_rest, Resource::Task)),
+    ))
+    .parse(i)
+}
+
+/// `true` / `false`.
+pub(crate) fn boolean(i: &str) -> PResult<'_, bool> {
+    alt((value(true, tag("true")), value(false, tag("false")))).parse(i)
+}
+
+// ---------------------------------------------------------------------------
+// Java collections
+// ---------------------------------------------------------------------------
+
+/// One unquoted element of `AbstractCollection#toString`: the non-empty text
+/// up to the next `", "` or `]`.
+fn list_item(i: &str) -> PResult<'_, &str> {
+    let b = i.as_bytes();
+    let mut k = 0;
+    while k < b.len() {
+        match b[k] {
+            b']' => break,
+            b',' if b.get(k + 1) == Some(&b' ') => break,
+            _ => k += 1,
+        }
+    }
+    if k == 0 {
+        return reject(i, ErrorKind::TakeTill1);
+    }
+    // `k` is the length of the input or the index of an ASCII byte.
+    Ok((&i[k..], &i[..k]))
+}
+
+/// `[a, b]` / `[]` of connector names.
+pub fn name_list(input: &str) -> IResult<&str, Vec<Name>> {
+    delimited(
+        tag("["),
+        separated_list0(tag(", "), map(list_item, name)),
+        tag("]"),
+    )
+    .parse(input)
+}
+
+/// `[a-0, b-1]` / `[]` of task ids; every element must be a valid task id.
+pub fn task_list(input: &str) -> IResult<&str, Vec<TaskId>> {
+    delimited(
+        tag("["),
+        separated_list0(tag(", "), map_opt(list_item, task_id)),
+        tag("]"),
+    )
+    .parse(input)
+}
+
+// ---------------------------------------------------------------------------
+// Assignment and Generation
+// ---------------------------------------------------------------------------
+
+/// `ConnectProtocol.Assignment#toString` (V0, six fields) or
+/// `ExtendedAssignment#toString` (nine fields):
+///
+/// `Assignment{error=0, leader='…', leaderUrl='…', offset=5, connectorIds=[…], taskIds=[…]}`
+/// `Assignment{…, taskIds=[…], revokedConnectorIds=[…], revokedTaskIds=[…], delay=0}`
+///
+/// The quoted fields are read up to the literal that follows them, so any
+/// text (including `null`) survives.
+pub fn assignment(input: &str) -> IResult<&str, Assignment> {
+    let extension = (
+        preceded(tag(", revokedConnectorIds="), name_list),
+        preceded(tag(", revokedTaskIds="), task_list),
+        preceded(tag(", delay="), int64),
+    );
+    let (i, (error, leader, leader_url, offset, connectors, tasks, ext, _)) = (
+        preceded(tag("Assignment{error="), int32),
+        delimited(tag(", leader='"), take_until("', leaderUrl='"), tag("'")),
+        delimited(tag(", leaderUrl='"), take_until("', offset="), tag("'")),
+        preceded(tag(", offset="), int64),
+        preceded(tag(", connectorIds="), name_list),
+        preceded(tag(", taskIds="), task_list),
+        opt(extension),
+        tag("}"),
+    )
+        .parse(input)?;
+    let (revoked_connectors, revoked_tasks, delay) = match ext {
+        Some((c, t, d)) => (Some(c), Some(t), Some(d)),
+        None => (None, None, None),
+    };
+    Ok((
+        i,
+        Assignment {
+            error,
+            leader: leader.to_string(),
+            leader_url: leader_url.to_string(),
+            offset,
+            connectors,
+            tasks,
+            revoked_connectors,
+            revoked_tasks,
+            delay,
+        },
+    ))
+}
+
+/// A generation as the coordinator prints it: a bare int (≤ 2.6.0) or
+/// `Generation{generationId=7, memberId='…', protocol='sessioned'}` (2.6.1+).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GenerationText<'a> {
+    pub id: i32,
+    pub member_id: Option<&'a str>,
+    /// `None` for the bare form and for protocol names that are not Connect's
+    /// (`null` in `Generation.NO_GENERATION`).
+    pub protocol: Option<Protocol>,
+}
+
+/// `Generation{generationId=<int>, memberId='<id>', protocol='<name>'}` or a bare int.
+pub fn generation(input: &str) -> IResult<&str, GenerationText<'_>> {
+    let full = map(
+        (
+            preceded(tag("Generation{generationId="), int32),
+            delimited(tag(", memberId='"), take_until("', protocol='"), tag("'")),
+            delimited(tag(", protocol='"), take_until("'}"), tag("'}")),
+        ),
+        |(id, member, protocol)| GenerationText {
+            id,
+            member_id: Some(member),
+            protocol: Protocol::from_name(protocol),
+        },
+    );
+    let bare = map(int32, |id| GenerationText {
+        id,
+        member_id: None,
+        protocol: None,
+    });
+    alt((full, bare)).parse(input)
+}
+
+/// The `toString` of a task class: `WorkerSinkTask{id=`, `WorkerSourceTask{id=`,
+/// `ExactlyOnceWorkerSourceTask{id=` (any identifier ending in `Task`), then the
+/// task id and a closing `}` that ends the input.
+pub(crate) fn worker_task_ref(i: &str) -> PResult<'_, TaskId> {
+    preceded(
+        terminated(
+            verify(alphanumeric1, |s: &str| s.ends_with("Task")),
+            tag("{id="),
+        ),
+        map_opt(before_suffix("}"), task_id),
+    )
+    .parse(i)
+}
+
+/// `WorkerConnector{id=<name>}`, ending the input.
+pub(crate) fn worker_connector_ref(i: &str) -> PResult<'_, Name> {
+    preceded(tag("WorkerConnector{id="), map(before_suffix("}"), name)).parse(i)
+}
+
+/// `restart request for {connectorName='X', onlyFailed=B, includeTasks=B}`
+/// (`RestartRequest#toString`, 3.0+); yields `(connector, onlyFailed, includeTasks)`.
+pub(crate) fn restart_request(i: &str) -> PResult<'_, (Name, bool, bool)> {
+    map(
+        (
+            preceded(
+                tag("restart request for {connectorName='"),
+                until_last("', onlyFailed="),
+            ),
+            boolean,
+            preceded(tag(", includeTasks="), boolean),
+            tag("}"),
+        ),
+        |(c, only_failed, include_tasks, _)| (name(c), only_failed, include_tasks),
+    )
+    .parse(i)
+}
+
+/// `plan to restart connector and N of M tasks for <request>` /
+/// `plan to restart N of M tasks for <request>` (`RestartPlan#toString`).
+pub(crate) fn restart_plan(i: &str) -> PResult<'_, Name> {
+    let counts = (int64, tag(" of "), int64, tag(" tasks"));
+    map(
+        preceded(
+            tag("plan to restart "),
+            (
+                opt(tag("connector and ")),
+                counts,
+                preceded(tag(" for "), restart_request),
+            ),
+        ),
+        |(_, _, (connector, _, _))| connector,
+    )
+    .parse(i)
+}
+
+/// The unparsed remainder, used where trailing prose may be cut short.
+pub(crate) fn any_rest(i: &str) -> PResult<'_, &str> {
+    rest(i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(c: &str, i: u32) -> TaskId {
+        TaskId::new(c, i)
+    }
+
+    #[test]
+    fn task_ids_split_at_the_last_dash() {
+        assert_eq!(task_id("my-conn-0"), Some(t("my-conn", 0)));
+        assert_eq!(task_id("a-b-c-12"), Some(t("a-b-c", 12)));
+        assert_eq!(task_id("my conn.v2_x-3"), Some(t("my conn.v2_x", 3)));
+        assert_eq!(task_id("123-4"), Some(t("123", 4)));
+        assert_eq!(task_id("x-4294967295"), Some(t("x", u32::MAX)));
+    }
+
+    #[test]
+    fn task_ids_reject_malformed() {
+        for bad in [
+            "",
+            "conn",
+            "-0",
+            "conn-",
+            "conn-a",
+            "conn-+1",
+            "conn-1 ",
+            "conn-1x",
+            "conn-4294967296",
+            "conn-١",
+            "conn-0-",
+        ] {
+            assert_eq!(task_id(bad), None, "{bad:?}");
+        }
+        // Only the last '-' separates: the name keeps any trailing '-'.
+        assert_eq!(task_id("conn--1"), Some(t("conn-", 1)));
+    }
+
+    #[test]
+    fn lists() {
+        assert_eq!(name_list("[]"), Ok(("", vec![])));
+        assert_eq!(
+            name_list("[a, my conn, b-c.d_e]rest"),
+            Ok(("rest", vec![name("a"), name("my conn"), name("b-c.d_e")]))
+        );
+        assert_eq!(name_list("[a,b]"), Ok(("", vec![name("a,b")])));
+        assert_eq!(
+            task_list("[a-0, b-c-12, my conn-1]"),
+            Ok(("", vec![t("a", 0), t("b-c", 12), t("my conn", 1)]))
+        );
+        assert_eq!(task_list("[]"), Ok(("", vec![])));
+        assert!(task_list("[a-0, b]").is_err());
+        assert!(task_list("[a-0, ]").is_err());
+        assert!(task_list("[a-0").is_err());
+        assert!(name_list("a, b").is_err());
+    }
+
+    #[test]
+    fn v0_assignment() {
+        let s = "Assignment{error=0, leader='connect-1-6c8f', leaderUrl='http://localhost:8082/', offset=-1, connectorIds=[], taskIds=[]}";
+        let (rest, a) = assignment(s).unwrap();
+        assert_eq!(rest, "");
+        assert_eq!(a.error, 0);
+        assert_eq!(a.leader, "connect-1-6c8f");
+        assert_eq!(a.leader_url, "http://localhost:8082/");
+        assert_eq!(a.offset, -1);
+        assert!(a.connectors.is_empty() && a.tasks.is_empty());
+        assert_eq!(a.revoked_connectors, None);
+        assert_eq!(a.revoked_tasks, None);
+        assert_eq!(a.delay, None);
+        assert!(!a.is_extended());
+    }
+
+    #[test]
+    fn extended_assignment() {
+        let s = "Assignment{error=1, leader='connect-1-3a9d', leaderUrl='http://10.244.3.7:8083/', offset=45, connectorIds=[a, my conn], taskIds=[a-0, b-c-1], revokedConnectorIds=[x.y], revokedTaskIds=[x.y-3], delay=300000} with rebalance delay: 300000";
+        let (rest, a) = assignment(s).unwrap();
+        assert_eq!(rest, " with rebalance delay: 300000");
+        assert!(a.failed());
+        assert_eq!(a.leader_url, "http://10.244.3.7:8083/");
+        assert_eq!(a.offset, 45);
+        assert_eq!(a.connectors, vec![name("a"), name("my conn")]);
+        assert_eq!(a.tasks, vec![t("a", 0), t("b-c", 1)]);
+        assert_eq!(a.revoked_connectors, Some(vec![name("x.y")]));
+        assert_eq!(a.revoked_tasks, Some(vec![t("x.y", 3)]));
+        assert_eq!(a.delay, Some(300000));
+    }
+
+    #[test]
+    fn empty_extended_assignment_keeps_null() {
+        let s = "Assignment{error=0, leader='null', leaderUrl='null', offset=-1, connectorIds=[], taskIds=[], revokedConnectorIds=[], revokedTaskIds=[], delay=0}";
+        let (_, a) = assignment(s).unwrap();
+        assert_eq!(a.leader, "null");
+        assert_eq!(a.leader_url, "null");
+        assert_eq!(a.revoked_connectors, Some(vec![]));
+        assert_eq!(a.revoked_tasks, Some(vec![]));
+        assert_eq!(a.delay, Some(0));
+        assert!(a.is_extended());
+    }
+
+    #[test]
+    fn assignment_rejects_broken_shapes() {
+        assert!(assignment("Assignment{error=0}").is_err());
+        assert!(
+            assignment("Assignment{error=0, leader='a', leaderUrl='b', offset=x, connectorIds=[], taskIds=[]}")
+                .is_err()
+        );
+        assert!(
+            assignment("Assignment{error=0, leader='a', leaderUrl='b', offset=1, connectorIds=[], taskIds=[bad]}")
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn generations() {
+        assert_eq!(
+            generation("7"),
+            Ok((
+                "",
+                GenerationText {
+                    id: 7,
+                    member_id: None,
+                    protocol: None
+                }
+            ))
+        );
+        let (_, g) = generation(
+            "Generation{generationId=5, memberId='connect-1-d24c', protocol='sessioned'}",
+        )
+        .unwrap();
+        assert_eq!(g.id, 5);
+        assert_eq!(g.member_id, Some("connect-1-d24c"));
+        assert_eq!(g.protocol, Some(Protocol::Sessioned));
+        let (_, g) =
+            generation("Generation{generationId=-1, memberId='', protocol='null'}").unwrap();
+        assert_eq!((g.id, g.member_id, g.protocol), (-1, Some(""), None));
+        let (_, g) =
+            generation("Generation{generationId=2, memberId='m', protocol='default'}").unwrap();
+        assert_eq!(g.protocol, Some(Protocol::Eager));
+    }
+
+    #[test]
+    fn worker_refs() {
+        assert_eq!(
+            worker_task_ref("WorkerSinkTask{id=my-sink-0}"),
+            Ok(("", t("my-sink", 0)))
+        );
+        assert_eq!(
+            worker_task_ref("ExactlyOnceWorkerSourceTask{id=a b-2}"),
+            Ok(("", t("a b", 2)))
+        );
+        assert!(worker_task_ref("WorkerSinkTask{id=nope}").is_err());
+        assert!(worker_task_ref("Worker{id=x-0}").is_err());
+        assert_eq!(
+            worker_connector_ref("WorkerConnector{id=a}b}"),
+            Ok(("", name("a}b")))
+        );
+    }
+
+    #[test]
+    fn restart_shapes() {
+        let (_, (c, f, i)) = restart_request(
+            "restart request for {connectorName='my conn', onlyFailed=false, includeTasks=true}",
+        )
+        .unwrap();
+        assert_eq!((&*c, f, i), ("my conn", false, true));
+        let (rest, c) = restart_plan(
+            "plan to restart connector and 2 of 2 tasks for restart request for {connectorName='src', onlyFailed=true, includeTasks=true}",
+        )
+        .unwrap();
+        assert_eq!((rest, &*c), ("", "src"));
+        let (_, c) = restart_plan(
+            "plan to restart 1 of 2 tasks for restart request for {connectorName='a-b', onlyFailed=true, includeTasks=true}",
+        )
+        .unwrap();
+        assert_eq!(&*c, "a-b");
+    }
+
+    #[test]
+    fn suffix_helpers() {
+        assert_eq!(
+            before_suffix(" config updated")("my conn config updated"),
+            Ok(("", "my conn"))
+        );
+        assert!(before_suffix(" config updated")(" config updated").is_err());
+        assert_eq!(
+            until_last(" of type ")("a of type b of type c"),
+            Ok(("c", "a of type b"))
+        );
+        assert!(until_last(" x")(" x").is_err());
+    }
+}
