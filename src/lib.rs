@@ -1,10 +1,13 @@
 //! herder-audit: replays Kafka Connect distributed-worker logs and proves
 //! whether every connector/task start and stop was justified.
 
+pub mod audit;
+pub mod cli;
 pub mod event;
-pub mod model;
-pub mod layout;
 pub mod finding;
-pub mod replay;
-pub mod rules;
 pub mod input;
+pub mod layout;
+pub mod model;
+pub mod replay;
+pub mod report;
+pub mod rules;

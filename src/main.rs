@@ -1,3 +1,3 @@
 fn main() {
-    println!("Hello, world!");
+    std::process::exit(herder_audit::cli::run());
 }

@@ -2,7 +2,9 @@
 //! then the replay of the worker the line belongs to (one per stream label
 //! in multiplexed files).
 
-use crate::event::{Continuation, Event, LoggerKind, parse_already_exists, parse_config_value, parse_message};
+use crate::event::{
+    Continuation, Event, LoggerKind, parse_already_exists, parse_config_value, parse_message,
+};
 use crate::input::scan::{Delivery, LineSink};
 use crate::layout::{envelope, split_stream};
 use crate::model::{SourceId, SourceLine, Timestamp};
@@ -122,7 +124,12 @@ impl StreamSink {
                 }
                 if let Some((key, value)) = parse_config_value(rest) {
                     let ev = Event::ConfigValue { key, value };
-                    self.apply(s.as_deref(), &ev, Raw::continuation(number, text), LineCtx::default());
+                    self.apply(
+                        s.as_deref(),
+                        &ev,
+                        Raw::continuation(number, text),
+                        LineCtx::default(),
+                    );
                 }
                 self.follow = Follow::Dump(s);
                 DUMP_LINES
@@ -134,7 +141,12 @@ impl StreamSink {
                 }
                 if let Some(r) = parse_already_exists(rest) {
                     let ev = Event::AlreadyExists(r);
-                    self.apply(s.as_deref(), &ev, Raw::continuation(number, text), LineCtx::default());
+                    self.apply(
+                        s.as_deref(),
+                        &ev,
+                        Raw::continuation(number, text),
+                        LineCtx::default(),
+                    );
                     return 0;
                 }
                 self.follow = Follow::Trace(s);

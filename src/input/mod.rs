@@ -70,7 +70,12 @@ pub fn expand(paths: &[PathBuf]) -> (Vec<Input>, Vec<(String, String)>) {
     (out, errors)
 }
 
-fn walk(p: &Path, out: &mut Vec<Input>, errors: &mut Vec<(String, String)>, seen: &mut Vec<PathBuf>) {
+fn walk(
+    p: &Path,
+    out: &mut Vec<Input>,
+    errors: &mut Vec<(String, String)>,
+    seen: &mut Vec<PathBuf>,
+) {
     let meta = match std::fs::metadata(p) {
         Ok(m) => m,
         Err(e) => {

@@ -9,12 +9,13 @@ use std::io::{self, Read};
 use std::sync::OnceLock;
 
 /// Literals one of which every line the auditor reads contains: the logger
-/// package of the Connect runtime, the herder's LogContext prefix (on
-/// coordinator lines logged under `AbstractCoordinator`), the config
+/// package of the Connect runtime, the herder's LogContext prefix, the group
+/// coordinator (whose lines carried no prefix before Kafka 2.0), the config
 /// backing store, and the head of the worker's config dump.
-pub const LITERALS: [&str; 4] = [
+pub const LITERALS: [&str; 5] = [
     "org.apache.kafka.connect.runtime",
     "[Worker clientId=",
+    "internals.AbstractCoordinator",
     "KafkaConfigBackingStore",
     "DistributedConfig values",
 ];
@@ -71,7 +72,10 @@ fn trim_eol(l: &[u8]) -> &[u8] {
 
 /// Scans `reader` to its end (or to its first read error, returned after the
 /// lines read so far have been delivered).
-pub fn scan<R: Read + ?Sized>(reader: &mut R, sink: &mut dyn LineSink) -> (ScanStats, Option<io::Error>) {
+pub fn scan<R: Read + ?Sized>(
+    reader: &mut R,
+    sink: &mut dyn LineSink,
+) -> (ScanStats, Option<io::Error>) {
     let ac = automaton();
     let mut stats = ScanStats::default();
     let mut buf: Vec<u8> = vec![0; CHUNK];
@@ -157,10 +161,15 @@ pub fn scan<R: Read + ?Sized>(reader: &mut R, sink: &mut dyn LineSink) -> (ScanS
             };
             let line_start = memchr::memrchr(b'\n', &region[..m.start()]).map_or(0, |i| i + 1);
             stats.lines += bytecount::count(&region[..line_start], b'\n') as u64;
-            let nl = memchr::memchr(b'\n', &region[m.start()..]).map_or(region.len(), |i| m.start() + i);
+            let nl =
+                memchr::memchr(b'\n', &region[m.start()..]).map_or(region.len(), |i| m.start() + i);
             stats.lines += 1;
             stats.candidates += 1;
-            follow = sink.line(stats.lines, trim_eol(&region[line_start..nl]), Delivery::Candidate);
+            follow = sink.line(
+                stats.lines,
+                trim_eol(&region[line_start..nl]),
+                Delivery::Candidate,
+            );
             pos += (nl + 1).min(region.len());
         }
         // Keep the incomplete tail.
@@ -227,7 +236,10 @@ mod tests {
         let text = "a\nb (org.apache.kafka.connect.runtime.Worker)\nc\n[Worker clientId=x, groupId=y] d\r\ne";
         let (c, stats) = run(text.as_bytes(), None);
         assert_eq!(
-            c.lines.iter().map(|(n, s, _)| (*n, s.as_str())).collect::<Vec<_>>(),
+            c.lines
+                .iter()
+                .map(|(n, s, _)| (*n, s.as_str()))
+                .collect::<Vec<_>>(),
             vec![
                 (2, "b (org.apache.kafka.connect.runtime.Worker)"),
                 (4, "[Worker clientId=x, groupId=y] d"),
@@ -277,7 +289,9 @@ mod tests {
         let mut text = Vec::new();
         text.extend_from_slice(b"first org.apache.kafka.connect.runtime\n");
         text.extend(std::iter::repeat_n(b'x', MAX_LINE * 2 + 7));
-        text.extend_from_slice(b" org.apache.kafka.connect.runtime\nlast org.apache.kafka.connect.runtime\n");
+        text.extend_from_slice(
+            b" org.apache.kafka.connect.runtime\nlast org.apache.kafka.connect.runtime\n",
+        );
         let (c, stats) = run(&text, None);
         assert_eq!(c.lines.len(), 2);
         assert_eq!(c.lines[0].0, 1);

@@ -13,7 +13,7 @@
 //! messages) are continuations: [`envelope`] returns `None` for them.
 
 use crate::model::Timestamp;
-use nom::bytes::complete::{tag, take_while, take_while1, take_while_m_n};
+use nom::bytes::complete::{tag, take_while, take_while_m_n, take_while1};
 use nom::character::complete::{char, digit1, one_of};
 use nom::combinator::{opt, recognize};
 use nom::{IResult, Parser};
@@ -116,29 +116,43 @@ fn level(i: &str) -> Res<'_, Level> {
         "WARN" | "WARNING" => Level::Warn,
         "ERROR" => Level::Error,
         "FATAL" => Level::Fatal,
-        _ => return Err(nom::Err::Error(nom::error::Error::new(i, nom::error::ErrorKind::Tag))),
+        _ => {
+            return Err(nom::Err::Error(nom::error::Error::new(
+                i,
+                nom::error::ErrorKind::Tag,
+            )));
+        }
     };
     Ok((rest, lvl))
 }
 
+/// The head of a log record: `%d` and `%p`.
+#[derive(Debug, Clone, Copy)]
+struct Head {
+    ts: Option<Timestamp>,
+    level: Level,
+}
+
 /// The record head: `[ts] LEVEL ` or `ts LEVEL `, returning the rest.
-fn record_head(i: &str) -> Res<'_, (Option<Timestamp>, Level, bool)> {
-    let bracketed = (char('['), log4j_timestamp, char(']')).map(|(_, t, _)| (t, true));
-    let bare = log4j_timestamp.map(|t| (t, false));
-    let (i, (ts, br)) = nom::branch::alt((bracketed, bare)).parse(i)?;
+fn record_head(i: &str) -> Res<'_, Head> {
+    let bracketed = (char('['), log4j_timestamp, char(']')).map(|(_, t, _)| t);
+    let (i, ts) = nom::branch::alt((bracketed, log4j_timestamp)).parse(i)?;
     let (i, _) = take_while1(|c| c == ' ')(i)?;
     let (i, lvl) = level(i)?;
     // `%p` then a blank (Debezium pads with `%-5p`); end of line is allowed
     // for an empty message.
     if !(i.is_empty() || i.starts_with(' ') || i.starts_with('\t')) {
-        return Err(nom::Err::Error(nom::error::Error::new(i, nom::error::ErrorKind::Space)));
+        return Err(nom::Err::Error(nom::error::Error::new(
+            i,
+            nom::error::ErrorKind::Space,
+        )));
     }
-    Ok((i, (ts, lvl, br)))
+    Ok((i, Head { ts, level: lvl }))
 }
 
 /// Finds where the log record starts: the first position whose text parses as
 /// a record head. Only the first 256 bytes are searched.
-fn find_record(line: &str) -> Option<(usize, &str, (Option<Timestamp>, Level, bool))> {
+fn find_record(line: &str) -> Option<(usize, &str, Head)> {
     let limit = line.len().min(256);
     let bytes = line.as_bytes();
     let mut pos = 0;
@@ -148,10 +162,11 @@ fn find_record(line: &str) -> Option<(usize, &str, (Option<Timestamp>, Level, bo
         // number (not in the middle of one).
         let candidate = (b == b'[' && bytes.get(pos + 1).is_some_and(u8::is_ascii_digit))
             || (b.is_ascii_digit() && (pos == 0 || !bytes[pos - 1].is_ascii_digit()));
-        if candidate && line.is_char_boundary(pos) {
-            if let Ok((rest, head)) = record_head(&line[pos..]) {
-                return Some((pos, rest, head));
-            }
+        if candidate
+            && line.is_char_boundary(pos)
+            && let Ok((rest, head)) = record_head(&line[pos..])
+        {
+            return Some((pos, rest, head));
         }
         pos += 1;
     }
@@ -161,7 +176,7 @@ fn find_record(line: &str) -> Option<(usize, &str, (Option<Timestamp>, Level, bo
 /// Parses one line (without its line ending; a trailing `\r` is tolerated).
 pub fn envelope(line: &str) -> Option<Envelope<'_>> {
     let line = line.strip_suffix('\r').unwrap_or(line);
-    let (start, rest, (ts, level, _)) = find_record(line)?;
+    let (start, rest, Head { ts, level }) = find_record(line)?;
     let stream = stream_key(&line[..start]);
     let body = rest.trim_start_matches([' ', '\t']);
     let mut off = line.len() - body.len();
@@ -225,7 +240,7 @@ fn debezium_mdc(body: &str) -> Option<&str> {
     }
     let after = &body[end..];
     // Debezium pads with two blanks after the MDC triple.
-    if !after.starts_with("  ") && !(token == "||") {
+    if !after.starts_with("  ") && (token != "||") {
         return None;
     }
     Some(after.trim_start_matches(' '))
@@ -249,19 +264,18 @@ fn paren_logger_suffix(s: &str) -> Option<(&str, &str)> {
     for _ in 0..2 {
         if let Some(open) = candidate.rfind(" (") {
             let inner = &candidate[open + 2..];
-            if let Some(inner) = inner.strip_suffix(')') {
-                if let Ok(("", name)) = logger_name(inner) {
-                    if name.contains('.') || name.chars().next().is_some_and(char::is_uppercase) {
-                        return Some((&s[..open], name));
-                    }
-                }
+            if let Some(inner) = inner.strip_suffix(')')
+                && let Ok(("", name)) = logger_name(inner)
+                && (name.contains('.') || name.chars().next().is_some_and(char::is_uppercase))
+            {
+                return Some((&s[..open], name));
             }
         } else if let Some(inner) = candidate.strip_prefix('(') {
             // The whole text is `(logger)`: the last line of a multi-line message.
-            if let Some(inner) = inner.strip_suffix(')') {
-                if let Ok(("", name)) = logger_name(inner) {
-                    return Some(("", name));
-                }
+            if let Some(inner) = inner.strip_suffix(')')
+                && let Ok(("", name)) = logger_name(inner)
+            {
+                return Some(("", name));
             }
         }
         // Drop a trailing ` [thread]` and retry once.
@@ -322,18 +336,20 @@ fn worker_ctx(i: &str) -> Res<'_, WorkerCtx<'_>> {
     let (i, group_id) = take_while(|c| c != ']')(i)?;
     let (i, _) = char(']')(i)?;
     let (i, _) = opt(char(' ')).parse(i)?;
-    Ok((i, WorkerCtx { client_id, group_id }))
+    Ok((
+        i,
+        WorkerCtx {
+            client_id,
+            group_id,
+        },
+    ))
 }
 
 /// `[Consumer clientId=…, groupId=…] `, `[Producer clientId=…] `, `[AdminClient clientId=…] `.
 fn client_ctx(i: &str) -> Res<'_, &str> {
     let (i, _) = char('[')(i)?;
-    let (i, kind) = nom::branch::alt((
-        tag("Consumer"),
-        tag("Producer"),
-        tag("AdminClient"),
-    ))
-    .parse(i)?;
+    let (i, kind) =
+        nom::branch::alt((tag("Consumer"), tag("Producer"), tag("AdminClient"))).parse(i)?;
     let (i, _) = tag(" clientId=")(i)?;
     let (i, _) = take_while(|c| c != ']')(i)?;
     let (i, _) = char(']')(i)?;

@@ -31,7 +31,10 @@ fn apache_without_line_numbers() {
         "[2020-08-22 15:15:21,442] INFO [Worker clientId=connect-1, groupId=cp-kafka-connect-1598109267] Starting connectors and tasks using config offset 1 (org.apache.kafka.connect.runtime.distributed.DistributedHerder)",
     );
     assert_eq!(e.logger, Some(DH));
-    assert_eq!(e.message, "Starting connectors and tasks using config offset 1");
+    assert_eq!(
+        e.message,
+        "Starting connectors and tasks using config offset 1"
+    );
 }
 
 #[test]
@@ -79,7 +82,10 @@ fn client_prefixes_are_marked() {
     );
     assert!(e.client);
     assert!(e.worker.is_none());
-    assert_eq!(e.message, "Revoke previously assigned partitions http-messages-0");
+    assert_eq!(
+        e.message,
+        "Revoke previously assigned partitions http-messages-0"
+    );
 }
 
 #[test]
@@ -90,7 +96,10 @@ fn decorations_before_the_record() {
         );
         let e = env(&l);
         assert_eq!(e.stream, None, "{prefix:?}");
-        assert_eq!(e.message, "Starting connectors and tasks using config offset -1");
+        assert_eq!(
+            e.message,
+            "Starting connectors and tasks using config offset -1"
+        );
     }
 }
 
@@ -111,7 +120,9 @@ fn compose_prefix_names_the_stream() {
     );
     assert_eq!(e.stream, Some("kafka-connect-2"));
     assert_eq!(e.message, "Starting task cdc-exam-0");
-    let e = env("connect-1 | [2024-08-11 19:33:56,043] INFO Kafka Connect stopped (org.apache.kafka.connect.runtime.Connect)");
+    let e = env(
+        "connect-1 | [2024-08-11 19:33:56,043] INFO Kafka Connect stopped (org.apache.kafka.connect.runtime.Connect)",
+    );
     assert_eq!(e.stream, Some("connect-1"));
 }
 
@@ -145,7 +156,10 @@ fn debezium_layout() {
         "2022-01-21 07:21:15,022 INFO   ||  Joined group and got assignment: Assignment{error=0, leader='connect-1-4d60', leaderUrl='http://172.17.0.7:9092/', offset=-1, connectorIds=[], taskIds=[]}   [org.apache.kafka.connect.runtime.distributed.DistributedHerder]",
     );
     assert_eq!(e.logger, Some(DH));
-    assert!(e.message.starts_with("Joined group and got assignment: Assignment{"));
+    assert!(
+        e.message
+            .starts_with("Joined group and got assignment: Assignment{")
+    );
     assert!(e.message.ends_with("taskIds=[]}"));
 
     let e = env(

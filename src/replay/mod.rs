@@ -171,28 +171,30 @@ impl WorkerReplay {
     /// Feeds one event read from `line`.
     pub fn apply(&mut self, ev: &Event, line: &SourceLine, ctx: LineCtx) {
         self.summary.events += 1;
-        if let Some(t) = line.ts {
-            if let Some(prev) = self.last_line.as_ref().and_then(|l| l.ts) {
-                if t.0 + 1000 < prev.0 {
-                    self.summary.time_reversals += 1;
-                }
-            }
+        if let Some(t) = line.ts
+            && let Some(prev) = self.last_line.as_ref().and_then(|l| l.ts)
+            && t.0 + 1000 < prev.0
+        {
+            self.summary.time_reversals += 1;
         }
         self.last_line = Some(line.clone());
-        if let Some(g) = ctx.group_id {
-            if self.group.as_deref() != Some(g) {
-                self.group = Some(g.to_string());
-            }
+        if let Some(g) = ctx.group_id
+            && self.group.as_deref() != Some(g)
+        {
+            self.group = Some(g.to_string());
         }
-        if let Some(c) = ctx.client_id {
-            if self.client_id.as_deref() != Some(c) {
-                self.client_id = Some(c.to_string());
-            }
+        if let Some(c) = ctx.client_id
+            && self.client_id.as_deref() != Some(c)
+        {
+            self.client_id = Some(c.to_string());
         }
         if !is_stop_family(ev) {
             self.flush_unconfirmed();
         }
-        if !matches!(ev, Event::Milestone(_) | Event::ConfigValue { .. } | Event::DistributedConfigDump) {
+        if !matches!(
+            ev,
+            Event::Milestone(_) | Event::ConfigValue { .. } | Event::DistributedConfigDump
+        ) {
             self.inc.active = true;
         }
         match ev {
@@ -291,7 +293,9 @@ impl WorkerReplay {
                 if let Some(w) = &mut self.inc.window {
                     w.stop_attempts.insert(r.clone());
                 }
-                self.inc.res.insert(r.clone(), ResState::Stopped { at: line.clone() });
+                self.inc
+                    .res
+                    .insert(r.clone(), ResState::Stopped { at: line.clone() });
             }
             Event::IgnoringAwaitStop(r) => {
                 if let Some(w) = &mut self.inc.window {
@@ -333,10 +337,11 @@ impl WorkerReplay {
                     tasks: tasks.iter().cloned().collect(),
                 });
             }
-            Event::SettingTargetState { connector, state } => {
-                if *state == TargetState::Stopped {
-                    self.inc.ctx.target_stopped.insert(connector.clone(), line.clone());
-                }
+            Event::SettingTargetState { connector, state } if *state == TargetState::Stopped => {
+                self.inc
+                    .ctx
+                    .target_stopped
+                    .insert(connector.clone(), line.clone());
             }
             Event::ExecutingPlan { .. } => self.inc.ctx.restart_plan = Some(line.clone()),
             Event::CompletedPlan { .. } => self.inc.ctx.restart_plan = None,
@@ -353,11 +358,17 @@ impl WorkerReplay {
         match key {
             ConfigKey::ConnectProtocol => self.configured_protocol = Protocol::from_name(value),
             ConfigKey::GroupId if self.group.is_none() => self.group = Some(value.to_string()),
-            ConfigKey::ClientId if value != "null" && !value.is_empty() && self.client_id.is_none() => {
+            ConfigKey::ClientId
+                if value != "null" && !value.is_empty() && self.client_id.is_none() =>
+            {
                 self.client_id = Some(value.to_string())
             }
-            ConfigKey::RestAdvertisedHostName if value != "null" => self.rest_host = Some(value.to_string()),
-            ConfigKey::RestAdvertisedPort if value != "null" => self.rest_port = Some(value.to_string()),
+            ConfigKey::RestAdvertisedHostName if value != "null" => {
+                self.rest_host = Some(value.to_string())
+            }
+            ConfigKey::RestAdvertisedPort if value != "null" => {
+                self.rest_port = Some(value.to_string())
+            }
             _ => {}
         }
     }
@@ -383,10 +394,10 @@ impl WorkerReplay {
             | Milestone::HaltStoppingAssigned
             | Milestone::WorkerStopping
             | Milestone::UncleanShutdown
-            | Milestone::HerderCrashed => {
-                if self.inc.ctx.shutdown.is_none() {
-                    self.inc.ctx.shutdown = Some(line.clone());
-                }
+            | Milestone::HerderCrashed
+                if self.inc.ctx.shutdown.is_none() =>
+            {
+                self.inc.ctx.shutdown = Some(line.clone());
             }
             _ => {}
         }
@@ -431,7 +442,10 @@ impl WorkerReplay {
         if let Some(w) = &mut self.inc.window {
             w.stop_attempts.insert(r.clone());
         }
-        let prev = self.inc.res.insert(r.clone(), ResState::Stopped { at: line.clone() });
+        let prev = self
+            .inc
+            .res
+            .insert(r.clone(), ResState::Stopped { at: line.clone() });
         if let Some(g) = self.generations.last_mut() {
             g.stopped.push(r.clone());
         }
@@ -452,24 +466,29 @@ impl WorkerReplay {
         if ctx.restart_plan.is_some() {
             return self.count_stop(StopReason::RestartPlan);
         }
-        if let (Resource::Task(t), Some(tu)) = (r, &ctx.task_update) {
-            if tu.tasks.contains(t) {
-                let handling = tu.line.clone();
-                self.inc.tasks_to_restart.insert(t.clone(), line.clone());
-                let start = stop.prev.as_ref().and_then(ResState::started_at);
-                let verdict = unnecessary_stop::task_config_change(self.config.get(&conn), start);
-                let owned_line = self.inc.owned.as_ref().filter(|o| o.holds(r)).map(|o| o.line.clone());
-                let finding = owned_line.as_ref().and_then(|ol| {
-                    unnecessary_stop::task_config(&self.who(), &stop, &verdict, &handling, Some(ol))
-                });
-                return match finding {
-                    Some(f) => {
-                        self.push(f);
-                        self.count_stop(StopReason::Unnecessary)
-                    }
-                    None => self.count_stop(StopReason::TaskConfig),
-                };
-            }
+        if let (Resource::Task(t), Some(tu)) = (r, &ctx.task_update)
+            && tu.tasks.contains(t)
+        {
+            let handling = tu.line.clone();
+            self.inc.tasks_to_restart.insert(t.clone(), line.clone());
+            let start = stop.prev.as_ref().and_then(ResState::started_at);
+            let verdict = unnecessary_stop::task_config_change(self.config.get(&conn), start);
+            let owned_line = self
+                .inc
+                .owned
+                .as_ref()
+                .filter(|o| o.holds(r))
+                .map(|o| o.line.clone());
+            let finding = owned_line.as_ref().and_then(|ol| {
+                unnecessary_stop::task_config(&self.who(), &stop, &verdict, &handling, Some(ol))
+            });
+            return match finding {
+                Some(f) => {
+                    self.push(f);
+                    self.count_stop(StopReason::Unnecessary)
+                }
+                None => self.count_stop(StopReason::TaskConfig),
+            };
         }
         if let (Resource::Connector(_), Some(cc)) = (r, ctx.connector.get(&conn)) {
             let handling = cc.line.clone();
@@ -477,8 +496,14 @@ impl WorkerReplay {
                 ConnectorUpdateAction::Stopping => self.count_stop(StopReason::ConnectorRemoved),
                 ConnectorUpdateAction::Restarting => {
                     let start = stop.prev.as_ref().and_then(ResState::started_at);
-                    let verdict = unnecessary_stop::connector_config_change(self.config.get(&conn), start);
-                    match unnecessary_stop::connector_config(&self.who(), &stop, &verdict, &handling) {
+                    let verdict =
+                        unnecessary_stop::connector_config_change(self.config.get(&conn), start);
+                    match unnecessary_stop::connector_config(
+                        &self.who(),
+                        &stop,
+                        &verdict,
+                        &handling,
+                    ) {
                         Some(f) => {
                             self.push(f);
                             self.count_stop(StopReason::Unnecessary)
@@ -516,7 +541,9 @@ impl WorkerReplay {
                     self.push(f);
                     self.count_stop(StopReason::Unnecessary);
                 }
-                (_, Some(o)) if !o.holds(&stop.resource) => self.count_stop(StopReason::NotAssigned),
+                (_, Some(o)) if !o.holds(&stop.resource) => {
+                    self.count_stop(StopReason::NotAssigned)
+                }
                 (None, _) => self.count_stop(StopReason::ProtocolUnknown),
                 _ => self.count_stop(StopReason::NotJudged),
             }
@@ -579,7 +606,8 @@ impl WorkerReplay {
 
         // Stops logged during the rebalance, judged against this assignment.
         for stop in &window.stops {
-            let why = unnecessary_stop::rebalance_stop(protocol, eager_signature, a, &stop.resource);
+            let why =
+                unnecessary_stop::rebalance_stop(protocol, eager_signature, a, &stop.resource);
             if why == StopReason::Unnecessary {
                 let mut who = self.who();
                 who.generation = who_gen;
@@ -633,7 +661,9 @@ impl WorkerReplay {
         if protocol == Some(Protocol::Eager) && window.opened.is_some() {
             // Eager: the rebalance stopped everything; what the log never
             // showed running is not running now.
-            self.inc.res.retain(|_, s| !matches!(s, ResState::Held { .. }));
+            self.inc
+                .res
+                .retain(|_, s| !matches!(s, ResState::Held { .. }));
             if self.inc.baseline.is_none() {
                 self.inc.baseline = window.opened.clone();
             }
@@ -658,10 +688,12 @@ impl WorkerReplay {
         }
         self.close_generation();
         if self.keep_generations {
-            self.generations.push(GenerationRecord::new(generation, protocol, a, line));
+            self.generations
+                .push(GenerationRecord::new(generation, protocol, a, line));
         } else {
             self.generations.clear();
-            self.generations.push(GenerationRecord::new(generation, protocol, a, line));
+            self.generations
+                .push(GenerationRecord::new(generation, protocol, a, line));
         }
     }
 
@@ -678,11 +710,11 @@ impl WorkerReplay {
             v
         };
         let complete = self.inc.baseline.is_some();
-        if let Some(g) = self.generations.last_mut() {
-            if g.running.is_none() {
-                g.running = Some(running);
-                g.running_complete = complete;
-            }
+        if let Some(g) = self.generations.last_mut()
+            && g.running.is_none()
+        {
+            g.running = Some(running);
+            g.running_complete = complete;
         }
     }
 
@@ -748,39 +780,42 @@ impl WorkerReplay {
         }
         let started: HashSet<Resource> = ps.phase.started.iter().map(|(r, _)| r.clone()).collect();
         let received = self.inc.received.clone();
-        if let (Some(fin), Some(rec), true) = (finished, received.as_ref(), ps.judgeable) {
-            if !rec.assignment.failed() {
-                let mut assigned: Vec<Resource> = rec.assignment.resources().collect();
-                assigned.sort();
-                for r in assigned {
-                    if started.contains(&r) || ps.phase.failed.contains(&r) || rec.assignment.revokes(&r) {
-                        continue;
-                    }
-                    let st = self.inc.res.get(&r);
-                    let Some(not_running) = lost_assignment::check(st, self.inc.baseline.is_some()) else {
-                        continue;
-                    };
-                    let upstream = self.inc.self_revoked.contains(&r).then_some("KAFKA-9851");
-                    let f = lost_assignment::finding(
-                        &self.who(),
-                        &r,
-                        &rec.line,
-                        fin,
-                        not_running.as_ref(),
-                        self.inc.baseline.as_ref(),
-                        upstream,
-                    );
-                    self.push(f);
+        if let (Some(fin), Some(rec), true) = (finished, received.as_ref(), ps.judgeable)
+            && !rec.assignment.failed()
+        {
+            let mut assigned: Vec<Resource> = rec.assignment.resources().collect();
+            assigned.sort();
+            for r in assigned {
+                if started.contains(&r)
+                    || ps.phase.failed.contains(&r)
+                    || rec.assignment.revokes(&r)
+                {
+                    continue;
                 }
-                // The herder now counts the whole assignment as running
-                // (cooperative); what the log never showed is held from here.
-                if rec.protocol.is_none_or(Protocol::is_cooperative) {
-                    for r in rec.assignment.resources() {
-                        self.inc
-                            .res
-                            .entry(r)
-                            .or_insert_with(|| ResState::Held { since: rec.line.clone() });
-                    }
+                let st = self.inc.res.get(&r);
+                let Some(not_running) = lost_assignment::check(st, self.inc.baseline.is_some())
+                else {
+                    continue;
+                };
+                let upstream = self.inc.self_revoked.contains(&r).then_some("KAFKA-9851");
+                let f = lost_assignment::finding(
+                    &self.who(),
+                    &r,
+                    &rec.line,
+                    fin,
+                    not_running.as_ref(),
+                    self.inc.baseline.as_ref(),
+                    upstream,
+                );
+                self.push(f);
+            }
+            // The herder now counts the whole assignment as running
+            // (cooperative); what the log never showed is held from here.
+            if rec.protocol.is_none_or(Protocol::is_cooperative) {
+                for r in rec.assignment.resources() {
+                    self.inc.res.entry(r).or_insert_with(|| ResState::Held {
+                        since: rec.line.clone(),
+                    });
                 }
             }
         }
@@ -831,13 +866,12 @@ impl WorkerReplay {
         }
 
         let judgeable = in_phase != Some(false);
-        if judgeable {
-            if let Some(why) =
+        if judgeable
+            && let Some(why) =
                 foreign_start::check(self.inc.owned.as_ref(), self.inc.received.as_ref(), r)
-            {
-                let f = foreign_start::finding(&self.who(), r, line, &why, &origin, None);
-                self.push(f);
-            }
+        {
+            let f = foreign_start::finding(&self.who(), r, line, &why, &origin, None);
+            self.push(f);
         }
         let mut double = None;
         if double_start::check(prev.as_ref()) {
@@ -875,7 +909,9 @@ impl WorkerReplay {
             // The task stays registered with the Worker (FAILED status).
             return;
         }
-        self.inc.res.insert(r.clone(), ResState::Failed { at: line.clone() });
+        self.inc
+            .res
+            .insert(r.clone(), ResState::Failed { at: line.clone() });
     }
 
     fn already_exists(&mut self, r: &Resource, line: &SourceLine) {
@@ -949,7 +985,11 @@ impl WorkerReplay {
         WorkerReport {
             summary: self.summary,
             findings: self.findings,
-            generations: if self.keep_generations { self.generations } else { Vec::new() },
+            generations: if self.keep_generations {
+                self.generations
+            } else {
+                Vec::new()
+            },
         }
     }
 }
@@ -957,4 +997,3 @@ impl WorkerReplay {
 fn fmt_gen(g: Option<i32>) -> String {
     g.map_or_else(|| "?".to_string(), |g| g.to_string())
 }
-

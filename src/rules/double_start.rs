@@ -26,7 +26,13 @@ pub fn finding(who: &Who, r: &Resource, start: &SourceLine, prev: Option<&ResSta
 }
 
 /// The Worker refused the start: `… already exists`.
-pub fn refused(who: &Who, r: &Resource, start: &SourceLine, refusal: &SourceLine, prev: Option<&ResState>) -> Finding {
+pub fn refused(
+    who: &Who,
+    r: &Resource,
+    start: &SourceLine,
+    refusal: &SourceLine,
+    prev: Option<&ResState>,
+) -> Finding {
     let mut ev = vec![
         Evidence::new("started again here", start),
         Evidence::new("the Worker refuses: an instance already exists", refusal),

@@ -8,10 +8,10 @@ use crate::replay::state::{Owned, Received};
 
 /// Why the start is foreign, if it is.
 pub fn check(owned: Option<&Owned>, latest: Option<&Received>, r: &Resource) -> Option<Foreign> {
-    if let Some(rec) = latest {
-        if rec.assignment.revokes(r) {
-            return Some(Foreign::Revoked(rec.line.clone()));
-        }
+    if let Some(rec) = latest
+        && rec.assignment.revokes(r)
+    {
+        return Some(Foreign::Revoked(rec.line.clone()));
     }
     let owned = owned?;
     if owned.holds(r) {
@@ -53,7 +53,10 @@ pub fn finding(
     let mut ev = vec![Evidence::new("started here", start)];
     let (assign_line, not_held) = match why {
         Foreign::Revoked(l) => (l, "revoked from this worker here"),
-        Foreign::NotAssigned(l) => (l, "this worker's current assignment, which does not hold it"),
+        Foreign::NotAssigned(l) => (
+            l,
+            "this worker's current assignment, which does not hold it",
+        ),
     };
     ev.push(Evidence::new(not_held, assign_line));
     let mut upstream = None;
@@ -77,13 +80,17 @@ pub fn finding(
             line: line.clone(),
         });
     }
-    let owner_txt = owner.map(|(w, _)| format!(" (it belongs to {w})")).unwrap_or_default();
+    let owner_txt = owner
+        .map(|(w, _)| format!(" (it belongs to {w})"))
+        .unwrap_or_default();
     who.finding(
         Kind::ForeignStart,
         Some(r.clone()),
         start,
         ev,
-        format!("{r} was started {how} although this worker's assignment does not hold it{owner_txt}"),
+        format!(
+            "{r} was started {how} although this worker's assignment does not hold it{owner_txt}"
+        ),
         upstream,
     )
 }

@@ -44,29 +44,38 @@ pub fn check(
             ],
         ));
     }
-    if let KnownOffset::Known(x, line) = known {
-        if *x != a.offset {
-            return Some((
-                format!(
-                    "work was started while the worker's config snapshot was at offset {x}, not at the assignment's offset {}",
-                    a.offset
+    if let KnownOffset::Known(x, line) = known
+        && *x != a.offset
+    {
+        return Some((
+            format!(
+                "work was started while the worker's config snapshot was at offset {x}, not at the assignment's offset {}",
+                a.offset
+            ),
+            vec![
+                assigned,
+                (
+                    format!("config snapshot offset {x} known here"),
+                    line.clone(),
                 ),
-                vec![
-                    assigned,
-                    (format!("config snapshot offset {x} known here"), line.clone()),
-                ],
-            ));
-        }
+            ],
+        ));
     }
     None
 }
 
 pub fn finding(who: &Who, phase: &StartPhase) -> Option<Finding> {
     let (reason, lines) = phase.mismatch.as_ref()?;
-    let mut ev: Vec<Evidence> = lines.iter().map(|(r, l)| Evidence::new(r.clone(), l)).collect();
+    let mut ev: Vec<Evidence> = lines
+        .iter()
+        .map(|(r, l)| Evidence::new(r.clone(), l))
+        .collect();
     ev.push(Evidence::new("start of work here", &phase.line));
     for (r, l) in &phase.started {
-        ev.push(Evidence::new(format!("{r} started on the mismatched config"), l));
+        ev.push(Evidence::new(
+            format!("{r} started on the mismatched config"),
+            l,
+        ));
     }
     let mut f = who.finding(
         Kind::OffsetMismatchStart,

@@ -34,7 +34,10 @@ fn after(line: &Option<SourceLine>, start: Option<&SourceLine>) -> Option<Source
 
 /// Task-config restart of a task of the connector `facts` describes; the
 /// instance started at `start` (when the log shows it).
-pub fn task_config_change(facts: Option<&ConfigFacts>, start: Option<&SourceLine>) -> ConfigVerdict {
+pub fn task_config_change(
+    facts: Option<&ConfigFacts>,
+    start: Option<&SourceLine>,
+) -> ConfigVerdict {
     let Some(f) = facts else {
         return if start.is_some() {
             ConfigVerdict::Unchanged(None)
@@ -133,7 +136,12 @@ pub fn in_rebalance(who: &Who, stop: &Stop, assignment_line: &SourceLine) -> Fin
 
 /// The finding for a stop outside any rebalance that no restart, config
 /// change, shutdown or revocation explains.
-pub fn unexplained(who: &Who, stop: &Stop, owned_line: &SourceLine, boundary: &SourceLine) -> Finding {
+pub fn unexplained(
+    who: &Who,
+    stop: &Stop,
+    owned_line: &SourceLine,
+    boundary: &SourceLine,
+) -> Finding {
     let mut ev = vec![
         Evidence::new("assigned here", owned_line),
         Evidence::new("stopped here, outside any rebalance", &stop.line),

@@ -26,7 +26,10 @@ pub fn finding(
     skipped: Option<&SourceLine>,
     rebalance_start: Option<&SourceLine>,
 ) -> Finding {
-    let mut ev = vec![Evidence::new("revoked here, with no stop logged", assignment)];
+    let mut ev = vec![Evidence::new(
+        "revoked here, with no stop logged",
+        assignment,
+    )];
     ev.extend(instance_evidence(state));
     if let Some(l) = rebalance_start {
         ev.push(Evidence::new("rebalance began here", l));

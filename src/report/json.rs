@@ -1,0 +1,211 @@
+//! `--format json` (one document) and `--format jsonl` (one finding per
+//! line, then the summary). The schema is documented in the README; bump
+//! [`SCHEMA_VERSION`] on any incompatible change.
+
+use super::RunSummary;
+use crate::audit::Report;
+use crate::finding::{Evidence, Finding};
+use crate::model::{Resource, SourceLine};
+use crate::replay::{GenerationRecord, WorkerSummary};
+use serde::Serialize;
+use serde_json::{Value, json};
+use std::io::{self, Write};
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+fn line_json(report: &Report, l: &SourceLine) -> Value {
+    json!({
+        "source": report.source_name(l.source),
+        "line": l.line,
+        "timestamp": l.ts,
+        "text": &*l.text,
+    })
+}
+
+fn evidence_json(report: &Report, e: &Evidence) -> Value {
+    let mut v = line_json(report, &e.line);
+    v["role"] = json!(e.role);
+    v["worker"] = json!(e.worker);
+    v
+}
+
+pub fn finding_json(report: &Report, f: &Finding) -> Value {
+    json!({
+        "kind": f.kind,
+        "severity": f.severity(),
+        "worker": f.worker,
+        "group": f.group,
+        "generation": f.generation,
+        "resource": f.resource,
+        "started": f.started,
+        "trigger": line_json(report, &f.trigger),
+        "evidence": f.evidence.iter().map(|e| evidence_json(report, e)).collect::<Vec<_>>(),
+        "reason": f.reason,
+        "upstream": f.upstream,
+    })
+}
+
+fn map_json<K: Serialize + Ord, V: Serialize>(m: &std::collections::BTreeMap<K, V>) -> Value {
+    serde_json::to_value(m).unwrap_or(Value::Null)
+}
+
+fn worker_json(report: &Report, s: &WorkerSummary) -> Value {
+    json!({
+        "worker": s.worker,
+        "group": s.group,
+        "client_id": s.client_id,
+        "member_id": s.member_id,
+        "rest_url": s.rest_url,
+        "protocol": s.protocol,
+        "lifecycle_events": s.events,
+        "restarts": s.restarts,
+        "generations": s.generations,
+        "first_generation": s.first_generation,
+        "last_generation": s.last_generation,
+        "starts": map_json(&s.starts),
+        "stops": map_json(&s.stops),
+        "findings": map_json(&s.findings),
+        "notes": s.notes.iter().map(|n| json!({
+            "source": n.line.map(|(src, _)| report.source_name(src).to_string()),
+            "line": n.line.map(|(_, l)| l),
+            "text": n.text,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn summary_json(sum: &RunSummary) -> Value {
+    json!({
+        "inputs": sum.inputs,
+        "bytes": sum.bytes,
+        "lines": sum.lines,
+        "workers": sum.workers,
+        "groups": sum.groups,
+        "generations": sum.generations,
+        "errors": sum.errors,
+        "findings": {"error": sum.errors_found, "warning": sum.warnings_found},
+        "findings_by_kind": map_json(&sum.by_kind),
+        "starts": map_json(&sum.starts),
+        "stops": map_json(&sum.stops),
+    })
+}
+
+fn inputs_json(report: &Report) -> Vec<Value> {
+    report
+        .inputs
+        .iter()
+        .map(|i| {
+            json!({
+                "name": i.name,
+                "gzip": i.gzip,
+                "bytes": i.bytes,
+                "lines": i.lines,
+                "lifecycle_events": i.events,
+                "skipped_long_lines": i.too_long.iter().map(|(l, n)| json!({"line": l, "bytes": n})).collect::<Vec<_>>(),
+            })
+        })
+        .collect()
+}
+
+fn errors_json(report: &Report) -> Vec<Value> {
+    report
+        .errors
+        .iter()
+        .map(|e| json!({"input": e.input, "message": e.message}))
+        .collect()
+}
+
+fn tool() -> Value {
+    json!({"name": "herder-audit", "version": env!("CARGO_PKG_VERSION")})
+}
+
+/// The whole report as one JSON document.
+pub fn document(report: &Report) -> Value {
+    let sum = RunSummary::of(report);
+    json!({
+        "schema_version": SCHEMA_VERSION,
+        "tool": tool(),
+        "inputs": inputs_json(report),
+        "errors": errors_json(report),
+        "findings": report.findings().map(|f| finding_json(report, f)).collect::<Vec<_>>(),
+        "workers": report.workers.iter().map(|w| worker_json(report, &w.summary)).collect::<Vec<_>>(),
+        "summary": summary_json(&sum),
+    })
+}
+
+pub fn write_json(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, &document(report))?;
+    writeln!(out)
+}
+
+/// One line per finding (`"type": "finding"`), one per input error
+/// (`"type": "error"`), then one `"type": "summary"` line.
+pub fn write_jsonl(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    for f in report.findings() {
+        let mut v = finding_json(report, f);
+        v["type"] = json!("finding");
+        v["schema_version"] = json!(SCHEMA_VERSION);
+        serde_json::to_writer(&mut *out, &v)?;
+        writeln!(out)?;
+    }
+    for e in errors_json(report) {
+        let mut v = e;
+        v["type"] = json!("error");
+        v["schema_version"] = json!(SCHEMA_VERSION);
+        serde_json::to_writer(&mut *out, &v)?;
+        writeln!(out)?;
+    }
+    let sum = RunSummary::of(report);
+    let mut v = summary_json(&sum);
+    v["type"] = json!("summary");
+    v["schema_version"] = json!(SCHEMA_VERSION);
+    v["workers_detail"] = json!(
+        report
+            .workers
+            .iter()
+            .map(|w| worker_json(report, &w.summary))
+            .collect::<Vec<_>>()
+    );
+    serde_json::to_writer(&mut *out, &v)?;
+    writeln!(out)
+}
+
+fn resources(v: &[Resource]) -> Vec<String> {
+    v.iter().map(|r| r.to_string()).collect()
+}
+
+fn generation_json(report: &Report, g: &GenerationRecord) -> Value {
+    json!({
+        "generation": g.generation,
+        "protocol": g.protocol,
+        "assignment": line_json(report, &g.line),
+        "error": g.error,
+        "leader": g.leader,
+        "leader_url": g.leader_url,
+        "offset": g.offset,
+        "delay": g.delay,
+        "assigned": resources(&g.assigned),
+        "revoked": resources(&g.revoked),
+        "start_offset": g.start_offset,
+        "config_offset": g.config_offset,
+        "started": resources(&g.started),
+        "stopped": resources(&g.stopped),
+        "running": g.running.as_deref().map(resources),
+        "running_complete": g.running_complete,
+    })
+}
+
+/// The replay view as JSON.
+pub fn write_replay_json(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    let v = json!({
+        "schema_version": SCHEMA_VERSION,
+        "tool": tool(),
+        "workers": report.workers.iter().map(|w| json!({
+            "worker": w.summary.worker,
+            "group": w.summary.group,
+            "generations": w.generations.iter().map(|g| generation_json(report, g)).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "errors": errors_json(report),
+    });
+    serde_json::to_writer_pretty(&mut *out, &v)?;
+    writeln!(out)
+}

@@ -1,0 +1,63 @@
+//! Printers: text diagnostics, JSON, JSON lines, and the replay view. They
+//! read a [`Report`] and know nothing of parsing.
+
+pub mod json;
+pub mod text;
+
+use crate::audit::Report;
+use crate::finding::{Kind, Severity};
+use crate::rules::{StartReason, StopReason};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Totals over the whole run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunSummary {
+    pub inputs: usize,
+    pub bytes: u64,
+    pub lines: u64,
+    pub workers: usize,
+    pub groups: usize,
+    pub generations: u64,
+    pub errors: usize,
+    pub errors_found: usize,
+    pub warnings_found: usize,
+    pub by_kind: BTreeMap<Kind, u64>,
+    pub starts: BTreeMap<StartReason, u64>,
+    pub stops: BTreeMap<StopReason, u64>,
+}
+
+impl RunSummary {
+    pub fn of(report: &Report) -> RunSummary {
+        let mut s = RunSummary {
+            inputs: report.inputs.len(),
+            bytes: report.inputs.iter().map(|i| i.bytes).sum(),
+            lines: report.inputs.iter().map(|i| i.lines).sum(),
+            workers: report.workers.len(),
+            errors: report.errors.len(),
+            ..RunSummary::default()
+        };
+        let mut groups = BTreeSet::new();
+        for w in &report.workers {
+            let ws = &w.summary;
+            if let Some(g) = &ws.group {
+                groups.insert(g.clone());
+            }
+            s.generations += u64::from(ws.generations);
+            for (k, n) in &ws.starts {
+                *s.starts.entry(*k).or_default() += n;
+            }
+            for (k, n) in &ws.stops {
+                *s.stops.entry(*k).or_default() += n;
+            }
+        }
+        s.groups = groups.len();
+        for f in report.findings() {
+            *s.by_kind.entry(f.kind).or_default() += 1;
+            match f.severity() {
+                Severity::Error => s.errors_found += 1,
+                Severity::Warning => s.warnings_found += 1,
+            }
+        }
+        s
+    }
+}

@@ -1,0 +1,169 @@
+//! The reality check: real worker logs from public repositories, kept
+//! outside the project in `../shared/samples/real` (never copied here).
+//! Every lifecycle line in them must be recognised and none may produce an
+//! error-level finding. Skipped when the folder is absent (a plain clone).
+
+use herder_audit::audit::stream::StreamSink;
+use herder_audit::audit::{self, Options};
+use herder_audit::finding::Severity;
+use herder_audit::input::scan::{self, Delivery, LineSink};
+use herder_audit::input::{self, Input};
+use herder_audit::model::SourceId;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+fn samples() -> Option<Vec<PathBuf>> {
+    let dir = Path::new("../shared/samples/real");
+    if !dir.is_dir() {
+        eprintln!("samples: {} not present, skipped", dir.display());
+        return None;
+    }
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "log"))
+        .collect();
+    v.sort();
+    Some(v)
+}
+
+/// Message fragments of the catalog's lifecycle lines (herder, coordinator,
+/// worker, startup/shutdown).
+const LIFECYCLE: &[&str] = &[
+    "Joined group and got assignment",
+    "Joined group at generation",
+    "Successfully joined group",
+    "Successfully synced group",
+    "(Re-)joining group",
+    "Rebalance started",
+    "Starting connectors and tasks using config offset",
+    "Finished starting connectors and tasks",
+    "] Starting connector ",
+    "] Starting task ",
+    "Stopping connector ",
+    "Stopping task ",
+    "Ignoring stop request",
+    "Ignoring await stop request",
+    "config updated",
+    "configs updated",
+    "config removed",
+    "Handling task config update",
+    "Handling connector-only config update",
+    "Catching up to assignment",
+    "is behind group assignment",
+    "Finished reading to end of log",
+    "does not match group assignment",
+    "Herder starting",
+    "Herder started",
+    "Herder stopping",
+    "Herder stopped",
+    "Kafka Connect starting",
+    "Kafka Connect started",
+    "Kafka Connect stopping",
+    "Kafka Connect stopped",
+    "Finished stopping tasks in preparation for rebalance",
+    "Creating task ",
+    "Creating connector ",
+    "Finished creating connector",
+    "Session key updated",
+    "Stopping connectors and tasks that are still assigned",
+    "Scheduled shutdown for WorkerConnector",
+    "Completed shutdown for WorkerConnector",
+];
+
+fn is_lifecycle(line: &str) -> bool {
+    let client = [
+        "[Consumer clientId=",
+        "[Producer clientId=",
+        "[AdminClient clientId=",
+    ]
+    .iter()
+    .any(|c| line.contains(c));
+    let connect_logger =
+        line.contains("org.apache.kafka.connect.") || line.contains("AbstractCoordinator");
+    !client && connect_logger && LIFECYCLE.iter().any(|p| line.contains(p))
+}
+
+/// Records which lines produced an event.
+struct Recorder {
+    inner: StreamSink,
+    hit: BTreeSet<u64>,
+}
+
+impl LineSink for Recorder {
+    fn line(&mut self, number: u64, line: &[u8], how: Delivery) -> usize {
+        let before = self.inner.events;
+        let want = self.inner.line(number, line, how);
+        if self.inner.events > before {
+            self.hit.insert(number);
+        }
+        want
+    }
+    fn too_long(&mut self, number: u64, len: u64) {
+        self.inner.too_long(number, len);
+    }
+}
+
+#[test]
+fn every_lifecycle_line_of_the_real_samples_is_recognised() {
+    let Some(files) = samples() else { return };
+    let mut missed = Vec::new();
+    let mut total = 0;
+    for f in &files {
+        let mut rec = Recorder {
+            inner: StreamSink::new(SourceId(0), f.display().to_string(), false),
+            hit: BTreeSet::new(),
+        };
+        let (mut reader, _) = input::open(&Input::File(f.clone())).unwrap();
+        let (_, err) = scan::scan(&mut reader, &mut rec);
+        assert!(err.is_none());
+        let text = String::from_utf8_lossy(&std::fs::read(f).unwrap()).into_owned();
+        for (i, line) in text.lines().enumerate() {
+            if is_lifecycle(line) {
+                total += 1;
+                if !rec.hit.contains(&(i as u64 + 1)) {
+                    missed.push(format!("{}:{}: {line}", f.display(), i + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        total > 100,
+        "only {total} lifecycle lines found in the samples"
+    );
+    assert!(
+        missed.is_empty(),
+        "unrecognised lifecycle lines:\n{}",
+        missed.join("\n")
+    );
+}
+
+#[test]
+fn real_samples_have_no_error_level_finding() {
+    let Some(files) = samples() else { return };
+    for f in &files {
+        let report = audit::audit(&[Input::File(f.clone())], &Options::default());
+        assert!(
+            report.errors.is_empty(),
+            "{}: {:?}",
+            f.display(),
+            report.errors
+        );
+        let errors: Vec<String> = report
+            .findings()
+            .filter(|x| x.severity() == Severity::Error)
+            .map(|x| {
+                format!(
+                    "{} {:?} line {}: {}",
+                    x.kind, x.resource, x.trigger.line, x.reason
+                )
+            })
+            .collect();
+        assert!(errors.is_empty(), "{}:\n{}", f.display(), errors.join("\n"));
+        assert!(
+            report.workers.iter().map(|w| w.summary.events).sum::<u64>() > 0,
+            "{}: no lifecycle event read",
+            f.display()
+        );
+    }
+}
