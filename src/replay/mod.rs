@@ -578,8 +578,15 @@ impl WorkerReplay {
         a: &crate::model::Assignment,
         line: &SourceLine,
     ) {
-        self.open_window(line);
-        let window = self.inc.window.take().unwrap_or_default();
+        // A window the log saw open; `opened: None` when the assignment line
+        // is the first sign of the rebalance (the log starts mid-rebalance).
+        let window = match self.inc.window.take() {
+            Some(w) => w,
+            None => {
+                self.boundary(line);
+                Window::default()
+            }
+        };
         let generation = generation.or_else(|| self.inc.joined.map(|(g, _)| g));
         let joined_protocol = self
             .inc
@@ -997,3 +1004,6 @@ impl WorkerReplay {
 fn fmt_gen(g: Option<i32>) -> String {
     g.map_or_else(|| "?".to_string(), |g| g.to_string())
 }
+
+#[cfg(test)]
+mod tests;

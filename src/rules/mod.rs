@@ -144,3 +144,6 @@ pub(crate) fn instance_evidence(
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests;
