@@ -6,7 +6,7 @@
 use herder_audit::audit::stream::StreamSink;
 use herder_audit::audit::{self, Options};
 use herder_audit::finding::Severity;
-use herder_audit::input::scan::{self, Delivery, LineSink};
+use herder_audit::input::scan::{self, Delivery, LineSink, Step};
 use herder_audit::input::{self, Input};
 use herder_audit::model::SourceId;
 use std::collections::BTreeSet;
@@ -91,7 +91,7 @@ struct Recorder {
 }
 
 impl LineSink for Recorder {
-    fn line(&mut self, number: u64, line: &[u8], how: Delivery) -> usize {
+    fn line(&mut self, number: u64, line: &[u8], how: Delivery) -> Step {
         let before = self.inner.events;
         let want = self.inner.line(number, line, how);
         if self.inner.events > before {

@@ -5,7 +5,7 @@
 use crate::event::{
     Continuation, Event, LoggerKind, parse_already_exists, parse_config_value, parse_message,
 };
-use crate::input::scan::{Delivery, LineSink};
+use crate::input::scan::{Delivery, LineSink, Step};
 use crate::layout::{envelope, split_stream};
 use crate::model::{SourceId, SourceLine, Timestamp};
 use crate::replay::{LineCtx, WorkerReplay};
@@ -174,7 +174,17 @@ fn unprefixed_coordinator_line_is_workers(ev: &Event, worker_group: Option<&str>
 }
 
 impl LineSink for StreamSink {
-    fn line(&mut self, number: u64, bytes: &[u8], how: Delivery) -> usize {
+    fn line(&mut self, number: u64, bytes: &[u8], how: Delivery) -> Step {
+        Step::Next(self.line_inner(number, bytes, how))
+    }
+
+    fn too_long(&mut self, number: u64, len: u64) {
+        self.too_long.push((number, len));
+    }
+}
+
+impl StreamSink {
+    fn line_inner(&mut self, number: u64, bytes: &[u8], how: Delivery) -> usize {
         let text = String::from_utf8_lossy(bytes);
         let Some(env) = envelope(&text) else {
             return self.continuation(number, &text);
@@ -226,9 +236,5 @@ impl LineSink for StreamSink {
                 TRACE_LINES
             }
         }
-    }
-
-    fn too_long(&mut self, number: u64, len: u64) {
-        self.too_long.push((number, len));
     }
 }

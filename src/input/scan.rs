@@ -46,12 +46,21 @@ pub enum Delivery {
     Follow,
 }
 
+/// What the sink wants after a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Go on; hand over this many of the following lines whatever they hold.
+    Next(usize),
+    /// Stop before this line: it was not consumed and will be handed over
+    /// again when the scan resumes.
+    Pause,
+}
+
 /// Receives the lines the scanner selects.
 pub trait LineSink {
     /// `number` is 1-based; `line` has no line ending (`\r\n` and `\n`
-    /// removed). Returns how many of the following lines the sink wants to
-    /// see regardless of the prefilter (0: none).
-    fn line(&mut self, number: u64, line: &[u8], how: Delivery) -> usize;
+    /// removed).
+    fn line(&mut self, number: u64, line: &[u8], how: Delivery) -> Step;
 
     /// A line longer than [`MAX_LINE`] was skipped.
     fn too_long(&mut self, number: u64, len: u64);
@@ -70,118 +79,190 @@ fn trim_eol(l: &[u8]) -> &[u8] {
     l.strip_suffix(b"\r").unwrap_or(l)
 }
 
-/// Scans `reader` to its end (or to its first read error, returned after the
-/// lines read so far have been delivered).
-pub fn scan<R: Read + ?Sized>(
-    reader: &mut R,
-    sink: &mut dyn LineSink,
-) -> (ScanStats, Option<io::Error>) {
-    let ac = automaton();
-    let mut stats = ScanStats::default();
-    let mut buf: Vec<u8> = vec![0; CHUNK];
-    let mut filled = 0usize;
-    let mut follow = 0usize;
-    // Skipping the rest of an over-long line.
-    let mut skipping: Option<(u64, u64)> = None;
-    let mut eof = false;
-    let mut error = None;
-    while !eof {
-        // Fill the buffer.
-        while filled < buf.len() {
-            match reader.read(&mut buf[filled..]) {
+/// Whether a scan ended or paused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// The sink paused; [`Scanner::run`] resumes at the paused line.
+    Paused,
+    /// The input is exhausted (or a read failed: see [`Scanner::take_error`]).
+    Done,
+}
+
+/// A resumable scan of one reader.
+pub struct Scanner<R> {
+    reader: R,
+    buf: Vec<u8>,
+    /// Unprocessed data is `buf[start..filled]`.
+    start: usize,
+    filled: usize,
+    follow: usize,
+    /// Skipping the rest of an over-long line: (its number, bytes so far).
+    skipping: Option<(u64, u64)>,
+    eof: bool,
+    error: Option<io::Error>,
+    pub stats: ScanStats,
+}
+
+impl<R: Read> Scanner<R> {
+    pub fn new(reader: R) -> Scanner<R> {
+        Scanner {
+            reader,
+            buf: vec![0; CHUNK],
+            start: 0,
+            filled: 0,
+            follow: 0,
+            skipping: None,
+            eof: false,
+            error: None,
+            stats: ScanStats::default(),
+        }
+    }
+
+    /// The read error that ended the scan, if one did.
+    pub fn take_error(&mut self) -> Option<io::Error> {
+        self.error.take()
+    }
+
+    /// Reads more data after the unprocessed part (which is moved to the
+    /// front of the buffer first).
+    fn refill(&mut self) {
+        if self.start > 0 {
+            self.buf.copy_within(self.start..self.filled, 0);
+            self.filled -= self.start;
+            self.start = 0;
+        }
+        let target = CHUNK.min(self.buf.len());
+        while self.filled < self.buf.len() {
+            match self.reader.read(&mut self.buf[self.filled..]) {
                 Ok(0) => {
-                    eof = true;
-                    break;
+                    self.eof = true;
+                    return;
                 }
                 Ok(n) => {
-                    filled += n;
-                    stats.bytes += n as u64;
-                    if filled >= CHUNK.min(buf.len()) {
-                        break;
+                    self.filled += n;
+                    self.stats.bytes += n as u64;
+                    if self.filled >= target {
+                        return;
                     }
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
-                    eof = true;
-                    error = Some(e);
-                    break;
+                    self.eof = true;
+                    self.error = Some(e);
+                    return;
                 }
             }
         }
-        let data = &buf[..filled];
-        // The region of complete lines.
-        let end = if eof {
-            filled
-        } else {
-            match memchr::memrchr(b'\n', data) {
+    }
+
+    /// Scans until the input ends or the sink pauses.
+    pub fn run(&mut self, sink: &mut dyn LineSink) -> Outcome {
+        let ac = automaton();
+        loop {
+            let data = &self.buf[self.start..self.filled];
+            // The complete lines available.
+            let end = match memchr::memrchr(b'\n', data) {
                 Some(i) => i + 1,
-                None if filled < buf.len() => continue,
-                None if buf.len() < MAX_LINE => {
-                    let n = (buf.len() * 2).min(MAX_LINE);
-                    buf.resize(n, 0);
-                    continue;
-                }
+                None if self.eof => data.len(),
                 None => {
-                    // A full buffer without a newline: the line is too long.
-                    let (_, len) = skipping.get_or_insert((stats.lines + 1, 0));
-                    *len += filled as u64;
-                    filled = 0;
+                    if self.start == 0 && self.filled == self.buf.len() {
+                        if self.buf.len() < MAX_LINE {
+                            let n = (self.buf.len() * 2).min(MAX_LINE);
+                            self.buf.resize(n, 0);
+                        } else {
+                            // A full buffer without a newline: too long.
+                            let (_, len) = self.skipping.get_or_insert((self.stats.lines + 1, 0));
+                            *len += self.filled as u64;
+                            self.filled = 0;
+                        }
+                    }
+                    self.refill();
                     continue;
                 }
-            }
-        };
-        let mut pos = 0usize;
-        if let Some((number, len)) = skipping.take() {
-            // The over-long line ends at the first newline of this region.
-            let nl = memchr::memchr(b'\n', &data[..end]).map_or(end, |i| i + 1);
-            stats.lines += 1;
-            stats.too_long += 1;
-            sink.too_long(number, len + nl as u64);
-            pos = nl;
-        }
-        while pos < end {
-            let region = &data[pos..end];
-            if follow > 0 {
-                let nl = memchr::memchr(b'\n', region).unwrap_or(region.len());
-                stats.lines += 1;
-                let line = trim_eol(&region[..nl]);
-                let how = if ac.is_match(line) {
-                    stats.candidates += 1;
-                    Delivery::Candidate
-                } else {
-                    Delivery::Follow
-                };
-                follow = sink.line(stats.lines, line, how);
-                pos += (nl + 1).min(region.len());
-                continue;
-            }
-            let Some(m) = ac.find(region) else {
-                stats.lines += count_lines(region);
-                break;
             };
-            let line_start = memchr::memrchr(b'\n', &region[..m.start()]).map_or(0, |i| i + 1);
-            stats.lines += bytecount::count(&region[..line_start], b'\n') as u64;
-            let nl =
-                memchr::memchr(b'\n', &region[m.start()..]).map_or(region.len(), |i| m.start() + i);
-            stats.lines += 1;
-            stats.candidates += 1;
-            follow = sink.line(
-                stats.lines,
-                trim_eol(&region[line_start..nl]),
-                Delivery::Candidate,
-            );
-            pos += (nl + 1).min(region.len());
+            if end == 0 {
+                if let Some((number, len)) = self.skipping.take() {
+                    self.stats.lines += 1;
+                    self.stats.too_long += 1;
+                    sink.too_long(number, len);
+                }
+                return Outcome::Done;
+            }
+            let region = &self.buf[self.start..self.start + end];
+            let mut pos = 0usize;
+            if let Some((number, len)) = self.skipping.take() {
+                // The over-long line ends at the first newline.
+                let nl = memchr::memchr(b'\n', region).map_or(region.len(), |i| i + 1);
+                self.stats.lines += 1;
+                self.stats.too_long += 1;
+                sink.too_long(number, len + nl as u64);
+                pos = nl;
+            }
+            while pos < region.len() {
+                let rest = &region[pos..];
+                if self.follow > 0 {
+                    let nl = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
+                    let line = trim_eol(&rest[..nl]);
+                    let how = if ac.is_match(line) {
+                        Delivery::Candidate
+                    } else {
+                        Delivery::Follow
+                    };
+                    match sink.line(self.stats.lines + 1, line, how) {
+                        Step::Pause => {
+                            self.start += pos;
+                            return Outcome::Paused;
+                        }
+                        Step::Next(f) => self.follow = f,
+                    }
+                    self.stats.lines += 1;
+                    if how == Delivery::Candidate {
+                        self.stats.candidates += 1;
+                    }
+                    pos += (nl + 1).min(rest.len());
+                    continue;
+                }
+                let Some(m) = ac.find(rest) else {
+                    self.stats.lines += count_lines(rest);
+                    break;
+                };
+                let line_start = memchr::memrchr(b'\n', &rest[..m.start()]).map_or(0, |i| i + 1);
+                self.stats.lines += bytecount::count(&rest[..line_start], b'\n') as u64;
+                pos += line_start;
+                let rest = &region[pos..];
+                let nl = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
+                match sink.line(
+                    self.stats.lines + 1,
+                    trim_eol(&rest[..nl]),
+                    Delivery::Candidate,
+                ) {
+                    Step::Pause => {
+                        self.start += pos;
+                        return Outcome::Paused;
+                    }
+                    Step::Next(f) => self.follow = f,
+                }
+                self.stats.lines += 1;
+                self.stats.candidates += 1;
+                pos += (nl + 1).min(rest.len());
+            }
+            self.start += end;
+            if self.start == self.filled && self.eof {
+                return Outcome::Done;
+            }
+            self.refill();
         }
-        // Keep the incomplete tail.
-        buf.copy_within(end..filled, 0);
-        filled -= end;
     }
-    if let Some((number, len)) = skipping {
-        stats.lines += 1;
-        stats.too_long += 1;
-        sink.too_long(number, len);
-    }
-    (stats, error)
+}
+
+/// Scans `reader` to its end (or to its first read error, returned after
+/// the lines read so far have been delivered). A sink that pauses is
+/// resumed at once.
+pub fn scan<R: Read>(reader: R, sink: &mut dyn LineSink) -> (ScanStats, Option<io::Error>) {
+    let mut s = Scanner::new(reader);
+    while s.run(sink) == Outcome::Paused {}
+    let err = s.take_error();
+    (s.stats, err)
 }
 
 /// Newlines in `region`, plus one for a final line without a newline.
@@ -207,14 +288,14 @@ mod tests {
     }
 
     impl LineSink for Collect {
-        fn line(&mut self, number: u64, line: &[u8], how: Delivery) -> usize {
+        fn line(&mut self, number: u64, line: &[u8], how: Delivery) -> Step {
             let s = String::from_utf8_lossy(line).into_owned();
             match self.follow_after {
                 Some(k) if s.contains(k) => self.remaining = 2,
                 _ => self.remaining = self.remaining.saturating_sub(1),
             }
             self.lines.push((number, s, how));
-            self.remaining
+            Step::Next(self.remaining)
         }
         fn too_long(&mut self, number: u64, len: u64) {
             self.long.push((number, len));
@@ -226,7 +307,7 @@ mod tests {
             follow_after,
             ..Default::default()
         };
-        let (stats, err) = scan(&mut &input[..], &mut c);
+        let (stats, err) = scan(input, &mut c);
         assert!(err.is_none());
         (c, stats)
     }
@@ -300,6 +381,55 @@ mod tests {
         assert_eq!(c.long[0].0, 2);
         assert_eq!(stats.lines, 3);
         assert_eq!(stats.too_long, 1);
+    }
+
+    /// Pauses once before every candidate line.
+    struct Pauser {
+        inner: Collect,
+        paused_at: Vec<u64>,
+    }
+
+    impl LineSink for Pauser {
+        fn line(&mut self, number: u64, line: &[u8], how: Delivery) -> Step {
+            if self.paused_at.last() != Some(&number) {
+                self.paused_at.push(number);
+                return Step::Pause;
+            }
+            self.inner.line(number, line, how)
+        }
+        fn too_long(&mut self, number: u64, len: u64) {
+            self.inner.too_long(number, len);
+        }
+    }
+
+    #[test]
+    fn pausing_resumes_at_the_same_line() {
+        let mut text = String::new();
+        for i in 0..20_000 {
+            if i % 331 == 0 {
+                text.push_str(&format!("{i} DistributedConfig values\n"));
+            } else if i % 97 == 0 {
+                text.push_str(&format!("{i} org.apache.kafka.connect.runtime.X\n"));
+            } else {
+                text.push_str(&format!("{i} noise noise noise noise noise\n"));
+            }
+        }
+        let (plain, plain_stats) = run(text.as_bytes(), Some("DistributedConfig"));
+        let mut p = Pauser {
+            inner: Collect {
+                follow_after: Some("DistributedConfig"),
+                ..Default::default()
+            },
+            paused_at: Vec::new(),
+        };
+        let mut s = Scanner::new(text.as_bytes());
+        let mut pauses = 0;
+        while s.run(&mut p) == Outcome::Paused {
+            pauses += 1;
+        }
+        assert_eq!(p.inner.lines, plain.lines);
+        assert_eq!(s.stats, plain_stats);
+        assert_eq!(pauses, plain.lines.len());
     }
 
     #[test]
