@@ -1,5 +1,6 @@
 //! Inputs: files, directories, stdin; gzip detected by its magic bytes.
 
+pub mod families;
 pub mod scan;
 
 use std::fs::File;

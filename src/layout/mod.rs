@@ -12,6 +12,8 @@
 //! Lines without a record start (stack traces, config dumps, wrapped
 //! messages) are continuations: [`envelope`] returns `None` for them.
 
+pub mod json;
+
 use crate::model::Timestamp;
 use nom::bytes::complete::{tag, take_while, take_while_m_n, take_while1};
 use nom::character::complete::{char, digit1, one_of};
@@ -229,6 +231,22 @@ pub fn envelope(line: &str) -> Option<Envelope<'_>> {
         msg_start: off,
         msg_end: off + msg.len(),
     })
+}
+
+/// Is this (after any stream prefix) a JSON line?
+pub fn is_json(line: &str) -> bool {
+    let (_, rest) = split_stream(line);
+    rest.trim_start().starts_with('{')
+}
+
+/// The timestamp of a line in any layout (classic or JSON).
+pub fn timestamp_of(line: &str) -> Option<Timestamp> {
+    if is_json(line) {
+        let classic = json::to_classic(line)?;
+        envelope(&classic)?.ts
+    } else {
+        envelope(line)?.ts
+    }
 }
 
 /// Debezium's MDC triple `a|b|c` (usually `||`) followed by blanks.

@@ -1,0 +1,211 @@
+//! Rotated segments of one log (`connect.log`, `connect.log.1`,
+//! `connect.log.2024-05-01-10`, `connect.log.3.gz`, `connect.log-20240501`)
+//! form one stream. A stream's segments are read in time order: by the
+//! first timestamp each holds, not by name alone.
+
+use super::Input;
+use crate::layout;
+use crate::model::Timestamp;
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read};
+use std::path::PathBuf;
+
+/// One logical log: the segments of one file's rotation, or stdin.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Family {
+    /// `dir/base` of the rotation (or `<stdin>`).
+    pub name: String,
+    /// Indices into the run's input list, in reading order.
+    pub segments: Vec<usize>,
+}
+
+fn is_digits(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// `2024-05-01`, `2024-05-01-10`, `20240501`, `2024-05-01-10-30`.
+fn is_date(s: &str) -> bool {
+    let digits = s.bytes().filter(u8::is_ascii_digit).count();
+    s.len() >= 8 && digits >= 8 && s.bytes().all(|b| b.is_ascii_digit() || b == b'-') && s.as_bytes()[0].is_ascii_digit()
+}
+
+/// The name a rotated segment had before rotation: `.gz` and rotation
+/// suffixes (`.N`, `.DATE`, `-DATE`) removed.
+pub fn rotation_base(file_name: &str) -> &str {
+    let mut base = file_name;
+    for ext in [".gz", ".gzip"] {
+        if let Some(b) = base.strip_suffix(ext) {
+            base = b;
+            break;
+        }
+    }
+    loop {
+        let before = base;
+        if let Some((head, tail)) = base.rsplit_once('.') {
+            if !head.is_empty() && (is_digits(tail) || is_date(tail)) {
+                base = head;
+            }
+        }
+        if base == before {
+            if let Some((head, tail)) = base.rsplit_once('-') {
+                if !head.is_empty() && is_date(tail) && tail.len() >= 8 && !tail.contains('-') {
+                    base = head;
+                }
+            }
+        }
+        if base == before {
+            return base;
+        }
+    }
+}
+
+/// Groups inputs into families (rotation sets in one directory). Stdin is a
+/// family of its own. Families come in the order of their first input.
+pub fn group(inputs: &[Input]) -> Vec<Family> {
+    let mut by_key: BTreeMap<(PathBuf, String), usize> = BTreeMap::new();
+    let mut out: Vec<Family> = Vec::new();
+    for (i, input) in inputs.iter().enumerate() {
+        match input {
+            Input::Stdin => out.push(Family {
+                name: input.display(),
+                segments: vec![i],
+            }),
+            Input::File(p) => {
+                let dir = p.parent().map(|d| d.to_path_buf()).unwrap_or_default();
+                let file = p.file_name().map(|f| f.to_string_lossy().to_string()).unwrap_or_default();
+                let base = rotation_base(&file).to_string();
+                let key = (dir.clone(), base.clone());
+                match by_key.get(&key) {
+                    Some(&f) => out[f].segments.push(i),
+                    None => {
+                        by_key.insert(key, out.len());
+                        out.push(Family {
+                            name: dir.join(&base).display().to_string(),
+                            segments: vec![i],
+                        });
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// How far into a segment to look for its first timestamp.
+const PEEK_LINES: usize = 2000;
+
+/// The first log-record timestamp of a reader's text, if its first lines
+/// hold one.
+pub fn first_timestamp<R: Read>(reader: R) -> Option<Timestamp> {
+    let mut r = BufReader::new(reader);
+    let mut line = Vec::new();
+    for _ in 0..PEEK_LINES {
+        line.clear();
+        match r.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => return None,
+            Ok(_) => {}
+        }
+        let text = String::from_utf8_lossy(&line);
+        let text = text.trim_end_matches(['\n', '\r']);
+        if let Some(ts) = layout::timestamp_of(text) {
+            return Some(ts);
+        }
+    }
+    None
+}
+
+/// Rotation number of a segment for ordering ties: `connect.log` (0, the
+/// live file) is newest, `.1` older than it, `.2` older still; dated
+/// segments sort by their date text.
+fn rotation_rank(file_name: &str) -> (i64, String) {
+    let name = file_name.trim_end_matches(".gz");
+    match name.rsplit_once('.') {
+        Some((_, n)) if is_digits(n) => (-(n.parse::<i64>().unwrap_or(0)), String::new()),
+        Some((_, d)) if is_date(d) => (i64::MIN / 2, d.to_string()),
+        _ => (0, String::new()),
+    }
+}
+
+/// Orders a family's segments: by first timestamp (segments without one
+/// keep their rotation order after the others), ties by rotation order.
+pub fn order_segments(inputs: &[Input], family: &mut Family, first_ts: &[Option<Timestamp>]) {
+    family.segments.sort_by(|&a, &b| {
+        let name = |i: usize| match &inputs[i] {
+            Input::File(p) => p.file_name().map(|f| f.to_string_lossy().to_string()).unwrap_or_default(),
+            Input::Stdin => String::new(),
+        };
+        let ka = (first_ts[a].is_none(), first_ts[a], rotation_rank(&name(a)), name(a));
+        let kb = (first_ts[b].is_none(), first_ts[b], rotation_rank(&name(b)), name(b));
+        ka.cmp(&kb)
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rotation_bases() {
+        for (name, base) in [
+            ("connect.log", "connect.log"),
+            ("connect.log.1", "connect.log"),
+            ("connect.log.12.gz", "connect.log"),
+            ("connect.log.2024-05-01-10", "connect.log"),
+            ("connect.log.2024-05-01-10.gz", "connect.log"),
+            ("connect.log.2024-05-01.3", "connect.log"),
+            ("connect.log-20240501", "connect.log"),
+            ("connect.log-20240501.gz", "connect.log"),
+            ("connect-1.log", "connect-1.log"),
+            ("worker.2.log", "worker.2.log"),
+            ("w1.log.gz", "w1.log"),
+            ("12", "12"),
+            (".1", ".1"),
+        ] {
+            assert_eq!(rotation_base(name), base, "{name}");
+        }
+    }
+
+    #[test]
+    fn groups_by_directory_and_base() {
+        let inputs: Vec<Input> = [
+            "a/connect.log",
+            "a/connect.log.1",
+            "b/connect.log",
+            "a/connect.log.2.gz",
+            "a/other.log",
+        ]
+        .iter()
+        .map(|p| Input::File(PathBuf::from(p)))
+        .chain(std::iter::once(Input::Stdin))
+        .collect();
+        let fams = group(&inputs);
+        let segs: Vec<Vec<usize>> = fams.iter().map(|f| f.segments.clone()).collect();
+        assert_eq!(segs, vec![vec![0, 1, 3], vec![2], vec![4], vec![5]]);
+        assert_eq!(fams[0].name, "a/connect.log");
+    }
+
+    #[test]
+    fn orders_by_first_timestamp_then_rotation() {
+        let inputs: Vec<Input> = ["d/connect.log", "d/connect.log.1", "d/connect.log.2"]
+            .iter()
+            .map(|p| Input::File(PathBuf::from(p)))
+            .collect();
+        let mut fam = group(&inputs).remove(0);
+        let ts = |s| Some(Timestamp(s));
+        order_segments(&inputs, &mut fam, &[ts(300), ts(200), ts(100)]);
+        assert_eq!(fam.segments, vec![2, 1, 0]);
+        // Without timestamps: rotation order (.2 oldest, live file newest).
+        order_segments(&inputs, &mut fam, &[None, None, None]);
+        assert_eq!(fam.segments, vec![2, 1, 0]);
+    }
+
+    #[test]
+    fn peeks_the_first_timestamp() {
+        let text = "noise\n\tat x\n[2024-05-01 10:00:00,123] INFO hello (a.B)\n[2024-05-01 11:00:00,000] INFO later (a.B)\n";
+        assert_eq!(
+            first_timestamp(text.as_bytes()),
+            Timestamp::from_parts(2024, 5, 1, 10, 0, 0, 123)
+        );
+        assert_eq!(first_timestamp("no stamp\n".as_bytes()), None);
+    }
+}
