@@ -38,6 +38,8 @@ pub enum LoggerKind {
     ConfigBackingStore,
     /// `org.apache.kafka.common.config.AbstractConfig` (config dumps)
     AbstractConfig,
+    /// `org.apache.kafka.connect.runtime.rest.RestServer`
+    RestServer,
     /// No logger printed by the layout.
     Unknown,
 }
@@ -63,6 +65,7 @@ impl LoggerKind {
                 | "ExactlyOnceWorkerSourceTask" => LoggerKind::WorkerTask,
                 "AbstractHerder" => LoggerKind::AbstractHerder,
                 "Connect" => LoggerKind::Connect,
+                "rest.RestServer" => LoggerKind::RestServer,
                 _ => return None,
             });
         }
@@ -405,6 +408,8 @@ pub enum Event {
     /// `ConnectException: Task already exists in this worker: X-n` /
     /// `Connector with name X already exists` (stack trace of a failed start).
     AlreadyExists(Resource),
+    /// RestServer `Advertised URI: http://host:8083/`
+    AdvertisedUrl(String),
     /// `\tconnect.protocol = sessioned` inside a `DistributedConfig values:` dump.
     ConfigValue {
         key: ConfigKey,

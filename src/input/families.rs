@@ -26,7 +26,10 @@ fn is_digits(s: &str) -> bool {
 /// `2024-05-01`, `2024-05-01-10`, `20240501`, `2024-05-01-10-30`.
 fn is_date(s: &str) -> bool {
     let digits = s.bytes().filter(u8::is_ascii_digit).count();
-    s.len() >= 8 && digits >= 8 && s.bytes().all(|b| b.is_ascii_digit() || b == b'-') && s.as_bytes()[0].is_ascii_digit()
+    s.len() >= 8
+        && digits >= 8
+        && s.bytes().all(|b| b.is_ascii_digit() || b == b'-')
+        && s.as_bytes()[0].is_ascii_digit()
 }
 
 /// The name a rotated segment had before rotation: `.gz` and rotation
@@ -72,7 +75,10 @@ pub fn group(inputs: &[Input]) -> Vec<Family> {
             }),
             Input::File(p) => {
                 let dir = p.parent().map(|d| d.to_path_buf()).unwrap_or_default();
-                let file = p.file_name().map(|f| f.to_string_lossy().to_string()).unwrap_or_default();
+                let file = p
+                    .file_name()
+                    .map(|f| f.to_string_lossy().to_string())
+                    .unwrap_or_default();
                 let base = rotation_base(&file).to_string();
                 let key = (dir.clone(), base.clone());
                 match by_key.get(&key) {
@@ -131,11 +137,24 @@ fn rotation_rank(file_name: &str) -> (i64, String) {
 pub fn order_segments(inputs: &[Input], family: &mut Family, first_ts: &[Option<Timestamp>]) {
     family.segments.sort_by(|&a, &b| {
         let name = |i: usize| match &inputs[i] {
-            Input::File(p) => p.file_name().map(|f| f.to_string_lossy().to_string()).unwrap_or_default(),
+            Input::File(p) => p
+                .file_name()
+                .map(|f| f.to_string_lossy().to_string())
+                .unwrap_or_default(),
             Input::Stdin => String::new(),
         };
-        let ka = (first_ts[a].is_none(), first_ts[a], rotation_rank(&name(a)), name(a));
-        let kb = (first_ts[b].is_none(), first_ts[b], rotation_rank(&name(b)), name(b));
+        let ka = (
+            first_ts[a].is_none(),
+            first_ts[a],
+            rotation_rank(&name(a)),
+            name(a),
+        );
+        let kb = (
+            first_ts[b].is_none(),
+            first_ts[b],
+            rotation_rank(&name(b)),
+            name(b),
+        );
         ka.cmp(&kb)
     });
 }

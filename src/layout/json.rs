@@ -29,7 +29,13 @@ struct JsonLine<'a> {
     /// Container runtime: the whole original line.
     #[serde(borrow, default)]
     log: Option<Cow<'a, str>>,
-    #[serde(borrow, default, alias = "msg", alias = "@message", alias = "short_message")]
+    #[serde(
+        borrow,
+        default,
+        alias = "msg",
+        alias = "@message",
+        alias = "short_message"
+    )]
     message: Option<Cow<'a, str>>,
     #[serde(
         borrow,
@@ -41,9 +47,21 @@ struct JsonLine<'a> {
         alias = "_logger"
     )]
     logger: Option<Cow<'a, str>>,
-    #[serde(borrow, default, alias = "log.level", alias = "severity", alias = "levelname")]
+    #[serde(
+        borrow,
+        default,
+        alias = "log.level",
+        alias = "severity",
+        alias = "levelname"
+    )]
     level: Option<Cow<'a, str>>,
-    #[serde(default, rename = "@timestamp", alias = "timestamp", alias = "time", alias = "ts")]
+    #[serde(
+        default,
+        rename = "@timestamp",
+        alias = "timestamp",
+        alias = "time",
+        alias = "ts"
+    )]
     timestamp: Option<Value>,
     #[serde(default)]
     instant: Option<Instant>,
@@ -61,10 +79,14 @@ fn timestamp_value(v: &Value) -> Option<Timestamp> {
             }
             // Second precision: `2024-05-01T10:00:00Z`.
             let s19 = s.get(..19)?;
-            super::log4j_timestamp(&format!("{s19}.000")).ok().and_then(|(_, t)| t)
+            super::log4j_timestamp(&format!("{s19}.000"))
+                .ok()
+                .and_then(|(_, t)| t)
         }
         Value::Number(n) => {
-            let ms = n.as_i64().or_else(|| n.as_f64().map(|f| (f * 1000.0) as i64))?;
+            let ms = n
+                .as_i64()
+                .or_else(|| n.as_f64().map(|f| (f * 1000.0) as i64))?;
             // Seconds or milliseconds since the epoch.
             Some(Timestamp(if ms < 100_000_000_000 { ms * 1000 } else { ms }))
         }
@@ -96,7 +118,10 @@ pub fn to_classic(line: &str) -> Option<String> {
         .or(rec.time_millis.map(Timestamp))?;
     let level = rec.level.as_deref().unwrap_or("INFO").to_ascii_uppercase();
     let logger = rec.logger.map(|l| format!(" ({l})")).unwrap_or_default();
-    Some(format!("{}[{ts}] {level} {message}{logger}", &line[..start]))
+    Some(format!(
+        "{}[{ts}] {level} {message}{logger}",
+        &line[..start]
+    ))
 }
 
 #[cfg(test)]
@@ -120,7 +145,10 @@ mod tests {
         let l = r#"{"log":"[2024-05-01 10:00:00,123] INFO [Worker clientId=connect-1, groupId=g] Starting task a-0 (org.apache.kafka.connect.runtime.distributed.DistributedHerder:1289)\n","stream":"stdout","time":"2024-05-01T10:00:00.124Z"}"#;
         let (ts, logger, msg, _) = env_of(l);
         assert_eq!(ts, "2024-05-01 10:00:00,123");
-        assert_eq!(logger.as_deref(), Some("org.apache.kafka.connect.runtime.distributed.DistributedHerder"));
+        assert_eq!(
+            logger.as_deref(),
+            Some("org.apache.kafka.connect.runtime.distributed.DistributedHerder")
+        );
         assert_eq!(msg, "Starting task a-0");
     }
 
@@ -139,7 +167,10 @@ mod tests {
         let l = r#"{"@timestamp":"2024-05-01T10:00:00.123+02:00","@version":"1","message":"Stopping task a-0","logger_name":"org.apache.kafka.connect.runtime.Worker","thread_name":"pool-1","level":"INFO","level_value":20000}"#;
         let (ts, logger, msg, _) = env_of(l);
         assert_eq!(ts, "2024-05-01 10:00:00,123");
-        assert_eq!(logger.as_deref(), Some("org.apache.kafka.connect.runtime.Worker"));
+        assert_eq!(
+            logger.as_deref(),
+            Some("org.apache.kafka.connect.runtime.Worker")
+        );
         assert_eq!(msg, "Stopping task a-0");
 
         let l = r#"{"instant":{"epochSecond":1714557600,"nanoOfSecond":123000000},"thread":"main","level":"WARN","loggerName":"org.apache.kafka.connect.runtime.distributed.DistributedHerder","message":"Catching up to assignment's config offset.","endOfBatch":false}"#;

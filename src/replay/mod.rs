@@ -2,9 +2,11 @@
 //! (SPEC §3). One [`WorkerReplay`] per worker stream; it knows nothing of
 //! layouts, and decisions are delegated to the pure rules in [`crate::rules`].
 
+pub mod facts;
 pub mod state;
 mod summary;
 
+pub use facts::{Fact, FactKind};
 pub use summary::{GenerationRecord, Note, WorkerReport, WorkerSummary};
 
 use crate::event::{ConfigKey, ConnectorUpdateAction, Event, Milestone, StartFailure, TargetState};
@@ -16,6 +18,7 @@ use crate::rules::{
 };
 use state::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
 
 /// Facts about a line that come from its layout rather than its message.
 #[derive(Debug, Clone, Copy, Default)]
@@ -73,6 +76,10 @@ pub struct WorkerReplay {
     member_id: Option<String>,
     rest_host: Option<String>,
     rest_port: Option<String>,
+    /// `Advertised URI: …` (RestServer).
+    advertised_url: Option<String>,
+    /// The leader URL of an assignment whose leader is this worker.
+    leader_self_url: Option<String>,
     /// Config-topic facts per connector; they survive restarts (the config
     /// topic does).
     config: HashMap<crate::model::Name, ConfigFacts>,
@@ -81,6 +88,10 @@ pub struct WorkerReplay {
     generations: Vec<GenerationRecord>,
     keep_generations: bool,
     last_line: Option<SourceLine>,
+    /// Facts for the cross-worker checks, when they are wanted.
+    facts: Option<Vec<Fact>>,
+    /// Shared copy of the group name for facts.
+    group_arc: Option<Arc<str>>,
 }
 
 fn is_stop_family(ev: &Event) -> bool {
@@ -114,11 +125,58 @@ impl WorkerReplay {
             member_id: None,
             rest_host: None,
             rest_port: None,
+            advertised_url: None,
+            leader_self_url: None,
             config: HashMap::new(),
             findings: Vec::new(),
             generations: Vec::new(),
             keep_generations,
             last_line: None,
+            facts: None,
+            group_arc: None,
+        }
+    }
+
+    /// Collect facts for the cross-worker checks ([`WorkerReplay::take_facts`]).
+    pub fn with_facts(mut self) -> WorkerReplay {
+        self.facts = Some(Vec::new());
+        self
+    }
+
+    /// The facts collected since the last call.
+    pub fn take_facts(&mut self) -> Vec<Fact> {
+        self.facts.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    fn fact(&mut self, line: &SourceLine, kind: FactKind) {
+        if let Some(f) = &mut self.facts {
+            if self.group_arc.as_deref() != self.group.as_deref() {
+                self.group_arc = self.group.as_deref().map(Arc::from);
+            }
+            f.push(Fact {
+                group: self.group_arc.clone(),
+                line: line.clone(),
+                kind,
+            });
+        }
+    }
+
+    /// Identity facts learned so far: (REST URL, member id, client id).
+    pub fn identity(&self) -> (Option<String>, Option<&str>, Option<&str>) {
+        (
+            self.rest_url(),
+            self.member_id.as_deref(),
+            self.client_id.as_deref(),
+        )
+    }
+
+    fn rest_url(&self) -> Option<String> {
+        if let Some(u) = &self.advertised_url {
+            return Some(u.clone());
+        }
+        match (&self.rest_host, &self.rest_port) {
+            (Some(h), Some(p)) => Some(format!("http://{h}:{p}/")),
+            _ => self.leader_self_url.clone(),
         }
     }
 
@@ -293,10 +351,20 @@ impl WorkerReplay {
                 if let Some(w) = &mut self.inc.window {
                     w.stop_attempts.insert(r.clone());
                 }
-                self.inc
+                let prev = self
+                    .inc
                     .res
                     .insert(r.clone(), ResState::Stopped { at: line.clone() });
+                if prev.as_ref().is_some_and(ResState::is_live) {
+                    self.fact(
+                        line,
+                        FactKind::Stop {
+                            resource: r.clone(),
+                        },
+                    );
+                }
             }
+            Event::AdvertisedUrl(u) => self.advertised_url = Some(u.clone()),
             Event::IgnoringAwaitStop(r) => {
                 if let Some(w) = &mut self.inc.window {
                     w.stop_attempts.insert(r.clone());
@@ -380,6 +448,7 @@ impl WorkerReplay {
                 if !fresh {
                     let had_state = self.inc.active;
                     self.end_incarnation(line, StopReason::NotJudged);
+                    self.fact(line, FactKind::Reset);
                     self.inc = Incarnation::default();
                     if had_state {
                         self.summary.restarts += 1;
@@ -446,6 +515,12 @@ impl WorkerReplay {
             .inc
             .res
             .insert(r.clone(), ResState::Stopped { at: line.clone() });
+        self.fact(
+            line,
+            FactKind::Stop {
+                resource: r.clone(),
+            },
+        );
         if let Some(g) = self.generations.last_mut() {
             g.stopped.push(r.clone());
         }
@@ -685,6 +760,28 @@ impl WorkerReplay {
         if !a.failed() {
             self.inc.owned = Some(Owned::from(&received));
         }
+        if self.member_id.as_deref() == Some(a.leader.as_str()) && a.leader_url != "null" {
+            self.leader_self_url = Some(a.leader_url.clone());
+        }
+        if let Some(g) = generation {
+            let mut live: Vec<(Resource, SourceLine)> = self
+                .inc
+                .res
+                .iter()
+                .filter_map(|(r, s)| s.live_since().map(|l| (r.clone(), l.clone())))
+                .collect();
+            live.sort();
+            let kind = FactKind::Assignment {
+                generation: g,
+                assigned: Arc::new(a.resources().collect()),
+                leader: a.leader.clone(),
+                leader_url: a.leader_url.clone(),
+                offset: a.offset,
+                error: a.error,
+                live,
+            };
+            self.fact(line, kind);
+        }
         self.inc.received = Some(received);
         self.inc.trouble = None;
         self.inc.ctx.self_revocation = None;
@@ -819,10 +916,24 @@ impl WorkerReplay {
             // The herder now counts the whole assignment as running
             // (cooperative); what the log never showed is held from here.
             if rec.protocol.is_none_or(Protocol::is_cooperative) {
+                let mut held = Vec::new();
                 for r in rec.assignment.resources() {
-                    self.inc.res.entry(r).or_insert_with(|| ResState::Held {
-                        since: rec.line.clone(),
-                    });
+                    if !self.inc.res.contains_key(&r) {
+                        let since = rec.line.clone();
+                        self.inc.res.insert(r.clone(), ResState::Held { since });
+                        held.push(r);
+                    }
+                }
+                if !held.is_empty() {
+                    held.sort();
+                    let since = rec.line.clone();
+                    self.fact(
+                        fin,
+                        FactKind::Held {
+                            resources: held,
+                            since,
+                        },
+                    );
                 }
             }
         }
@@ -872,13 +983,29 @@ impl WorkerReplay {
             g.started.push(r.clone());
         }
 
+        let generation = self.inc.generation;
+        self.fact(
+            line,
+            FactKind::Start {
+                resource: r.clone(),
+                generation,
+            },
+        );
         let judgeable = in_phase != Some(false);
         if judgeable
             && let Some(why) =
                 foreign_start::check(self.inc.owned.as_ref(), self.inc.received.as_ref(), r)
         {
             let f = foreign_start::finding(&self.who(), r, line, &why, &origin, None);
-            self.push(f);
+            let finding = self.push(f);
+            self.fact(
+                line,
+                FactKind::ForeignStart {
+                    resource: r.clone(),
+                    generation,
+                    finding,
+                },
+            );
         }
         let mut double = None;
         if double_start::check(prev.as_ref()) {
@@ -976,6 +1103,7 @@ impl WorkerReplay {
     pub fn finish(mut self) -> WorkerReport {
         if let Some(l) = self.last_line.clone() {
             self.end_incarnation(&l, StopReason::NotJudged);
+            self.fact(&l, FactKind::Reset);
         }
         self.summary.group = self.group.clone();
         self.summary.client_id = self.client_id.clone();

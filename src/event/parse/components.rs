@@ -46,6 +46,22 @@ pub(super) fn parse_abstract_herder(msg: &str) -> Option<Event> {
     }
 }
 
+/// `RestServer`: `Advertised URI: http://host:8083/`, the worker's REST
+/// identity.
+pub(super) fn parse_rest_server(msg: &str) -> Option<Event> {
+    match msg.as_bytes().first()? {
+        b'A' => run(advertised_uri, msg),
+        _ => None,
+    }
+}
+
+fn advertised_uri(i: &str) -> PResult<'_, Event> {
+    map(preceded(tag("Advertised URI: "), any_rest), |u: &str| {
+        Event::AdvertisedUrl(u.trim().to_string())
+    })
+    .parse(i)
+}
+
 /// `AbstractConfig` / `DistributedConfig`: the dump header.
 pub(super) fn parse_config_dump(msg: &str) -> Option<Event> {
     match msg.as_bytes().first()? {
@@ -155,6 +171,15 @@ fn distributed_config_dump(i: &str) -> PResult<'_, Event> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn advertised_uri_line() {
+        assert_eq!(
+            parse_rest_server("Advertised URI: http://connect-1:8083/"),
+            Some(Event::AdvertisedUrl("http://connect-1:8083/".into()))
+        );
+        assert_eq!(parse_rest_server("Added connector for http://:8083"), None);
+    }
 
     #[test]
     fn connect_milestones() {

@@ -56,6 +56,7 @@ pub fn parse_message(logger: LoggerKind, msg: &str) -> Option<Event> {
         LoggerKind::Connect => components::parse_connect(msg),
         LoggerKind::ConfigBackingStore => components::parse_config_store(msg),
         LoggerKind::AbstractConfig => components::parse_config_dump(msg),
+        LoggerKind::RestServer => components::parse_rest_server(msg),
         LoggerKind::Unknown => coordinator::parse(msg)
             .or_else(|| herder::parse(msg))
             .or_else(|| worker::parse_worker(msg))
@@ -65,7 +66,8 @@ pub fn parse_message(logger: LoggerKind, msg: &str) -> Option<Event> {
             .or_else(|| components::parse_connect(msg))
             .or_else(|| components::parse_config_store(msg))
             .or_else(|| components::parse_group_member(msg))
-            .or_else(|| components::parse_config_dump(msg)),
+            .or_else(|| components::parse_config_dump(msg))
+            .or_else(|| components::parse_rest_server(msg)),
     }
 }
 
