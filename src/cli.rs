@@ -100,6 +100,8 @@ pub fn run() -> i32 {
     let opts = Options {
         keep_generations: replay,
         jobs: args.jobs,
+        cross: true,
+        progress: true,
     };
     let mut report = audit::audit(&inputs, &opts);
     for (input, message) in walk_errors {

@@ -3,6 +3,7 @@
 
 pub mod audit;
 pub mod cli;
+pub mod cluster;
 pub mod event;
 pub mod finding;
 pub mod input;

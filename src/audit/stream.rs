@@ -1,16 +1,24 @@
-//! From selected lines to worker replays: envelope, logger, message parser,
-//! then the replay of the worker the line belongs to (one per stream label
-//! in multiplexed files).
+//! From selected lines to worker replays: envelope (classic or JSON),
+//! logger, message parser, then the replay of the worker the line belongs to
+//! (one per stream label in multiplexed files). A [`StreamProcessor`] reads
+//! one stream (a file, its rotated segments in time order, or stdin) in
+//! steps, pausing at a given log time so many streams can advance together.
 
 use crate::event::{
     Continuation, Event, LoggerKind, parse_already_exists, parse_config_value, parse_message,
 };
-use crate::input::scan::{Delivery, LineSink, Step};
-use crate::layout::{envelope, split_stream};
+use crate::input::scan::{Delivery, LineSink, Outcome, Scanner, Step};
+use crate::input::{self, Input};
+use crate::layout::{self, envelope, split_stream};
 use crate::model::{SourceId, SourceLine, Timestamp};
-use crate::replay::{LineCtx, WorkerReplay};
-use std::collections::BTreeMap;
+use crate::replay::{Fact, LineCtx, WorkerReplay};
+use std::collections::hash_map::DefaultHasher;
+use std::collections::{BTreeMap, HashSet};
+use std::hash::{Hash, Hasher};
+use std::io::Read;
 use std::sync::Arc;
+
+use super::{InputError, InputReport};
 
 /// Continuation lines to look at after a config-dump head.
 const DUMP_LINES: usize = 2000;
@@ -48,13 +56,80 @@ enum Follow {
     Trace(Option<String>),
 }
 
-/// Feeds the lines of one input to the replays of the workers in it.
+/// When to pause.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Until {
+    /// Never: read to the end.
+    End,
+    /// Before the first line with a time stamp.
+    FirstStamp,
+    /// Before the first line stamped later than this.
+    After(Timestamp),
+}
+
+/// Skips the part of a rotated segment that repeats what earlier segments
+/// of the stream already held (overlapping or duplicated segments).
+#[derive(Debug, Default)]
+struct Dedupe {
+    /// Latest time stamp of an event read so far in the stream.
+    last_ts: Option<Timestamp>,
+    /// Hashes of the event lines stamped `last_ts`.
+    at_last: HashSet<u64>,
+    /// In a new segment and not yet past the overlap.
+    armed: bool,
+    /// Events skipped as repeats.
+    skipped: u64,
+}
+
+fn hash_line(text: &str) -> u64 {
+    let mut h = DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
+}
+
+impl Dedupe {
+    /// Is this event line a repeat? (Also records it when it is new.)
+    fn repeat(&mut self, ts: Option<Timestamp>, text: &str) -> bool {
+        if self.armed {
+            match (ts, self.last_ts) {
+                (None, _) => {
+                    self.skipped += 1;
+                    return true;
+                }
+                (Some(t), Some(last))
+                    if t < last || (t == last && self.at_last.contains(&hash_line(text))) =>
+                {
+                    self.skipped += 1;
+                    return true;
+                }
+                _ => self.armed = false,
+            }
+        }
+        if let Some(t) = ts {
+            if Some(t) > self.last_ts {
+                self.last_ts = Some(t);
+                self.at_last.clear();
+            }
+            if Some(t) == self.last_ts {
+                self.at_last.insert(hash_line(text));
+            }
+        }
+        false
+    }
+}
+
+/// Feeds the lines of one stream to the replays of the workers in it.
 pub struct StreamSink {
     source: SourceId,
     label: String,
     keep_generations: bool,
+    facts: bool,
     slots: BTreeMap<Option<String>, Slot>,
     follow: Follow,
+    until: Until,
+    /// The time stamp of the line the sink paused before.
+    pub paused_at: Option<Timestamp>,
+    dedupe: Dedupe,
     /// Lifecycle events read.
     pub events: u64,
     /// Lines skipped for their length: (line number, length).
@@ -67,11 +142,28 @@ impl StreamSink {
             source,
             label,
             keep_generations,
+            facts: false,
             slots: BTreeMap::new(),
             follow: Follow::None,
+            until: Until::End,
+            paused_at: None,
+            dedupe: Dedupe::default(),
             events: 0,
             too_long: Vec::new(),
         }
+    }
+
+    /// Have the replays collect facts for the cross-worker checks.
+    pub fn with_facts(mut self) -> StreamSink {
+        self.facts = true;
+        self
+    }
+
+    /// The next lines come from another segment of the same stream.
+    fn next_segment(&mut self, source: SourceId, first: bool) {
+        self.source = source;
+        self.follow = Follow::None;
+        self.dedupe.armed = !first && self.dedupe.last_ts.is_some();
     }
 
     fn slot(&mut self, stream: Option<&str>) -> &mut Slot {
@@ -80,14 +172,20 @@ impl StreamSink {
             Some(s) => format!("{}#{s}", self.label),
             None => self.label.clone(),
         };
-        let keep = self.keep_generations;
-        self.slots.entry(key).or_insert_with(|| Slot {
-            replay: WorkerReplay::new(label, keep),
-            seq: 0,
+        let (keep, facts) = (self.keep_generations, self.facts);
+        self.slots.entry(key).or_insert_with(|| {
+            let replay = WorkerReplay::new(label, keep);
+            Slot {
+                replay: if facts { replay.with_facts() } else { replay },
+                seq: 0,
+            }
         })
     }
 
     fn apply(&mut self, stream: Option<&str>, ev: &Event, raw: Raw, ctx: LineCtx) {
+        if self.dedupe.repeat(raw.ts, raw.text) {
+            return;
+        }
         let source = self.source;
         self.events += 1;
         let slot = self.slot(stream);
@@ -101,6 +199,15 @@ impl StreamSink {
             msg: (raw.msg.0 as u32, raw.msg.1 as u32),
         };
         slot.replay.apply(ev, &line, ctx);
+    }
+
+    /// The facts the replays collected, per worker slot (stream label).
+    pub fn take_facts(&mut self) -> Vec<(String, Vec<Fact>)> {
+        self.slots
+            .values_mut()
+            .map(|s| (s.replay.label().to_string(), s.replay.take_facts()))
+            .filter(|(_, f)| !f.is_empty())
+            .collect()
     }
 
     /// The replays, in stream order; streams without a lifecycle event
@@ -173,36 +280,59 @@ fn unprefixed_coordinator_line_is_workers(ev: &Event, worker_group: Option<&str>
     }
 }
 
-impl LineSink for StreamSink {
-    fn line(&mut self, number: u64, bytes: &[u8], how: Delivery) -> Step {
-        Step::Next(self.line_inner(number, bytes, how))
-    }
-
-    fn too_long(&mut self, number: u64, len: u64) {
-        self.too_long.push((number, len));
+/// Where the message of a JSON line is in the raw text (it is quoted there
+/// verbatim unless it needed escapes); else the whole line.
+fn json_message_range(raw: &str, message: &str) -> (usize, usize) {
+    match raw.find(message) {
+        Some(i) if !message.is_empty() => (i, i + message.len()),
+        _ => (0, raw.len()),
     }
 }
 
-impl StreamSink {
-    fn line_inner(&mut self, number: u64, bytes: &[u8], how: Delivery) -> usize {
+impl LineSink for StreamSink {
+    fn line(&mut self, number: u64, bytes: &[u8], how: Delivery) -> Step {
         let text = String::from_utf8_lossy(bytes);
-        let Some(env) = envelope(&text) else {
-            return self.continuation(number, &text);
+        let classic;
+        let (line, json) = if how == Delivery::Candidate && layout::is_json(&text) {
+            match layout::json::to_classic(&text) {
+                Some(c) => {
+                    classic = c;
+                    (classic.as_str(), true)
+                }
+                None => return Step::Next(0),
+            }
+        } else {
+            (&*text, false)
+        };
+        let Some(env) = envelope(line) else {
+            return Step::Next(self.continuation(number, &text));
         };
         // A new record ends any continuation.
         self.follow = Follow::None;
-        if how == Delivery::Follow || env.client {
-            return 0;
+        if how == Delivery::Follow {
+            return Step::Next(0);
+        }
+        let pause = match (self.until, env.ts) {
+            (Until::FirstStamp, Some(_)) => true,
+            (Until::After(t), Some(ts)) => ts > t,
+            _ => false,
+        };
+        if pause {
+            self.paused_at = env.ts;
+            return Step::Pause;
+        }
+        if env.client {
+            return Step::Next(0);
         }
         let kind = match env.logger {
             Some(l) => match LoggerKind::classify(l) {
                 Some(k) => k,
-                None => return 0,
+                None => return Step::Next(0),
             },
             None => LoggerKind::Unknown,
         };
         let Some(ev) = parse_message(kind, env.message) else {
-            return 0;
+            return Step::Next(0);
         };
         if kind == LoggerKind::AbstractCoordinator && env.worker.is_none() {
             let group = self
@@ -210,7 +340,7 @@ impl StreamSink {
                 .get(&env.stream.map(str::to_string))
                 .and_then(|s| s.replay.group());
             if !unprefixed_coordinator_line_is_workers(&ev, group) {
-                return 0;
+                return Step::Next(0);
             }
         }
         let ctx = LineCtx {
@@ -218,14 +348,19 @@ impl StreamSink {
             group_id: env.worker.map(|w| w.group_id),
         };
         let stream = env.stream;
+        let msg = if json {
+            json_message_range(&text, env.message)
+        } else {
+            (env.msg_start, env.msg_end)
+        };
         let raw = Raw {
             number,
             text: &text,
             ts: env.ts,
-            msg: (env.msg_start, env.msg_end),
+            msg,
         };
         self.apply(stream, &ev, raw, ctx);
-        match ev.continuation() {
+        Step::Next(match ev.continuation() {
             Continuation::None => 0,
             Continuation::ConfigDump => {
                 self.follow = Follow::Dump(stream.map(str::to_string));
@@ -235,6 +370,173 @@ impl StreamSink {
                 self.follow = Follow::Trace(stream.map(str::to_string));
                 TRACE_LINES
             }
+        })
+    }
+
+    fn too_long(&mut self, number: u64, len: u64) {
+        self.too_long.push((number, len));
+    }
+}
+
+/// Counts the bytes read from an input (compressed bytes for gzip), for
+/// the progress bar.
+pub struct Counting<R> {
+    inner: R,
+    pub count: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count
+            .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// The segment being read: its id, its scanner, whether it is gzip.
+type Segment = (SourceId, Scanner<Box<dyn Read + Send>>, bool);
+
+/// Reads one stream — a file, its rotated segments, or stdin — in steps.
+pub struct StreamProcessor {
+    /// (source id, input) per segment, in reading order.
+    segments: Vec<(SourceId, Input)>,
+    next: usize,
+    current: Option<Segment>,
+    sink: StreamSink,
+    /// One report per segment read, in reading order.
+    pub inputs: Vec<InputReport>,
+    pub errors: Vec<InputError>,
+    /// Compressed bytes read, for the progress bar.
+    pub bytes_read: Arc<std::sync::atomic::AtomicU64>,
+    done: bool,
+}
+
+impl StreamProcessor {
+    pub fn new(
+        label: String,
+        segments: Vec<(SourceId, Input)>,
+        keep_generations: bool,
+        facts: bool,
+    ) -> StreamProcessor {
+        let first = segments.first().map_or(SourceId(0), |s| s.0);
+        let sink = StreamSink::new(first, label, keep_generations);
+        StreamProcessor {
+            segments,
+            next: 0,
+            current: None,
+            sink: if facts { sink.with_facts() } else { sink },
+            inputs: Vec::new(),
+            errors: Vec::new(),
+            bytes_read: Arc::new(std::sync::atomic::AtomicU64::new(0)),
+            done: false,
         }
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    fn open_next(&mut self) -> bool {
+        while let Some((id, input)) = self.segments.get(self.next).cloned() {
+            self.next += 1;
+            let name = input.display();
+            match input::open(&input) {
+                Ok((reader, gzip)) => {
+                    let counted: Box<dyn Read + Send> = Box::new(Counting {
+                        inner: reader,
+                        count: self.bytes_read.clone(),
+                    });
+                    self.sink.next_segment(id, self.next == 1);
+                    self.current = Some((id, Scanner::new(counted), gzip));
+                    return true;
+                }
+                Err(e) => {
+                    self.inputs.push(InputReport::empty(id, name.clone()));
+                    self.errors.push(InputError {
+                        input: name,
+                        message: input::describe(&e),
+                    });
+                }
+            }
+        }
+        false
+    }
+
+    fn close_current(&mut self) {
+        let Some((id, mut scanner, gzip)) = self.current.take() else {
+            return;
+        };
+        let name = self
+            .segments
+            .iter()
+            .find(|(s, _)| *s == id)
+            .map_or_else(String::new, |(_, i)| i.display());
+        let stats = scanner.stats;
+        if let Some(e) = scanner.take_error() {
+            self.errors.push(InputError {
+                input: name.clone(),
+                message: format!(
+                    "{} after line {}; the lines before it were audited",
+                    super::read_error(&e, gzip),
+                    stats.lines
+                ),
+            });
+        }
+        self.inputs.push(InputReport {
+            id,
+            name,
+            gzip,
+            bytes: stats.bytes,
+            lines: stats.lines,
+            candidates: stats.candidates,
+            events: 0,
+            too_long: std::mem::take(&mut self.sink.too_long),
+        });
+    }
+
+    /// Reads until the stream ends or a line stamped after `until` comes
+    /// next. Returns the time stamp of that next line (`None`: the stream
+    /// is done).
+    pub fn advance(&mut self, until: Until) -> Option<Timestamp> {
+        if self.done {
+            return None;
+        }
+        self.sink.until = until;
+        loop {
+            if self.current.is_none() && !self.open_next() {
+                self.done = true;
+                return None;
+            }
+            let Some((_, scanner, _)) = self.current.as_mut() else {
+                continue;
+            };
+            match scanner.run(&mut self.sink) {
+                Outcome::Paused => return self.sink.paused_at,
+                Outcome::Done => self.close_current(),
+            }
+        }
+    }
+
+    /// The facts collected since the last call, per worker label.
+    pub fn take_facts(&mut self) -> Vec<(String, Vec<Fact>)> {
+        self.sink.take_facts()
+    }
+
+    /// Events skipped as repeats of an earlier overlapping segment.
+    pub fn repeats_skipped(&self) -> u64 {
+        self.sink.dedupe.skipped
+    }
+
+    /// Ends the stream: the replays, the per-segment reports and errors.
+    pub fn finish(mut self) -> (Vec<WorkerReplay>, Vec<InputReport>, Vec<InputError>, u64) {
+        self.close_current();
+        let events = self.sink.events;
+        let skipped = self.sink.dedupe.skipped;
+        // Attribute events to the segments (the per-line split is not kept).
+        if let Some(first) = self.inputs.first_mut() {
+            first.events = events;
+        }
+        (self.sink.into_replays(), self.inputs, self.errors, skipped)
     }
 }

@@ -44,17 +44,20 @@ pub fn rotation_base(file_name: &str) -> &str {
     }
     loop {
         let before = base;
-        if let Some((head, tail)) = base.rsplit_once('.') {
-            if !head.is_empty() && (is_digits(tail) || is_date(tail)) {
-                base = head;
-            }
+        if let Some((head, tail)) = base.rsplit_once('.')
+            && !head.is_empty()
+            && (is_digits(tail) || is_date(tail))
+        {
+            base = head;
         }
-        if base == before {
-            if let Some((head, tail)) = base.rsplit_once('-') {
-                if !head.is_empty() && is_date(tail) && tail.len() >= 8 && !tail.contains('-') {
-                    base = head;
-                }
-            }
+        if base == before
+            && let Some((head, tail)) = base.rsplit_once('-')
+            && !head.is_empty()
+            && is_date(tail)
+            && tail.len() >= 8
+            && !tail.contains('-')
+        {
+            base = head;
         }
         if base == before {
             return base;

@@ -12,6 +12,7 @@ pub use summary::{GenerationRecord, Note, WorkerReport, WorkerSummary};
 use crate::event::{ConfigKey, ConnectorUpdateAction, Event, Milestone, StartFailure, TargetState};
 use crate::finding::{Evidence, Finding};
 use crate::model::{Protocol, Resource, SourceLine, TaskId};
+use crate::rules::offset_mismatch::Trouble;
 use crate::rules::{
     StartReason, StopReason, Who, double_start, foreign_start, lost_assignment, offset_mismatch,
     unnecessary_stop, zombie,
@@ -46,7 +47,7 @@ struct Incarnation {
     start_phase: Option<PhaseState>,
     /// A mismatch, failed assignment or failed read logged since the latest
     /// assignment line.
-    trouble: Option<SourceLine>,
+    trouble: Option<(Trouble, SourceLine)>,
     ctx: Contexts,
     pending_stops: Vec<Stop>,
     unconfirmed: Vec<(Resource, SourceLine)>,
@@ -324,11 +325,14 @@ impl WorkerReplay {
                     w.skip_stopping = Some(line.clone());
                 }
             }
-            Event::AssignmentFailed(_) | Event::ReadToEndTimedOut => {
-                self.inc.trouble = Some(line.clone());
+            Event::AssignmentFailed(_) => {
+                self.inc.trouble = Some((Trouble::AssignmentFailed, line.clone()));
+            }
+            Event::ReadToEndTimedOut => {
+                self.inc.trouble = Some((Trouble::ReadTimedOut, line.clone()));
             }
             Event::ConfigMismatch { current, .. } => {
-                self.inc.trouble = Some(line.clone());
+                self.inc.trouble = Some((Trouble::Mismatch, line.clone()));
                 self.inc.offset = Some((*current, line.clone()));
             }
             Event::ConfigBehind { current, .. } | Event::ReadingToEnd { current } => {
@@ -847,7 +851,7 @@ impl WorkerReplay {
         let mismatch = if judgeable {
             offset_mismatch::check(
                 self.inc.received.as_ref(),
-                self.inc.trouble.as_ref(),
+                self.inc.trouble.as_ref().map(|(t, l)| (*t, l)),
                 &known,
                 offset,
             )
@@ -996,7 +1000,7 @@ impl WorkerReplay {
             && let Some(why) =
                 foreign_start::check(self.inc.owned.as_ref(), self.inc.received.as_ref(), r)
         {
-            let f = foreign_start::finding(&self.who(), r, line, &why, &origin, None);
+            let f = foreign_start::finding(&self.who(), r, line, &why, &origin);
             let finding = self.push(f);
             self.fact(
                 line,

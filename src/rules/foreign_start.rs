@@ -48,7 +48,6 @@ pub fn finding(
     start: &SourceLine,
     why: &Foreign,
     origin: &Origin,
-    owner: Option<(&str, &SourceLine)>,
 ) -> Finding {
     let mut ev = vec![Evidence::new("started here", start)];
     let (assign_line, not_held) = match why {
@@ -60,37 +59,33 @@ pub fn finding(
     };
     ev.push(Evidence::new(not_held, assign_line));
     let mut upstream = None;
-    let how = match origin {
-        Origin::StartPhase => "in the post-rebalance start phase",
+    let reason = match origin {
+        Origin::StartPhase => format!(
+            "{r} was started in the post-rebalance start phase, but this worker's assignment does not hold it"
+        ),
         Origin::Reconfigured(stop) => {
             ev.push(Evidence::new("stopped here for a task-config update", stop));
-            "as the restart of a reconfigured task, after the rebalance moved it away"
+            format!(
+                "{r} was restarted after its task-config update, but the rebalance had moved it off this worker"
+            )
         }
         Origin::RestartPlan(plan) => {
             ev.push(Evidence::new("restart plan executed here", plan));
             upstream = Some("KAFKA-13719");
-            "by a REST restart plan"
+            format!(
+                "{r} was started by a REST restart plan, but this worker's assignment does not hold it"
+            )
         }
-        Origin::Other => "outside any rebalance",
+        Origin::Other => format!(
+            "{r} was started outside any rebalance, but this worker's assignment does not hold it"
+        ),
     };
-    if let Some((worker, line)) = owner {
-        ev.push(Evidence {
-            role: format!("assigned to {worker} in the same generation"),
-            worker: Some(worker.to_string()),
-            line: line.clone(),
-        });
-    }
-    let owner_txt = owner
-        .map(|(w, _)| format!(" (it belongs to {w})"))
-        .unwrap_or_default();
     who.finding(
         Kind::ForeignStart,
         Some(r.clone()),
         start,
         ev,
-        format!(
-            "{r} was started {how} although this worker's assignment does not hold it{owner_txt}"
-        ),
+        reason,
         upstream,
     )
 }

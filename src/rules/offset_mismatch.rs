@@ -6,11 +6,36 @@ use crate::finding::{Evidence, Finding, Kind};
 use crate::model::SourceLine;
 use crate::replay::state::{KnownOffset, Received, StartPhase};
 
+/// What the herder itself reported about an assignment's config.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trouble {
+    /// `Current config state offset X does not match group assignment Y. Forcing rebalance.`
+    Mismatch,
+    /// `Didn't reach end of config log quickly enough`
+    ReadTimedOut,
+    /// `Join group completed, but assignment failed …`
+    AssignmentFailed,
+}
+
+impl Trouble {
+    fn says(self) -> &'static str {
+        match self {
+            Trouble::Mismatch => {
+                "that its config snapshot does not match the assignment and a rebalance is needed"
+            }
+            Trouble::ReadTimedOut => {
+                "that it could not read the config log to the assignment's offset"
+            }
+            Trouble::AssignmentFailed => "that the assignment failed",
+        }
+    }
+}
+
 /// Why starting work at `offset` was wrong, with the lines that show it;
 /// `None` when it was right or cannot be judged (no assignment seen).
 pub fn check(
     latest: Option<&Received>,
-    trouble: Option<&SourceLine>,
+    trouble: Option<(Trouble, &SourceLine)>,
     known: &KnownOffset,
     offset: i64,
 ) -> Option<(String, Vec<(String, SourceLine)>)> {
@@ -35,12 +60,15 @@ pub fn check(
             vec![assigned],
         ));
     }
-    if let Some(t) = trouble {
+    if let Some((t, l)) = trouble {
         return Some((
-            "work was started on an assignment for which the herder itself reported that its config could not be brought in line".to_string(),
+            format!(
+                "work was started on an assignment for which the herder itself had reported {}",
+                t.says()
+            ),
             vec![
                 assigned,
-                ("the herder reports the mismatch here".to_string(), t.clone()),
+                ("the herder reports it here".to_string(), l.clone()),
             ],
         ));
     }

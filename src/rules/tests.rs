@@ -225,7 +225,13 @@ fn offset_mismatch_reasons() {
     let (why, ev) = offset_mismatch::check(Some(&rec), None, &known(7), 10).unwrap();
     assert!(why.contains("at offset 7"), "{why}");
     assert_eq!(ev.len(), 2);
-    let (why, _) = offset_mismatch::check(Some(&rec), Some(&line(3)), &known(10), 10).unwrap();
+    let (why, _) = offset_mismatch::check(
+        Some(&rec),
+        Some((offset_mismatch::Trouble::Mismatch, &line(3))),
+        &known(10),
+        10,
+    )
+    .unwrap();
     assert!(why.contains("herder itself"), "{why}");
     let mut failed = rec.clone();
     failed.assignment.error = 1;

@@ -1,0 +1,623 @@
+//! Cross-worker checks: what no single worker's log can prove. Workers of
+//! one group are compared generation by generation (same generation number
+//! in the same group; different groups never mix):
+//!
+//! * `zombie`: one resource running on two workers in the same generation,
+//!   reported once per duplicate episode on the line where it becomes
+//!   provable (the later of the two instances' "live in this generation"
+//!   lines: a start, or an assignment line it was held at);
+//! * `conflicting-assignment`: two workers' assignment lines of one
+//!   generation claim the same resource, or carry different config offsets
+//!   or leaders (reported on the later line);
+//! * the owner of a `foreign-start`'s resource, when its log is present.
+//!
+//! Facts arrive roughly in time order (the orchestrator advances all streams
+//! in lockstep); state is kept per generation only until every worker of the
+//! group has moved past it, so memory stays bounded by workers × resources.
+
+use crate::finding::{Evidence, Finding, Kind};
+use crate::model::{Resource, SourceId, SourceLine, Timestamp};
+use crate::replay::{Fact, FactKind};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::sync::Arc;
+
+/// How long (log time) past a generation's last assignment line a worker
+/// that never reported that generation may still report it.
+pub const RETIRE_MARGIN_MS: i64 = 6 * 3600 * 1000;
+
+/// Generations whose assignment lines lie further apart than this are not
+/// the same generation (the group was deleted and recreated).
+const EPOCH_GAP_MS: i64 = 24 * 3600 * 1000;
+
+#[derive(Debug, Clone)]
+struct Mark {
+    /// Identifies the instance: its start line, or the assignment it is
+    /// held from.
+    instance: SourceLine,
+    /// From this line on it is live in this generation.
+    from: SourceLine,
+    /// Stopped at this line in this generation.
+    until: Option<SourceLine>,
+}
+
+#[derive(Debug)]
+struct Entry {
+    line: SourceLine,
+    assigned: Arc<BTreeSet<Resource>>,
+    leader: String,
+    offset: i64,
+    error: i32,
+    live: BTreeMap<Resource, Mark>,
+}
+
+#[derive(Debug, Default)]
+struct Bucket {
+    first_ts: Option<Timestamp>,
+    last_ts: Option<Timestamp>,
+    entries: BTreeMap<usize, Entry>,
+    /// Foreign starts whose resource's owner has not reported this
+    /// generation yet: (worker, resource, finding index).
+    pending_foreign: Vec<(usize, Resource, usize)>,
+    conflicts: HashSet<(Option<Resource>, usize, usize)>,
+}
+
+#[derive(Debug, Default)]
+struct WState {
+    generation: Option<i32>,
+    position: Option<Timestamp>,
+    ended: bool,
+}
+
+#[derive(Debug, Default)]
+struct Group {
+    workers: BTreeMap<usize, WState>,
+    buckets: BTreeMap<i32, Bucket>,
+    /// Duplicate episodes already reported: resource and both instances.
+    episodes: HashSet<Episode>,
+}
+
+/// A duplicate episode: the resource and both instances (their lines).
+type Episode = (Resource, (SourceId, u64), (SourceId, u64));
+
+/// A finding across workers, with the workers it involves.
+#[derive(Debug, Clone)]
+pub struct CrossFinding {
+    /// The worker whose line triggers it.
+    pub worker: usize,
+    /// The other worker.
+    pub other: usize,
+    pub finding: Finding,
+}
+
+/// A `foreign-start` of `worker` (its finding `finding`) whose resource
+/// `owner` holds in the same generation, per `line`.
+#[derive(Debug, Clone)]
+pub struct Owner {
+    pub worker: usize,
+    pub finding: usize,
+    pub owner: usize,
+    pub line: SourceLine,
+    pub generation: i32,
+}
+
+/// The cross-worker checker.
+#[derive(Debug, Default)]
+pub struct Checker {
+    groups: BTreeMap<Arc<str>, Group>,
+    labels: Vec<String>,
+    pub findings: Vec<CrossFinding>,
+    pub owners: Vec<Owner>,
+}
+
+fn later<'a>(a: &'a SourceLine, b: &'a SourceLine) -> bool {
+    // Is `a` later than `b`? By time stamp; without one, not later.
+    matches!((a.ts, b.ts), (Some(x), Some(y)) if x > y)
+}
+
+fn ended_before(until: &Option<SourceLine>, from: &SourceLine) -> bool {
+    matches!((until.as_ref().and_then(|u| u.ts), from.ts), (Some(u), Some(f)) if u < f)
+}
+
+impl Checker {
+    pub fn new() -> Checker {
+        Checker::default()
+    }
+
+    /// Registers a worker; returns its index.
+    pub fn worker(&mut self, label: String) -> usize {
+        self.labels.push(label);
+        self.labels.len() - 1
+    }
+
+    pub fn label(&self, w: usize) -> &str {
+        self.labels.get(w).map_or("?", String::as_str)
+    }
+
+    /// Feeds one fact of worker `w`.
+    pub fn feed(&mut self, w: usize, fact: Fact) {
+        let Some(group_name) = fact.group.clone() else {
+            return;
+        };
+        let labels = &self.labels;
+        let group = self.groups.entry(group_name.clone()).or_default();
+        let ws = group.workers.entry(w).or_default();
+        if fact.line.ts.is_some() {
+            ws.position = fact.line.ts;
+        }
+        let mut out = Vec::new();
+        let mut owners = Vec::new();
+        match fact.kind {
+            FactKind::Assignment {
+                generation,
+                assigned,
+                leader,
+                offset,
+                error,
+                live,
+                ..
+            } => {
+                ws.generation = Some(generation);
+                let ts = fact.line.ts;
+                let bucket = group.buckets.entry(generation).or_default();
+                if let (Some(first), Some(t)) = (bucket.first_ts, ts)
+                    && (t.0 - first.0).abs() > EPOCH_GAP_MS
+                {
+                    *bucket = Bucket::default();
+                }
+                bucket.first_ts = bucket.first_ts.or(ts);
+                if ts > bucket.last_ts {
+                    bucket.last_ts = ts;
+                }
+                let live = live
+                    .into_iter()
+                    .map(|(r, instance)| {
+                        (
+                            r,
+                            Mark {
+                                instance,
+                                from: fact.line.clone(),
+                                until: None,
+                            },
+                        )
+                    })
+                    .collect();
+                bucket.entries.insert(
+                    w,
+                    Entry {
+                        line: fact.line.clone(),
+                        assigned,
+                        leader,
+                        offset,
+                        error,
+                        live,
+                    },
+                );
+                let ctx = Ctx {
+                    labels,
+                    group: &group_name,
+                    generation,
+                };
+                conflicts(&ctx, bucket, w, &mut out);
+                let resources: Vec<Resource> = bucket.entries[&w].live.keys().cloned().collect();
+                for r in resources {
+                    duplicates(&ctx, bucket, &mut group.episodes, w, &r, &mut out);
+                }
+                // Foreign starts waiting for this owner.
+                let pending = std::mem::take(&mut bucket.pending_foreign);
+                for (fw, r, finding) in pending {
+                    if fw != w && bucket.entries[&w].assigned.contains(&r) {
+                        owners.push(Owner {
+                            worker: fw,
+                            finding,
+                            owner: w,
+                            line: fact.line.clone(),
+                            generation,
+                        });
+                    } else {
+                        bucket.pending_foreign.push((fw, r, finding));
+                    }
+                }
+            }
+            FactKind::Held { resources, since } => {
+                if let Some(g) = ws.generation {
+                    let ctx = Ctx {
+                        labels,
+                        group: &group_name,
+                        generation: g,
+                    };
+                    if let Some(bucket) = group.buckets.get_mut(&g) {
+                        if let Some(e) = bucket.entries.get_mut(&w) {
+                            for r in &resources {
+                                e.live.entry(r.clone()).or_insert_with(|| Mark {
+                                    instance: since.clone(),
+                                    from: since.clone(),
+                                    until: None,
+                                });
+                            }
+                        }
+                        for r in &resources {
+                            duplicates(&ctx, bucket, &mut group.episodes, w, r, &mut out);
+                        }
+                    }
+                }
+            }
+            FactKind::Start { resource, .. } => {
+                if let Some(g) = ws.generation {
+                    let ctx = Ctx {
+                        labels,
+                        group: &group_name,
+                        generation: g,
+                    };
+                    if let Some(bucket) = group.buckets.get_mut(&g)
+                        && let Some(e) = bucket.entries.get_mut(&w)
+                    {
+                        e.live.insert(
+                            resource.clone(),
+                            Mark {
+                                instance: fact.line.clone(),
+                                from: fact.line.clone(),
+                                until: None,
+                            },
+                        );
+                        duplicates(&ctx, bucket, &mut group.episodes, w, &resource, &mut out);
+                    }
+                }
+            }
+            FactKind::Stop { resource } => {
+                if let Some(g) = ws.generation
+                    && let Some(m) = group
+                        .buckets
+                        .get_mut(&g)
+                        .and_then(|b| b.entries.get_mut(&w))
+                        .and_then(|e| e.live.get_mut(&resource))
+                {
+                    m.until.get_or_insert(fact.line.clone());
+                }
+            }
+            FactKind::Reset => {
+                if let Some(g) = ws.generation.take()
+                    && let Some(e) = group
+                        .buckets
+                        .get_mut(&g)
+                        .and_then(|b| b.entries.get_mut(&w))
+                {
+                    for m in e.live.values_mut() {
+                        m.until.get_or_insert(fact.line.clone());
+                    }
+                }
+            }
+            FactKind::ForeignStart {
+                resource,
+                generation: Some(g),
+                finding,
+            } => {
+                if let Some(bucket) = group.buckets.get_mut(&g) {
+                    let owner = bucket
+                        .entries
+                        .iter()
+                        .find(|(ow, e)| **ow != w && e.assigned.contains(&resource))
+                        .map(|(ow, e)| (*ow, e.line.clone()));
+                    match owner {
+                        Some((ow, line)) => owners.push(Owner {
+                            worker: w,
+                            finding,
+                            owner: ow,
+                            line,
+                            generation: g,
+                        }),
+                        None => bucket.pending_foreign.push((w, resource, finding)),
+                    }
+                }
+            }
+            FactKind::ForeignStart {
+                generation: None, ..
+            } => {}
+        }
+        self.findings.extend(out);
+        self.owners.extend(owners);
+    }
+
+    /// Records how far worker `w`'s stream has been read (`ended`: to its end).
+    pub fn progress(&mut self, w: usize, position: Option<Timestamp>, ended: bool) {
+        for g in self.groups.values_mut() {
+            if let Some(ws) = g.workers.get_mut(&w) {
+                if position.is_some() {
+                    ws.position = position;
+                }
+                ws.ended |= ended;
+            }
+        }
+    }
+
+    /// Forgets generations every worker of their group has moved past.
+    pub fn retire(&mut self) {
+        for g in self.groups.values_mut() {
+            let workers = &g.workers;
+            g.buckets.retain(|generation, b| {
+                !workers.values().all(|ws| {
+                    ws.ended
+                        || ws.generation.is_some_and(|x| x > *generation)
+                        || matches!((ws.position, b.last_ts), (Some(p), Some(l)) if p.0 > l.0 + RETIRE_MARGIN_MS)
+                })
+            });
+        }
+    }
+
+    /// Generations held in memory (for tests and the memory bound).
+    pub fn held_generations(&self) -> usize {
+        self.groups.values().map(|g| g.buckets.len()).sum()
+    }
+}
+
+struct Ctx<'a> {
+    labels: &'a [String],
+    group: &'a str,
+    generation: i32,
+}
+
+impl Ctx<'_> {
+    fn label(&self, w: usize) -> &str {
+        self.labels.get(w).map_or("?", String::as_str)
+    }
+
+    fn finding(
+        &self,
+        kind: Kind,
+        w: usize,
+        resource: Option<Resource>,
+        trigger: &SourceLine,
+        evidence: Vec<Evidence>,
+        reason: String,
+    ) -> Finding {
+        let mut f = Finding {
+            kind,
+            worker: self.label(w).to_string(),
+            group: Some(self.group.to_string()),
+            generation: Some(self.generation),
+            resource,
+            started: Vec::new(),
+            trigger: trigger.clone(),
+            evidence,
+            reason,
+            upstream: None,
+        };
+        f.normalise();
+        f
+    }
+
+    fn ev(&self, role: String, w: usize, me: usize, line: &SourceLine) -> Evidence {
+        Evidence {
+            role,
+            worker: (w != me).then(|| self.label(w).to_string()),
+            line: line.clone(),
+        }
+    }
+}
+
+/// Assignment conflicts between worker `w`'s new entry and the others.
+fn conflicts(ctx: &Ctx, bucket: &mut Bucket, w: usize, out: &mut Vec<CrossFinding>) {
+    let mine = &bucket.entries[&w];
+    let mut found = Vec::new();
+    for (&o, other) in &bucket.entries {
+        if o == w {
+            continue;
+        }
+        // The later assignment line triggers.
+        let (tw, te, ow, oe) = if later(&other.line, &mine.line) {
+            (o, other, w, mine)
+        } else {
+            (w, mine, o, other)
+        };
+        let both = |role_t: &str, role_o: &str| {
+            vec![
+                ctx.ev(role_t.to_string(), tw, tw, &te.line),
+                ctx.ev(role_o.to_string(), ow, tw, &oe.line),
+            ]
+        };
+        for r in mine.assigned.intersection(&other.assigned) {
+            let key = (Some(r.clone()), w.min(o), w.max(o));
+            if bucket.conflicts.contains(&key) {
+                continue;
+            }
+            let f = ctx.finding(
+                Kind::ConflictingAssignment,
+                tw,
+                Some(r.clone()),
+                &te.line,
+                both(
+                    &format!("{} is assigned here", r),
+                    &format!("and to {} here, in the same generation", ctx.label(ow)),
+                ),
+                format!(
+                    "{r} is assigned to two workers in generation {}: {} and {}",
+                    ctx.generation,
+                    ctx.label(tw),
+                    ctx.label(ow)
+                ),
+            );
+            found.push((
+                key,
+                CrossFinding {
+                    worker: tw,
+                    other: ow,
+                    finding: f,
+                },
+            ));
+        }
+        if mine.error == 0 && other.error == 0 && mine.offset != other.offset {
+            let key = (None, w.min(o), w.max(o));
+            if !bucket.conflicts.contains(&key) {
+                let f = ctx.finding(
+                    Kind::ConflictingAssignment,
+                    tw,
+                    None,
+                    &te.line,
+                    both(
+                        &format!("config offset {} here", te.offset),
+                        &format!("config offset {} for {} here", oe.offset, ctx.label(ow)),
+                    ),
+                    format!(
+                        "workers of generation {} were given different config offsets: {} ({}) and {} ({})",
+                        ctx.generation,
+                        te.offset,
+                        ctx.label(tw),
+                        oe.offset,
+                        ctx.label(ow)
+                    ),
+                );
+                found.push((
+                    key,
+                    CrossFinding {
+                        worker: tw,
+                        other: ow,
+                        finding: f,
+                    },
+                ));
+            }
+        } else if mine.leader != other.leader && mine.leader != "null" && other.leader != "null" {
+            let key = (None, w.min(o), w.max(o));
+            if !bucket.conflicts.contains(&key) {
+                let f = ctx.finding(
+                    Kind::ConflictingAssignment,
+                    tw,
+                    None,
+                    &te.line,
+                    both(
+                        &format!("leader {} here", te.leader),
+                        &format!("leader {} for {} here", oe.leader, ctx.label(ow)),
+                    ),
+                    format!(
+                        "workers of generation {} were given different leaders: {} and {}",
+                        ctx.generation, te.leader, oe.leader
+                    ),
+                );
+                found.push((
+                    key,
+                    CrossFinding {
+                        worker: tw,
+                        other: ow,
+                        finding: f,
+                    },
+                ));
+            }
+        }
+    }
+    for (key, f) in found {
+        bucket.conflicts.insert(key);
+        out.push(f);
+    }
+}
+
+/// Is resource `r`, live on worker `w` in this generation, also live on
+/// another worker of the generation at an overlapping time?
+fn duplicates(
+    ctx: &Ctx,
+    bucket: &Bucket,
+    episodes: &mut HashSet<Episode>,
+    w: usize,
+    r: &Resource,
+    out: &mut Vec<CrossFinding>,
+) {
+    let Some(mine) = bucket.entries.get(&w).and_then(|e| e.live.get(r)) else {
+        return;
+    };
+    for (&o, other) in &bucket.entries {
+        if o == w {
+            continue;
+        }
+        let Some(theirs) = other.live.get(r) else {
+            continue;
+        };
+        if ended_before(&theirs.until, &mine.from) || ended_before(&mine.until, &theirs.from) {
+            continue;
+        }
+        let key = |l: &SourceLine| (l.source, l.line);
+        let (a, b) = if mine.instance <= theirs.instance {
+            (key(&mine.instance), key(&theirs.instance))
+        } else {
+            (key(&theirs.instance), key(&mine.instance))
+        };
+        if !episodes.insert((r.clone(), a, b)) {
+            continue;
+        }
+        // The later "live from" line proves it.
+        let (tw, tm, ow, om) = if later(&theirs.from, &mine.from) {
+            (o, theirs, w, mine)
+        } else {
+            (w, mine, o, theirs)
+        };
+        let role = |m: &Mark, who: usize| {
+            if bucket.entries.get(&who).is_some_and(|e| e.line == m.from) {
+                format!(
+                    "{} runs it at its assignment of generation {}",
+                    ctx.label(who),
+                    ctx.generation
+                )
+            } else {
+                format!(
+                    "started on {} in generation {}",
+                    ctx.label(who),
+                    ctx.generation
+                )
+            }
+        };
+        let mut ev = vec![
+            ctx.ev(role(tm, tw), tw, tw, &tm.from),
+            ctx.ev(role(om, ow), ow, tw, &om.from),
+        ];
+        if om.instance != om.from {
+            ev.push(ctx.ev(
+                format!("instance on {} started here", ctx.label(ow)),
+                ow,
+                tw,
+                &om.instance,
+            ));
+        }
+        if tm.instance != tm.from {
+            ev.push(ctx.ev(
+                format!("instance on {} started here", ctx.label(tw)),
+                tw,
+                tw,
+                &tm.instance,
+            ));
+        }
+        for (who, e) in [(tw, &bucket.entries[&tw]), (ow, &bucket.entries[&ow])] {
+            let held = if e.assigned.contains(r) {
+                "which assigns it"
+            } else {
+                "which does not assign it"
+            };
+            ev.push(ctx.ev(
+                format!(
+                    "{}'s assignment of generation {}, {held}",
+                    ctx.label(who),
+                    ctx.generation
+                ),
+                who,
+                tw,
+                &e.line,
+            ));
+        }
+        let f = ctx.finding(
+            Kind::Zombie,
+            tw,
+            Some(r.clone()),
+            &tm.from,
+            ev,
+            format!(
+                "{r} runs on two workers in generation {}: {} and {}",
+                ctx.generation,
+                ctx.label(ow),
+                ctx.label(tw)
+            ),
+        );
+        out.push(CrossFinding {
+            worker: tw,
+            other: ow,
+            finding: f,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests;

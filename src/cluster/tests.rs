@@ -1,0 +1,258 @@
+use super::*;
+use crate::model::{SourceId, TaskId};
+
+fn line(src: u32, n: u64, secs: i64) -> SourceLine {
+    SourceLine {
+        source: SourceId(src),
+        line: n,
+        seq: n,
+        ts: Some(Timestamp(secs * 1000)),
+        text: Arc::from(format!("w{src} line {n}")),
+        msg: (0, 0),
+    }
+}
+
+fn task(i: u32) -> Resource {
+    Resource::Task(TaskId::new("src", i))
+}
+
+fn fact(line: SourceLine, kind: FactKind) -> Fact {
+    Fact {
+        group: Some(Arc::from("g")),
+        line,
+        kind,
+    }
+}
+
+fn assignment(
+    g: i32,
+    l: SourceLine,
+    assigned: &[Resource],
+    live: &[(Resource, SourceLine)],
+) -> Fact {
+    fact(
+        l,
+        FactKind::Assignment {
+            generation: g,
+            assigned: Arc::new(assigned.iter().cloned().collect()),
+            leader: "leader".into(),
+            leader_url: "http://l/".into(),
+            offset: 40,
+            error: 0,
+            live: live.to_vec(),
+        },
+    )
+}
+
+fn kinds(c: &Checker) -> Vec<(Kind, String, u64, usize)> {
+    c.findings
+        .iter()
+        .map(|f| {
+            (
+                f.finding.kind,
+                f.finding
+                    .resource
+                    .as_ref()
+                    .map(Resource::id)
+                    .unwrap_or_default(),
+                f.finding.trigger.line,
+                f.worker,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn held_on_both_at_the_same_generation_kafka_9841() {
+    let mut c = Checker::new();
+    let (w1, w2) = (c.worker("w1".into()), c.worker("w2".into()));
+    let s1 = line(0, 5, 10);
+    c.feed(
+        w1,
+        assignment(9, line(0, 20, 100), &[task(0)], &[(task(0), s1)]),
+    );
+    c.feed(
+        w2,
+        assignment(
+            9,
+            line(1, 30, 101),
+            &[task(0)],
+            &[(task(0), line(1, 8, 50))],
+        ),
+    );
+    let k = kinds(&c);
+    assert!(
+        k.contains(&(Kind::ConflictingAssignment, "src-0".into(), 30, w2)),
+        "{k:?}"
+    );
+    assert!(k.contains(&(Kind::Zombie, "src-0".into(), 30, w2)), "{k:?}");
+    assert_eq!(k.len(), 2);
+}
+
+#[test]
+fn revoked_but_running_zombie_then_started_elsewhere() {
+    let mut c = Checker::new();
+    let (w1, w2) = (c.worker("w1".into()), c.worker("w2".into()));
+    // w1 keeps running src-2 though its generation-6 assignment does not hold it.
+    c.feed(
+        w1,
+        assignment(
+            6,
+            line(0, 20, 100),
+            &[task(0)],
+            &[(task(0), line(0, 5, 10)), (task(2), line(0, 6, 10))],
+        ),
+    );
+    c.feed(w2, assignment(6, line(1, 30, 100), &[task(2)], &[]));
+    c.feed(
+        w2,
+        fact(
+            line(1, 31, 101),
+            FactKind::Start {
+                resource: task(2),
+                generation: Some(6),
+            },
+        ),
+    );
+    assert_eq!(kinds(&c), vec![(Kind::Zombie, "src-2".into(), 31, w2)]);
+    // The duplicate persists into generation 7: the same episode.
+    c.feed(
+        w1,
+        assignment(
+            7,
+            line(0, 40, 200),
+            &[task(0)],
+            &[(task(0), line(0, 5, 10)), (task(2), line(0, 6, 10))],
+        ),
+    );
+    c.feed(
+        w2,
+        assignment(
+            7,
+            line(1, 50, 200),
+            &[task(2)],
+            &[(task(2), line(1, 31, 101))],
+        ),
+    );
+    assert_eq!(c.findings.len(), 1);
+}
+
+#[test]
+fn a_handover_is_no_duplicate() {
+    let mut c = Checker::new();
+    let (w1, w2) = (c.worker("w1".into()), c.worker("w2".into()));
+    c.feed(
+        w1,
+        assignment(
+            6,
+            line(0, 20, 100),
+            &[task(0), task(1)],
+            &[(task(0), line(0, 5, 10)), (task(1), line(0, 6, 10))],
+        ),
+    );
+    c.feed(w2, assignment(6, line(1, 30, 100), &[], &[]));
+    // w1 stops src-1 (a task-config restart, say) before w2 starts it.
+    c.feed(
+        w1,
+        fact(line(0, 21, 110), FactKind::Stop { resource: task(1) }),
+    );
+    c.feed(
+        w2,
+        fact(
+            line(1, 31, 111),
+            FactKind::Start {
+                resource: task(1),
+                generation: Some(6),
+            },
+        ),
+    );
+    assert!(c.findings.is_empty(), "{:?}", kinds(&c));
+}
+
+#[test]
+fn different_offsets_in_one_generation() {
+    let mut c = Checker::new();
+    let (w1, w2) = (c.worker("w1".into()), c.worker("w2".into()));
+    c.feed(w1, assignment(3, line(0, 20, 100), &[task(0)], &[]));
+    let mut f = assignment(3, line(1, 30, 101), &[task(1)], &[]);
+    if let FactKind::Assignment { offset, .. } = &mut f.kind {
+        *offset = 41;
+    }
+    c.feed(w2, f);
+    assert_eq!(
+        kinds(&c),
+        vec![(Kind::ConflictingAssignment, String::new(), 30, w2)]
+    );
+}
+
+#[test]
+fn groups_never_mix() {
+    let mut c = Checker::new();
+    let (w1, w2) = (c.worker("w1".into()), c.worker("w2".into()));
+    c.feed(
+        w1,
+        assignment(3, line(0, 20, 100), &[task(0)], &[(task(0), line(0, 1, 1))]),
+    );
+    let mut f = assignment(3, line(1, 30, 101), &[task(0)], &[(task(0), line(1, 1, 1))]);
+    f.group = Some(Arc::from("other-cluster"));
+    c.feed(w2, f);
+    assert!(c.findings.is_empty());
+}
+
+#[test]
+fn foreign_start_owner_named_when_the_owner_reports_later() {
+    let mut c = Checker::new();
+    let (w1, w2) = (c.worker("w1".into()), c.worker("w2".into()));
+    c.feed(w1, assignment(4, line(0, 20, 100), &[], &[]));
+    c.feed(
+        w1,
+        fact(
+            line(0, 22, 101),
+            FactKind::ForeignStart {
+                resource: task(1),
+                generation: Some(4),
+                finding: 7,
+            },
+        ),
+    );
+    assert!(c.owners.is_empty());
+    c.feed(w2, assignment(4, line(1, 30, 100), &[task(1)], &[]));
+    assert_eq!(c.owners.len(), 1);
+    assert_eq!(
+        (c.owners[0].worker, c.owners[0].finding, c.owners[0].owner),
+        (w1, 7, w2)
+    );
+}
+
+#[test]
+fn generations_are_retired_once_every_worker_moved_on() {
+    let mut c = Checker::new();
+    let (w1, w2) = (c.worker("w1".into()), c.worker("w2".into()));
+    for g in 1..=50 {
+        c.feed(
+            w1,
+            assignment(g, line(0, g as u64, g as i64 * 60), &[task(0)], &[]),
+        );
+        c.feed(
+            w2,
+            assignment(g, line(1, g as u64, g as i64 * 60), &[task(1)], &[]),
+        );
+        c.retire();
+    }
+    assert!(c.held_generations() <= 1, "{}", c.held_generations());
+    // A silent worker holds generations back only for the margin.
+    let w3 = c.worker("w3".into());
+    c.feed(w3, assignment(50, line(2, 1, 50 * 60), &[], &[]));
+    for g in 51..=60 {
+        c.feed(
+            w1,
+            assignment(g, line(0, g as u64, g as i64 * 60), &[task(0)], &[]),
+        );
+        c.retire();
+    }
+    assert!(c.held_generations() > 5);
+    c.progress(w3, None, true);
+    c.progress(w2, None, true);
+    c.retire();
+    assert!(c.held_generations() <= 1, "{}", c.held_generations());
+}
