@@ -43,6 +43,7 @@ struct Mark {
 #[derive(Debug)]
 struct Entry {
     line: SourceLine,
+    cluster: Option<Arc<str>>,
     assigned: Arc<BTreeSet<Resource>>,
     leader: String,
     offset: i64,
@@ -185,6 +186,7 @@ impl Checker {
                     w,
                     Entry {
                         line: fact.line.clone(),
+                        cluster: fact.cluster.clone(),
                         assigned,
                         leader,
                         offset,
@@ -394,12 +396,24 @@ impl Ctx<'_> {
     }
 }
 
+/// May two workers' entries of one generation be compared? Not when they
+/// name different Kafka clusters, nor when they name different leaders
+/// without both naming the same cluster: two clusters may use the same
+/// group id (the default `connect-cluster`), and the leader is the one fact
+/// every member of a generation shares.
+fn comparable(a: &Entry, b: &Entry) -> bool {
+    match (&a.cluster, &b.cluster) {
+        (Some(x), Some(y)) => x == y,
+        _ => a.leader == b.leader || a.leader == "null" || b.leader == "null",
+    }
+}
+
 /// Assignment conflicts between worker `w`'s new entry and the others.
 fn conflicts(ctx: &Ctx, bucket: &mut Bucket, w: usize, out: &mut Vec<CrossFinding>) {
     let mine = &bucket.entries[&w];
     let mut found = Vec::new();
     for (&o, other) in &bucket.entries {
-        if o == w {
+        if o == w || !comparable(mine, other) {
             continue;
         }
         // The later assignment line triggers.
@@ -521,8 +535,9 @@ fn duplicates(
     let Some(mine) = bucket.entries.get(&w).and_then(|e| e.live.get(r)) else {
         return;
     };
+    let mine_entry = &bucket.entries[&w];
     for (&o, other) in &bucket.entries {
-        if o == w {
+        if o == w || !comparable(mine_entry, other) {
             continue;
         }
         let Some(theirs) = other.live.get(r) else {

@@ -19,6 +19,7 @@ fn task(i: u32) -> Resource {
 fn fact(line: SourceLine, kind: FactKind) -> Fact {
     Fact {
         group: Some(Arc::from("g")),
+        cluster: None,
         line,
         kind,
     }
@@ -182,6 +183,42 @@ fn different_offsets_in_one_generation() {
     assert_eq!(
         kinds(&c),
         vec![(Kind::ConflictingAssignment, String::new(), 30, w2)]
+    );
+}
+
+fn with(mut f: Fact, cluster: Option<&str>, leader: &str) -> Fact {
+    f.cluster = cluster.map(Arc::from);
+    if let FactKind::Assignment { leader: l, .. } = &mut f.kind {
+        *l = leader.to_string();
+    }
+    f
+}
+
+#[test]
+fn same_group_id_on_two_kafka_clusters_is_not_compared() {
+    let mut c = Checker::new();
+    let (w1, w2) = (c.worker("w1".into()), c.worker("w2".into()));
+    let a = assignment(3, line(0, 20, 100), &[task(0)], &[(task(0), line(0, 1, 1))]);
+    let b = assignment(3, line(1, 30, 101), &[task(0)], &[(task(0), line(1, 1, 1))]);
+    // Different leaders, cluster unknown: maybe two clusters; no finding.
+    c.feed(w1, with(a.clone(), None, "l1"));
+    c.feed(w2, with(b.clone(), None, "l2"));
+    assert!(c.findings.is_empty(), "{:?}", kinds(&c));
+    // Different cluster ids: never compared.
+    let mut c = Checker::new();
+    let (w1, w2) = (c.worker("w1".into()), c.worker("w2".into()));
+    c.feed(w1, with(a.clone(), Some("A"), "l1"));
+    c.feed(w2, with(b.clone(), Some("B"), "l1"));
+    assert!(c.findings.is_empty(), "{:?}", kinds(&c));
+    // Same cluster, different leaders: a conflict.
+    let mut c = Checker::new();
+    let (w1, w2) = (c.worker("w1".into()), c.worker("w2".into()));
+    c.feed(w1, with(a, Some("A"), "l1"));
+    c.feed(w2, with(b, Some("A"), "l2"));
+    assert!(
+        kinds(&c).contains(&(Kind::ConflictingAssignment, String::new(), 30, w2)),
+        "{:?}",
+        kinds(&c)
     );
 }
 

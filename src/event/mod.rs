@@ -32,7 +32,7 @@ pub enum LoggerKind {
     WorkerTask,
     /// `org.apache.kafka.connect.runtime.AbstractHerder`
     AbstractHerder,
-    /// `org.apache.kafka.connect.runtime.Connect`
+    /// `org.apache.kafka.connect.runtime.Connect` (and `…util.ConnectUtils`)
     Connect,
     /// `org.apache.kafka.connect.storage.KafkaConfigBackingStore`
     ConfigBackingStore,
@@ -73,6 +73,7 @@ impl LoggerKind {
             "org.apache.kafka.clients.consumer.internals.AbstractCoordinator" => {
                 Some(LoggerKind::AbstractCoordinator)
             }
+            "org.apache.kafka.connect.util.ConnectUtils" => Some(LoggerKind::Connect),
             "org.apache.kafka.connect.storage.KafkaConfigBackingStore" => {
                 Some(LoggerKind::ConfigBackingStore)
             }
@@ -410,6 +411,8 @@ pub enum Event {
     AlreadyExists(Resource),
     /// RestServer `Advertised URI: http://host:8083/`
     AdvertisedUrl(String),
+    /// ConnectUtils `Kafka cluster ID: <id>`
+    KafkaClusterId(String),
     /// `\tconnect.protocol = sessioned` inside a `DistributedConfig values:` dump.
     ConfigValue {
         key: ConfigKey,

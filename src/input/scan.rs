@@ -11,13 +11,15 @@ use std::sync::OnceLock;
 /// Literals one of which every line the auditor reads contains: the logger
 /// package of the Connect runtime, the herder's LogContext prefix, the group
 /// coordinator (whose lines carried no prefix before Kafka 2.0), the config
-/// backing store, and the head of the worker's config dump.
-pub const LITERALS: [&str; 5] = [
+/// backing store, the head of the worker's config dump, and the Kafka
+/// cluster the worker uses.
+pub const LITERALS: [&str; 6] = [
     "org.apache.kafka.connect.runtime",
     "[Worker clientId=",
     "internals.AbstractCoordinator",
     "KafkaConfigBackingStore",
     "DistributedConfig values",
+    "Kafka cluster ID: ",
 ];
 
 /// Lines longer than this are skipped (with a report); the buffer never

@@ -10,6 +10,8 @@ use std::sync::Arc;
 pub struct Fact {
     /// The worker's group when the fact was made (`None`: not yet known).
     pub group: Option<Arc<str>>,
+    /// The Kafka cluster id the worker logged, if it did.
+    pub cluster: Option<Arc<str>>,
     pub line: SourceLine,
     pub kind: FactKind,
 }

@@ -93,6 +93,8 @@ pub struct WorkerReplay {
     facts: Option<Vec<Fact>>,
     /// Shared copy of the group name for facts.
     group_arc: Option<Arc<str>>,
+    /// `Kafka cluster ID: …`: tells clusters with the same group id apart.
+    kafka_cluster: Option<Arc<str>>,
 }
 
 fn is_stop_family(ev: &Event) -> bool {
@@ -135,6 +137,7 @@ impl WorkerReplay {
             last_line: None,
             facts: None,
             group_arc: None,
+            kafka_cluster: None,
         }
     }
 
@@ -156,6 +159,7 @@ impl WorkerReplay {
             }
             f.push(Fact {
                 group: self.group_arc.clone(),
+                cluster: self.kafka_cluster.clone(),
                 line: line.clone(),
                 kind,
             });
@@ -369,6 +373,7 @@ impl WorkerReplay {
                 }
             }
             Event::AdvertisedUrl(u) => self.advertised_url = Some(u.clone()),
+            Event::KafkaClusterId(id) => self.kafka_cluster = Some(Arc::from(id.as_str())),
             Event::IgnoringAwaitStop(r) => {
                 if let Some(w) = &mut self.inc.window {
                     w.stop_attempts.insert(r.clone());

@@ -15,9 +15,17 @@ use crate::event::{Event, Milestone};
 /// `Connect` (C): `Kafka Connect starting|started|stopping|stopped`.
 pub(super) fn parse_connect(msg: &str) -> Option<Event> {
     match msg.as_bytes().first()? {
-        b'K' => run(connect_milestone, msg),
+        b'K' => run(alt((connect_milestone, kafka_cluster_id)), msg),
         _ => None,
     }
+}
+
+/// ConnectUtils `Kafka cluster ID: <id>`: which Kafka cluster the worker uses.
+fn kafka_cluster_id(i: &str) -> PResult<'_, Event> {
+    map(preceded(tag("Kafka cluster ID: "), any_rest), |id: &str| {
+        Event::KafkaClusterId(id.trim().to_string())
+    })
+    .parse(i)
 }
 
 /// `KafkaConfigBackingStore` (KCBS).
@@ -194,6 +202,10 @@ mod tests {
         assert_eq!(
             parse_connect("Kafka Connect distributed worker initialization took 8587ms"),
             None
+        );
+        assert_eq!(
+            parse_connect("Kafka cluster ID: UI3GwUYnTQaPDsdk3RmKKg"),
+            Some(Event::KafkaClusterId("UI3GwUYnTQaPDsdk3RmKKg".into()))
         );
     }
 

@@ -529,6 +529,11 @@ mod samples {
                 if kind == LoggerKind::RestServer && !msg.starts_with("Advertised URI: ") {
                     continue;
                 }
+                // From ConnectUtils only the Kafka cluster id is read.
+                if logger.ends_with(".util.ConnectUtils") && !msg.starts_with("Kafka cluster ID: ")
+                {
+                    continue;
+                }
                 if msg.is_empty() {
                     continue;
                 }
