@@ -122,11 +122,14 @@ impl Finding {
         self.kind.severity()
     }
 
-    /// Sorts evidence by position and removes repeated lines (keeping the
-    /// first label given to a line).
+    /// Sorts evidence by position in each worker's stream (the worker's own
+    /// lines first) and removes repeated lines (keeping the first label given
+    /// to a line).
     pub fn normalise(&mut self) {
-        self.evidence
-            .sort_by(|a, b| a.worker.cmp(&b.worker).then(a.line.cmp(&b.line)));
+        self.evidence.sort_by(|a, b| {
+            let key = |e: &Evidence| (e.line.seq, e.line.source, e.line.line);
+            a.worker.cmp(&b.worker).then(key(a).cmp(&key(b)))
+        });
         self.evidence
             .dedup_by(|b, a| a.worker == b.worker && a.line == b.line);
     }

@@ -287,12 +287,7 @@ fn run(inputs: &[Input], opts: &Options) -> Report {
     merge_cross(&mut report, checker, &identities);
     for w in &mut report.workers {
         w.findings.sort_by(|a, b| {
-            (a.trigger.source, a.trigger.line, a.kind, &a.resource).cmp(&(
-                b.trigger.source,
-                b.trigger.line,
-                b.kind,
-                &b.resource,
-            ))
+            (a.trigger.seq, a.kind, &a.resource).cmp(&(b.trigger.seq, b.kind, &b.resource))
         });
     }
     report

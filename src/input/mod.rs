@@ -126,10 +126,15 @@ pub fn describe(e: &io::Error) -> String {
         io::ErrorKind::PermissionDenied => "permission denied".to_string(),
         _ => {
             let s = e.to_string();
-            // Strip the "(os error N)" suffix.
-            match s.find(" (os error") {
-                Some(i) => s[..i].to_string(),
-                None => s,
+            // Strip the "(os error N)" suffix; lower-case like the rest.
+            let s = match s.find(" (os error") {
+                Some(i) => &s[..i],
+                None => &s,
+            };
+            let mut c = s.chars();
+            match c.next() {
+                Some(f) => f.to_lowercase().chain(c).collect(),
+                None => String::new(),
             }
         }
     }

@@ -7,7 +7,7 @@ pub mod state;
 mod summary;
 
 pub use facts::{Fact, FactKind};
-pub use summary::{GenerationRecord, Note, WorkerReport, WorkerSummary};
+pub use summary::{GenerationRecord, Identity, Note, WorkerReport, WorkerSummary};
 
 use crate::event::{ConfigKey, ConnectorUpdateAction, Event, Milestone, StartFailure, TargetState};
 use crate::finding::{Evidence, Finding};
@@ -796,8 +796,11 @@ impl WorkerReplay {
         self.inc.ctx.self_revocation = None;
         self.summary.generations += 1;
         self.summary.first_generation = self.summary.first_generation.or(generation);
-        if generation.is_some() {
+        if let Some(g) = generation {
             self.summary.last_generation = generation;
+            if self.summary.generation_numbers.last() != Some(&g) {
+                self.summary.generation_numbers.push(g);
+            }
         }
         self.close_generation();
         if self.keep_generations {
@@ -1118,9 +1121,14 @@ impl WorkerReplay {
         self.summary.client_id = self.client_id.clone();
         self.summary.member_id = self.member_id.clone();
         self.summary.protocol = self.protocol();
-        self.summary.rest_url = match (&self.rest_host, &self.rest_port) {
-            (Some(h), Some(p)) => Some(format!("http://{h}:{p}/")),
-            _ => None,
+        self.summary.rest_url = self.rest_url();
+        self.summary.kafka_cluster = self.kafka_cluster.as_deref().map(str::to_string);
+        self.summary.identified_by = if self.summary.rest_url.is_some() {
+            Identity::RestUrl
+        } else if self.member_id.is_some() {
+            Identity::MemberId
+        } else {
+            Identity::FilePath
         };
         if self.summary.time_reversals > 0 {
             let n = self.summary.time_reversals;

@@ -13,6 +13,27 @@ pub struct Note {
     pub text: String,
 }
 
+/// What identifies a worker (SPEC §2): its advertised REST URL, else the
+/// member id the coordinator gave it, else only the file it was read from
+/// (`clientId=connect-1` is the same in every JVM).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Identity {
+    RestUrl,
+    MemberId,
+    FilePath,
+}
+
+impl Identity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Identity::RestUrl => "rest-url",
+            Identity::MemberId => "member-id",
+            Identity::FilePath => "file-path",
+        }
+    }
+}
+
 /// Counts and identity of one worker.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WorkerSummary {
@@ -21,6 +42,8 @@ pub struct WorkerSummary {
     pub client_id: Option<String>,
     pub member_id: Option<String>,
     pub rest_url: Option<String>,
+    pub kafka_cluster: Option<String>,
+    pub identified_by: Identity,
     pub protocol: Option<Protocol>,
     /// Lifecycle events read.
     pub events: u64,
@@ -30,6 +53,8 @@ pub struct WorkerSummary {
     pub generations: u32,
     pub first_generation: Option<i32>,
     pub last_generation: Option<i32>,
+    /// The generation numbers seen, in order (consecutive repeats merged).
+    pub generation_numbers: Vec<i32>,
     pub starts: BTreeMap<StartReason, u64>,
     pub stops: BTreeMap<StopReason, u64>,
     pub findings: BTreeMap<Kind, u64>,
@@ -45,12 +70,15 @@ impl WorkerSummary {
             client_id: None,
             member_id: None,
             rest_url: None,
+            kafka_cluster: None,
+            identified_by: Identity::FilePath,
             protocol: None,
             events: 0,
             restarts: 0,
             generations: 0,
             first_generation: None,
             last_generation: None,
+            generation_numbers: Vec::new(),
             starts: BTreeMap::new(),
             stops: BTreeMap::new(),
             findings: BTreeMap::new(),

@@ -16,7 +16,12 @@ pub struct RunSummary {
     pub bytes: u64,
     pub lines: u64,
     pub workers: usize,
+    /// Clusters: distinct group ids (told apart by Kafka cluster id when
+    /// the logs name one).
     pub groups: usize,
+    /// Distinct generations across the clusters.
+    pub rebalances: usize,
+    /// Assignment lines read.
     pub generations: u64,
     pub errors: usize,
     pub errors_found: usize,
@@ -37,10 +42,15 @@ impl RunSummary {
             ..RunSummary::default()
         };
         let mut groups = BTreeSet::new();
+        let mut rebalances = BTreeSet::new();
         for w in &report.workers {
             let ws = &w.summary;
-            if let Some(g) = &ws.group {
-                groups.insert(g.clone());
+            let cluster = (ws.group.clone(), ws.kafka_cluster.clone());
+            if ws.group.is_some() {
+                groups.insert(cluster.clone());
+            }
+            for g in &ws.generation_numbers {
+                rebalances.insert((cluster.clone(), *g));
             }
             s.generations += u64::from(ws.generations);
             for (k, n) in &ws.starts {
@@ -51,6 +61,7 @@ impl RunSummary {
             }
         }
         s.groups = groups.len();
+        s.rebalances = rebalances.len();
         for f in report.findings() {
             *s.by_kind.entry(f.kind).or_default() += 1;
             match f.severity() {

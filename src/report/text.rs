@@ -128,8 +128,15 @@ fn write_worker(report: &Report, s: &WorkerSummary, out: &mut dyn Write) -> io::
     if let Some(g) = &s.group {
         id.push(format!("group {g}"));
     }
-    if let Some(u) = &s.rest_url {
-        id.push(format!("url {u}"));
+    match (&s.rest_url, s.identified_by) {
+        (Some(u), _) => id.push(format!("url {u}")),
+        (None, crate::replay::Identity::MemberId) => {
+            id.push(format!("member {}", s.member_id.as_deref().unwrap_or("?")))
+        }
+        _ => id.push("identified by its file only".to_string()),
+    }
+    if let Some(c) = &s.kafka_cluster {
+        id.push(format!("kafka cluster {c}"));
     }
     if let Some(p) = s.protocol {
         id.push(format!("protocol {}", p.as_str()));
@@ -206,6 +213,23 @@ pub fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<()> {
             )?;
         }
     }
+    for (name, segs, skipped) in &report.stitched {
+        let rep = if *skipped > 0 {
+            format!("; {skipped} repeated line(s) of overlapping segments skipped")
+        } else {
+            String::new()
+        };
+        writeln!(
+            out,
+            "  {DIM}stream{DIM:#} {name}: {segs} rotated segments stitched in time order{rep}"
+        )?;
+    }
+    for (a, b) in &report.same_worker {
+        writeln!(
+            out,
+            "  {DIM}note:{DIM:#} {a} and {b} are the same worker (same identity); not compared with each other"
+        )?;
+    }
     let s = RunSummary::of(report);
     let inputs = if s.inputs == 1 { "input" } else { "inputs" };
     let workers = if s.workers == 1 { "worker" } else { "workers" };
@@ -222,14 +246,18 @@ pub fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     };
     writeln!(
         out,
-        "  run: {} {inputs} ({}, {} lines), {} {workers}, {} generation line(s); stops {}; {style}{verdict}{style:#}",
+        "  run: {} {inputs} ({}, {} lines), {} {workers} in {} cluster(s), {} rebalance(s); stops {}; {style}{verdict}{style:#}",
         s.inputs,
         human_bytes(s.bytes),
         s.lines,
         s.workers,
-        s.generations,
+        s.groups,
+        s.rebalances,
         counts(&s.stops, |k| k.as_str()),
     )?;
+    if !s.by_kind.is_empty() {
+        writeln!(out, "  findings: {}", counts(&s.by_kind, |k| k.as_str()))?;
+    }
     Ok(())
 }
 
