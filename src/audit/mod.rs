@@ -374,6 +374,7 @@ impl Progress {
                 .filter_map(|i| match i {
                     Input::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
                     Input::Stdin => None,
+                    Input::Bytes { data, .. } => Some(data.len() as u64),
                 })
                 .sum();
             let bar = indicatif::ProgressBar::with_draw_target(Some(total), indicatif::ProgressDrawTarget::hidden());

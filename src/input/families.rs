@@ -72,7 +72,7 @@ pub fn group(inputs: &[Input]) -> Vec<Family> {
     let mut out: Vec<Family> = Vec::new();
     for (i, input) in inputs.iter().enumerate() {
         match input {
-            Input::Stdin => out.push(Family {
+            Input::Stdin | Input::Bytes { .. } => out.push(Family {
                 name: input.display(),
                 segments: vec![i],
             }),
@@ -144,7 +144,7 @@ pub fn order_segments(inputs: &[Input], family: &mut Family, first_ts: &[Option<
                 .file_name()
                 .map(|f| f.to_string_lossy().to_string())
                 .unwrap_or_default(),
-            Input::Stdin => String::new(),
+            Input::Stdin | Input::Bytes { .. } => String::new(),
         };
         let ka = (
             first_ts[a].is_none(),

@@ -6,19 +6,34 @@ pub mod scan;
 use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// One thing to read.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Input {
     Stdin,
     File(PathBuf),
+    /// Text already in memory (tests, the simulator), with a display name.
+    Bytes {
+        name: String,
+        data: Arc<[u8]>,
+    },
 }
 
 impl Input {
+    /// An in-memory input.
+    pub fn bytes(name: impl Into<String>, data: impl Into<Vec<u8>>) -> Input {
+        Input::Bytes {
+            name: name.into(),
+            data: Arc::from(data.into()),
+        }
+    }
+
     pub fn display(&self) -> String {
         match self {
             Input::Stdin => "<stdin>".to_string(),
             Input::File(p) => p.display().to_string(),
+            Input::Bytes { name, .. } => name.clone(),
         }
     }
 }
@@ -52,6 +67,7 @@ pub fn open(input: &Input) -> io::Result<(Box<dyn Read + Send>, bool)> {
     match input {
         Input::Stdin => decoded(io::stdin()),
         Input::File(p) => decoded(File::open(p)?),
+        Input::Bytes { data, .. } => decoded(io::Cursor::new(data.clone())),
     }
 }
 

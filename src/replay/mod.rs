@@ -93,8 +93,24 @@ pub struct WorkerReplay {
     facts: Option<Vec<Fact>>,
     /// Shared copy of the group name for facts.
     group_arc: Option<Arc<str>>,
+    /// A line past the start-up preamble was seen.
+    begun: bool,
     /// `Kafka cluster ID: …`: tells clusters with the same group id apart.
     kafka_cluster: Option<Arc<str>>,
+}
+
+/// Start-up lines that say who the worker is, not what it does.
+fn is_preamble(ev: &Event) -> bool {
+    matches!(
+        ev,
+        Event::DistributedConfigDump
+            | Event::ConfigValue { .. }
+            | Event::KafkaClusterId(_)
+            | Event::AdvertisedUrl(_)
+            | Event::Milestone(
+                Milestone::ConfigStore | Milestone::WorkerStarting | Milestone::WorkerStarted
+            )
+    )
 }
 
 fn is_stop_family(ev: &Event) -> bool {
@@ -137,6 +153,7 @@ impl WorkerReplay {
             last_line: None,
             facts: None,
             group_arc: None,
+            begun: false,
             kafka_cluster: None,
         }
     }
@@ -234,6 +251,18 @@ impl WorkerReplay {
     /// Feeds one event read from `line`.
     pub fn apply(&mut self, ev: &Event, line: &SourceLine, ctx: LineCtx) {
         self.summary.events += 1;
+        if !self.begun && !is_preamble(ev) {
+            self.begun = true;
+            if !matches!(
+                ev,
+                Event::Milestone(Milestone::ConnectStarting | Milestone::HerderStarting)
+            ) {
+                self.note(
+                    Some(line),
+                    "the log starts mid-life: what ran before this line is unknown".to_string(),
+                );
+            }
+        }
         if let Some(t) = line.ts
             && let Some(prev) = self.last_line.as_ref().and_then(|l| l.ts)
             && t.0 + 1000 < prev.0
@@ -254,10 +283,7 @@ impl WorkerReplay {
         if !is_stop_family(ev) {
             self.flush_unconfirmed();
         }
-        if !matches!(
-            ev,
-            Event::Milestone(_) | Event::ConfigValue { .. } | Event::DistributedConfigDump
-        ) {
+        if !is_preamble(ev) && !matches!(ev, Event::Milestone(_)) {
             self.inc.active = true;
         }
         match ev {
@@ -456,7 +482,7 @@ impl WorkerReplay {
                 let fresh = self.inc.baseline.is_some() && !self.inc.active;
                 if !fresh {
                     let had_state = self.inc.active;
-                    self.end_incarnation(line, StopReason::NotJudged);
+                    self.end_incarnation(line, "the worker restarted");
                     self.fact(line, FactKind::Reset);
                     self.inc = Incarnation::default();
                     if had_state {
@@ -1099,11 +1125,33 @@ impl WorkerReplay {
 
     /// The incarnation ends (restart or end of log): what is still pending
     /// cannot be judged.
-    fn end_incarnation(&mut self, _line: &SourceLine, _why: StopReason) {
+    fn end_incarnation(&mut self, line: &SourceLine, why: &str) {
         self.flush_unconfirmed();
+        if let Some(ps) = &self.inc.start_phase {
+            let at = ps.phase.line.clone();
+            self.note(
+                Some(&at),
+                format!("{why} during this start phase: what it left unstarted is not judged"),
+            );
+        }
         self.close_phase(None);
+        let pending = self.inc.pending_stops.len();
+        if pending > 0 {
+            self.note(
+                Some(line),
+                format!("{why} before {pending} stop(s) could be told from restarts; not judged"),
+            );
+        }
         self.resolve_pending(None);
         if let Some(w) = self.inc.window.take() {
+            let at = w.opened.clone().unwrap_or_else(|| line.clone());
+            self.note(
+                Some(&at),
+                format!(
+                    "{why} during this rebalance, before its assignment line; {} stop(s) in it not judged",
+                    w.stops.len()
+                ),
+            );
             for _ in &w.stops {
                 self.count_stop(StopReason::NotJudged);
             }
@@ -1114,7 +1162,7 @@ impl WorkerReplay {
     /// Ends the replay.
     pub fn finish(mut self) -> WorkerReport {
         if let Some(l) = self.last_line.clone() {
-            self.end_incarnation(&l, StopReason::NotJudged);
+            self.end_incarnation(&l, "the log ends");
             self.fact(&l, FactKind::Reset);
         }
         self.summary.group = self.group.clone();

@@ -1,0 +1,73 @@
+//! Gaps: a log cut anywhere must not invent a finding. Every corpus trace is
+//! cut at every line boundary, keeping the lines before the cut (a log that
+//! ends mid-life) and the lines after it (a log that starts mid-life); each
+//! part may only produce findings the whole trace produces.
+
+use herder_audit::audit::{self, Options, Report};
+use herder_audit::input::Input;
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+type Key = (String, String, String);
+
+fn keys(r: &Report) -> BTreeSet<Key> {
+    r.findings()
+        .map(|f| {
+            (
+                f.kind.to_string(),
+                f.resource.as_ref().map(|r| r.id()).unwrap_or_default(),
+                f.trigger.text.to_string(),
+            )
+        })
+        .collect()
+}
+
+fn audit_text(name: &str, text: &str) -> Report {
+    let opts = Options {
+        jobs: Some(1),
+        ..Options::default()
+    };
+    audit::audit(&[Input::bytes(name, text.as_bytes().to_vec())], &opts)
+}
+
+fn traces() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir("corpus")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "log"))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn cut_traces_invent_no_finding() {
+    let mut problems = Vec::new();
+    let mut cuts = 0;
+    for p in traces() {
+        let text = std::fs::read_to_string(&p).unwrap();
+        let name = p.display().to_string();
+        let full = keys(&audit_text(&name, &text));
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        for k in 1..lines.len() {
+            for (part, which) in [
+                (lines[..k].concat(), "first"),
+                (lines[k..].concat(), "last"),
+            ] {
+                cuts += 1;
+                let got = keys(&audit_text(&name, &part));
+                for extra in got.difference(&full) {
+                    let n = if which == "first" { k } else { lines.len() - k };
+                    problems.push(format!("{name}, {which} {n} lines: {extra:?}"));
+                }
+            }
+        }
+    }
+    assert!(cuts > 1000, "only {cuts} cuts");
+    assert!(
+        problems.is_empty(),
+        "{} invented finding(s):\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
