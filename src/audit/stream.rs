@@ -291,6 +291,15 @@ fn json_message_range(raw: &str, message: &str) -> (usize, usize) {
 
 impl LineSink for StreamSink {
     fn line(&mut self, number: u64, bytes: &[u8], how: Delivery) -> Step {
+        // Hot path: most candidate lines come from runtime loggers the
+        // auditor does not read (plugin scanning, offset commits, configs);
+        // reject them from their raw bytes before decoding anything.
+        if how == Delivery::Candidate
+            && self.follow == Follow::None
+            && layout::trailing_logger(bytes).is_some_and(|l| LoggerKind::classify(l).is_none())
+        {
+            return Step::Next(0);
+        }
         let text = String::from_utf8_lossy(bytes);
         let classic;
         let (line, json) = if how == Delivery::Candidate && layout::is_json(&text) {

@@ -233,6 +233,58 @@ pub fn envelope(line: &str) -> Option<Envelope<'_>> {
     })
 }
 
+/// The logger a line ends with, read from its raw bytes without decoding
+/// the line: `… (a.b.C)`, `… (a.b.C:123)`, `… (a.b.C) [thread]`,
+/// Debezium's `…   [a.b.C]`. `None` when the line does not end with one
+/// (other layouts, JSON, continuation lines): the caller must then parse
+/// the line in full. A cheap first test for the hot path.
+pub fn trailing_logger(line: &[u8]) -> Option<&str> {
+    let mut end = line.len();
+    while end > 0 && matches!(line[end - 1], b' ' | b'\t' | b'\r') {
+        end -= 1;
+    }
+    let mut s = &line[..end];
+    for _ in 0..2 {
+        match s.last()? {
+            b')' => {
+                let open = memchr::memrchr(b'(', s)?;
+                return logger_bytes(&s[open + 1..s.len() - 1]);
+            }
+            b']' => {
+                let open = memchr::memrchr(b'[', s)?;
+                if let Some(l) = logger_bytes(&s[open + 1..s.len() - 1]) {
+                    if l.contains('.') {
+                        return Some(l);
+                    }
+                }
+                // A thread name: the logger is before it.
+                let mut e = open;
+                while e > 0 && s[e - 1] == b' ' {
+                    e -= 1;
+                }
+                s = &s[..e];
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// `a.b.C` or `a.b.C:123` → `a.b.C`, when the bytes are a Java class name.
+fn logger_bytes(b: &[u8]) -> Option<&str> {
+    let name_end = memchr::memchr(b':', b).unwrap_or(b.len());
+    let (name, line_no) = b.split_at(name_end);
+    if name.is_empty()
+        || !name
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'$'))
+        || !(line_no.is_empty() || line_no[1..].iter().all(u8::is_ascii_digit) || line_no == b":?")
+    {
+        return None;
+    }
+    std::str::from_utf8(name).ok()
+}
+
 /// Is this (after any stream prefix) a JSON line?
 pub fn is_json(line: &str) -> bool {
     let (_, rest) = split_stream(line);

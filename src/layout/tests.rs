@@ -280,3 +280,28 @@ fn never_panics_on_odd_text() {
     let e = env("[9999-99-99 99:99:99,999] INFO x (a.B)");
     assert_eq!(e.ts, None, "out-of-range fields give no timestamp");
 }
+
+#[test]
+fn trailing_loggers() {
+    for (l, want) in [
+        ("[2024] INFO x (org.a.B:12)", Some("org.a.B")),
+        ("[2024] INFO x (org.a.B)\r", Some("org.a.B")),
+        ("[2024] INFO x (org.a.B) [pool-1-thread-2]", Some("org.a.B")),
+        (
+            "[2024] INFO x (org.a.B) [KafkaBasedLog Work Thread - c]",
+            Some("org.a.B"),
+        ),
+        ("2024 INFO ||  x   [org.a.B]  ", Some("org.a.B")),
+        ("\tat org.a.B.run(B.java:189)", Some("B.java")),
+        ("[2024] INFO x (id: 1 rack: null)", None),
+        ("[2024] INFO DistributedConfig values: ", None),
+        ("{\"logger\":\"org.a.B\"}", None),
+        ("", None),
+        (")", None),
+        ("(", None),
+        ("[", None),
+        ("x (a.B:) ", Some("a.B")),
+    ] {
+        assert_eq!(trailing_logger(l.as_bytes()), want, "{l:?}");
+    }
+}
