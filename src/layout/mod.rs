@@ -252,10 +252,10 @@ pub fn trailing_logger(line: &[u8]) -> Option<&str> {
             }
             b']' => {
                 let open = memchr::memrchr(b'[', s)?;
-                if let Some(l) = logger_bytes(&s[open + 1..s.len() - 1]) {
-                    if l.contains('.') {
-                        return Some(l);
-                    }
+                if let Some(l) = logger_bytes(&s[open + 1..s.len() - 1])
+                    && l.contains('.')
+                {
+                    return Some(l);
                 }
                 // A thread name: the logger is before it.
                 let mut e = open;
