@@ -411,6 +411,7 @@ fn comparable(a: &Entry, b: &Entry) -> bool {
 /// Assignment conflicts between worker `w`'s new entry and the others.
 fn conflicts(ctx: &Ctx, bucket: &mut Bucket, w: usize, out: &mut Vec<CrossFinding>) {
     let mine = &bucket.entries[&w];
+    // (key, resource, roles of the two lines, reason), per conflict.
     let mut found = Vec::new();
     for (&o, other) in &bucket.entries {
         if o == w || !comparable(mine, other) {
@@ -422,98 +423,63 @@ fn conflicts(ctx: &Ctx, bucket: &mut Bucket, w: usize, out: &mut Vec<CrossFindin
         } else {
             (w, mine, o, other)
         };
-        let both = |role_t: &str, role_o: &str| {
-            vec![
-                ctx.ev(role_t.to_string(), tw, tw, &te.line),
-                ctx.ev(role_o.to_string(), ow, tw, &oe.line),
-            ]
-        };
-        for r in mine.assigned.intersection(&other.assigned) {
-            let key = (Some(r.clone()), w.min(o), w.max(o));
+        let pair = (w.min(o), w.max(o));
+        let mut add = |r: Option<&Resource>, role_t: String, role_o: String, reason: String| {
+            let key = (r.cloned(), pair.0, pair.1);
             if bucket.conflicts.contains(&key) {
-                continue;
+                return;
             }
-            let f = ctx.finding(
+            let ev = vec![
+                ctx.ev(role_t, tw, tw, &te.line),
+                ctx.ev(role_o, ow, tw, &oe.line),
+            ];
+            let finding = ctx.finding(
                 Kind::ConflictingAssignment,
                 tw,
-                Some(r.clone()),
+                r.cloned(),
                 &te.line,
-                both(
-                    &format!("{} is assigned here", r),
-                    &format!("and to {} here, in the same generation", ctx.label(ow)),
-                ),
-                format!(
-                    "{r} is assigned to two workers in generation {}: {} and {}",
-                    ctx.generation,
-                    ctx.label(tw),
-                    ctx.label(ow)
-                ),
+                ev,
+                reason,
             );
             found.push((
                 key,
                 CrossFinding {
                     worker: tw,
                     other: ow,
-                    finding: f,
+                    finding,
                 },
             ));
+        };
+        let (t, o_) = (ctx.label(tw), ctx.label(ow));
+        let g = ctx.generation;
+        for r in mine.assigned.intersection(&other.assigned) {
+            add(
+                Some(r),
+                format!("{r} is assigned here"),
+                format!("and to {o_} here, in the same generation"),
+                format!("{r} is assigned to two workers in generation {g}: {t} and {o_}"),
+            );
         }
         if mine.error == 0 && other.error == 0 && mine.offset != other.offset {
-            let key = (None, w.min(o), w.max(o));
-            if !bucket.conflicts.contains(&key) {
-                let f = ctx.finding(
-                    Kind::ConflictingAssignment,
-                    tw,
-                    None,
-                    &te.line,
-                    both(
-                        &format!("config offset {} here", te.offset),
-                        &format!("config offset {} for {} here", oe.offset, ctx.label(ow)),
-                    ),
-                    format!(
-                        "workers of generation {} were given different config offsets: {} ({}) and {} ({})",
-                        ctx.generation,
-                        te.offset,
-                        ctx.label(tw),
-                        oe.offset,
-                        ctx.label(ow)
-                    ),
-                );
-                found.push((
-                    key,
-                    CrossFinding {
-                        worker: tw,
-                        other: ow,
-                        finding: f,
-                    },
-                ));
-            }
+            add(
+                None,
+                format!("config offset {} here", te.offset),
+                format!("config offset {} for {o_} here", oe.offset),
+                format!(
+                    "workers of generation {g} were given different config offsets: {} ({t}) and {} ({o_})",
+                    te.offset, oe.offset
+                ),
+            );
         } else if mine.leader != other.leader && mine.leader != "null" && other.leader != "null" {
-            let key = (None, w.min(o), w.max(o));
-            if !bucket.conflicts.contains(&key) {
-                let f = ctx.finding(
-                    Kind::ConflictingAssignment,
-                    tw,
-                    None,
-                    &te.line,
-                    both(
-                        &format!("leader {} here", te.leader),
-                        &format!("leader {} for {} here", oe.leader, ctx.label(ow)),
-                    ),
-                    format!(
-                        "workers of generation {} were given different leaders: {} and {}",
-                        ctx.generation, te.leader, oe.leader
-                    ),
-                );
-                found.push((
-                    key,
-                    CrossFinding {
-                        worker: tw,
-                        other: ow,
-                        finding: f,
-                    },
-                ));
-            }
+            add(
+                None,
+                format!("leader {} here", te.leader),
+                format!("leader {} for {o_} here", oe.leader),
+                format!(
+                    "workers of generation {g} were given different leaders: {} and {}",
+                    te.leader, oe.leader
+                ),
+            );
         }
     }
     for (key, f) in found {
