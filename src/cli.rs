@@ -49,6 +49,9 @@ struct AuditArgs {
     /// Print only findings, no summary (text output).
     #[arg(long)]
     no_summary: bool,
+    /// Print per-input statistics and timing on stderr.
+    #[arg(short, long)]
+    verbose: bool,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,6 +82,7 @@ pub const EXIT_ERROR: i32 = 2;
 
 /// Runs the command line; returns the exit status.
 pub fn run() -> i32 {
+    crate::guard::install_hook();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -103,12 +107,41 @@ pub fn run() -> i32 {
         cross: true,
         progress: true,
     };
+    let started = std::time::Instant::now();
     let mut report = audit::audit(&inputs, &opts);
     for (input, message) in walk_errors {
         report.errors.push(audit::InputError { input, message });
     }
     for e in &report.errors {
         eprintln!("herder-audit: {}: {}", e.input, e.message);
+    }
+    for i in &report.inputs {
+        for (line, len) in &i.too_long {
+            eprintln!(
+                "herder-audit: {}:{line}: warning: a line of {len} bytes was skipped (longer than the {} byte limit)",
+                i.name,
+                crate::input::scan::MAX_LINE
+            );
+        }
+    }
+    if args.verbose {
+        for i in &report.inputs {
+            eprintln!(
+                "herder-audit: {}: {} bytes{}, {} lines, {} candidate lines, {} lifecycle events",
+                i.name,
+                i.bytes,
+                if i.gzip { " (gzip, uncompressed)" } else { "" },
+                i.lines,
+                i.candidates,
+                i.events
+            );
+        }
+        eprintln!(
+            "herder-audit: {} input(s), {} worker(s) in {:.3} s",
+            report.inputs.len(),
+            report.workers.len(),
+            started.elapsed().as_secs_f64()
+        );
     }
     match write(&report, &args, replay) {
         Ok(()) => {}

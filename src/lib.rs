@@ -6,6 +6,7 @@ pub mod cli;
 pub mod cluster;
 pub mod event;
 pub mod finding;
+pub mod guard;
 pub mod input;
 pub mod layout;
 pub mod model;

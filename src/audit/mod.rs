@@ -258,7 +258,18 @@ fn run(inputs: &[Input], opts: &Options) -> Report {
     let mut identities: HashMap<usize, (String, String)> = HashMap::new();
     for (si, p) in procs.into_iter().enumerate() {
         let segs = fams[si].segments.len();
-        let (replays, reps, errs, skipped) = p.finish();
+        let (replays, reps, errs, skipped) = match crate::guard::guarded(|| p.finish()) {
+            Ok(r) => r,
+            Err(msg) => {
+                report.errors.push(InputError {
+                    input: fams[si].name.clone(),
+                    message: format!(
+                        "internal error at the end of the input: {msg} (please report this)"
+                    ),
+                });
+                continue;
+            }
+        };
         if segs > 1 {
             report.stitched.push((fams[si].name.clone(), segs, skipped));
         }
@@ -274,7 +285,18 @@ fn run(inputs: &[Input], opts: &Options) -> Report {
             {
                 identities.insert(*w, (g.to_string(), id));
             }
-            let mut wr = replay.finish();
+            let mut wr = match crate::guard::guarded(|| replay.finish()) {
+                Ok(wr) => wr,
+                Err(msg) => {
+                    report.errors.push(InputError {
+                        input: label,
+                        message: format!(
+                            "internal error ending the replay: {msg} (please report this)"
+                        ),
+                    });
+                    continue;
+                }
+            };
             if segs > 1 {
                 wr.summary.notes.push(crate::replay::Note {
                     line: None,

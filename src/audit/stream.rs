@@ -476,11 +476,7 @@ impl StreamProcessor {
         let Some((id, mut scanner, gzip)) = self.current.take() else {
             return;
         };
-        let name = self
-            .segments
-            .iter()
-            .find(|(s, _)| *s == id)
-            .map_or_else(String::new, |(_, i)| i.display());
+        let name = self.name_of(id);
         let stats = scanner.stats;
         if let Some(e) = scanner.take_error() {
             self.errors.push(InputError {
@@ -511,6 +507,38 @@ impl StreamProcessor {
         if self.done {
             return None;
         }
+        match crate::guard::guarded(|| self.advance_inner(until)) {
+            Ok(next) => next,
+            Err(msg) => {
+                // A bug met on this input: report it, keep what was read,
+                // and go on with the other inputs.
+                let (name, line) = match &self.current {
+                    Some((id, scanner, _)) => (self.name_of(*id), scanner.stats.lines),
+                    None => (String::from("<stream>"), 0),
+                };
+                self.errors.push(InputError {
+                    input: name,
+                    message: format!(
+                        "internal error near line {}: {msg}; the rest of this input was skipped (please report this)",
+                        line + 1
+                    ),
+                });
+                self.current = None;
+                self.next = self.segments.len();
+                self.done = true;
+                None
+            }
+        }
+    }
+
+    fn name_of(&self, id: SourceId) -> String {
+        self.segments
+            .iter()
+            .find(|(s, _)| *s == id)
+            .map_or_else(String::new, |(_, i)| i.display())
+    }
+
+    fn advance_inner(&mut self, until: Until) -> Option<Timestamp> {
         self.sink.until = until;
         loop {
             if self.current.is_none() && !self.open_next() {

@@ -194,10 +194,13 @@ impl<R: Read> Scanner<R> {
             let mut pos = 0usize;
             if let Some((number, len)) = self.skipping.take() {
                 // The over-long line ends at the first newline.
-                let nl = memchr::memchr(b'\n', region).map_or(region.len(), |i| i + 1);
+                let (body, nl) = match memchr::memchr(b'\n', region) {
+                    Some(i) => (i, i + 1),
+                    None => (region.len(), region.len()),
+                };
                 self.stats.lines += 1;
                 self.stats.too_long += 1;
-                sink.too_long(number, len + nl as u64);
+                sink.too_long(number, len + body as u64);
                 pos = nl;
             }
             while pos < region.len() {
