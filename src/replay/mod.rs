@@ -99,6 +99,10 @@ pub struct WorkerReplay {
     kafka_cluster: Option<Arc<str>>,
 }
 
+/// Two lines of one rebalance further apart than this (log time) suggest
+/// that lines are missing between them; such a rebalance is not judged.
+pub const WINDOW_GAP_MS: i64 = 10 * 60 * 1000;
+
 /// Start-up lines that say who the worker is, not what it does.
 fn is_preamble(ev: &Event) -> bool {
     matches!(
@@ -268,6 +272,13 @@ impl WorkerReplay {
             && t.0 + 1000 < prev.0
         {
             self.summary.time_reversals += 1;
+        }
+        if let (Some(w), Some(prev)) = (&mut self.inc.window, &self.last_line)
+            && let (Some(a), Some(b)) = (prev.ts, line.ts)
+            && b.0 - a.0 > WINDOW_GAP_MS
+            && w.gap.is_none()
+        {
+            w.gap = Some((prev.clone(), line.clone()));
         }
         self.last_line = Some(line.clone());
         if let Some(g) = ctx.group_id
@@ -721,8 +732,27 @@ impl WorkerReplay {
         self.inc.generation = generation;
         let who_gen = generation;
 
+        if let Some((a, b)) = &window.gap {
+            let mins = match (a.ts, b.ts) {
+                (Some(x), Some(y)) => (y.0 - x.0) / 60_000,
+                _ => 0,
+            };
+            self.note(
+                Some(b),
+                format!(
+                    "generation {}: the log jumps {mins} min inside the rebalance (lines {} to {}); lines may be missing, so its stops and revocations are not judged",
+                    fmt_gen(generation),
+                    a.line,
+                    b.line
+                ),
+            );
+            for _ in &window.stops {
+                self.count_stop(StopReason::NotJudged);
+            }
+        }
+        let judge_window = window.gap.is_none();
         // Stops logged during the rebalance, judged against this assignment.
-        for stop in &window.stops {
+        for stop in window.stops.iter().filter(|_| judge_window) {
             let why =
                 unnecessary_stop::rebalance_stop(protocol, eager_signature, a, &stop.resource);
             if why == StopReason::Unnecessary {
@@ -746,7 +776,7 @@ impl WorkerReplay {
 
         // Revoked work must have been stopped before this line.
         let cooperative = protocol.is_some_and(Protocol::is_cooperative);
-        if cooperative && window.opened.is_some() {
+        if cooperative && window.opened.is_some() && judge_window {
             for r in a.revoked().collect::<Vec<_>>() {
                 let st = self.inc.res.get(&r).cloned();
                 if zombie::check(st.as_ref(), window.stop_attempts.contains(&r)) {

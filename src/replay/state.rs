@@ -106,6 +106,9 @@ pub struct Window {
     pub skip_stopping: Option<SourceLine>,
     /// Protocol named by the coordinator's `Generation{…}` in this window.
     pub protocol: Option<Protocol>,
+    /// Two consecutive lines of the window lie further apart in time than a
+    /// rebalance takes: lines are probably missing in between.
+    pub gap: Option<(SourceLine, SourceLine)>,
 }
 
 /// A stop whose judgement waits for later lines.

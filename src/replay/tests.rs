@@ -19,12 +19,15 @@ impl Run {
         }
     }
     fn ev(&mut self, e: Event) -> &mut Run {
+        self.ev_at(e, None)
+    }
+    fn ev_at(&mut self, e: Event, secs: Option<i64>) -> &mut Run {
         self.seq += 1;
         let l = SourceLine {
             source: SourceId(0),
             line: self.seq,
             seq: self.seq,
-            ts: None,
+            ts: secs.map(|s| crate::model::Timestamp(s * 1000)),
             text: Arc::from(format!("{e:?}")),
             msg: (0, 0),
         };
@@ -420,5 +423,25 @@ fn a_restarted_worker_must_catch_up_before_starting() {
     assert_eq!(
         r.finish(),
         vec![(13, Kind::OffsetMismatchStart, "-".into())]
+    );
+}
+
+#[test]
+fn a_time_jump_inside_a_rebalance_leaves_it_unjudged() {
+    let mut r = started(&[t("a", 0), t("a", 1)]);
+    r.ev_at(Event::RebalanceStarted { by_herder: false }, Some(100))
+        .ev_at(Event::Rejoining { group: None }, Some(100))
+        .ev_at(Event::Stopping(task("a", 0)), Some(101))
+        // Two hours later: whatever happened in between is not in the log.
+        .ev_at(coop(2, 5, &[], &[t("a", 0)], &[t("a", 1)]), Some(7300));
+    let rep = r.r.finish();
+    assert!(rep.findings.is_empty(), "{:#?}", rep.findings);
+    assert!(
+        rep.summary
+            .notes
+            .iter()
+            .any(|n| n.text.contains("jumps 119 min")),
+        "{:?}",
+        rep.summary.notes
     );
 }
