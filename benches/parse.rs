@@ -45,15 +45,27 @@ fn bench(c: &mut Criterion) {
     g.finish();
 
     let mut g = c.benchmark_group("line");
-    g.bench_function("trailing_logger noise", |b| b.iter(|| trailing_logger(black_box(NOISE_PLUGIN.as_bytes()))));
-    g.bench_function("envelope herder", |b| b.iter(|| envelope(black_box(DH_LINE))));
-    g.bench_function("envelope worker+mdc", |b| b.iter(|| envelope(black_box(W_LINE))));
+    g.bench_function("trailing_logger noise", |b| {
+        b.iter(|| trailing_logger(black_box(NOISE_PLUGIN.as_bytes())))
+    });
+    g.bench_function("envelope herder", |b| {
+        b.iter(|| envelope(black_box(DH_LINE)))
+    });
+    g.bench_function("envelope worker+mdc", |b| {
+        b.iter(|| envelope(black_box(W_LINE)))
+    });
     let dh = envelope(DH_LINE).unwrap().message;
     let w = envelope(W_LINE).unwrap().message;
     let noise = envelope(NOISE_RUNTIME).unwrap().message;
-    g.bench_function("parse assignment", |b| b.iter(|| parse_message(LoggerKind::Herder, black_box(dh))));
-    g.bench_function("parse stopping task", |b| b.iter(|| parse_message(LoggerKind::Worker, black_box(w))));
-    g.bench_function("reject offset commit", |b| b.iter(|| parse_message(LoggerKind::WorkerTask, black_box(noise))));
+    g.bench_function("parse assignment", |b| {
+        b.iter(|| parse_message(LoggerKind::Herder, black_box(dh)))
+    });
+    g.bench_function("parse stopping task", |b| {
+        b.iter(|| parse_message(LoggerKind::Worker, black_box(w)))
+    });
+    g.bench_function("reject offset commit", |b| {
+        b.iter(|| parse_message(LoggerKind::WorkerTask, black_box(noise)))
+    });
     g.finish();
 }
 

@@ -123,14 +123,19 @@ impl Finding {
     }
 
     /// Sorts evidence by position in each worker's stream (the worker's own
-    /// lines first) and removes repeated lines (keeping the first label given
-    /// to a line).
+    /// lines first) and merges repeated lines (their roles joined).
     pub fn normalise(&mut self) {
         self.evidence.sort_by(|a, b| {
             let key = |e: &Evidence| (e.line.seq, e.line.source, e.line.line);
             a.worker.cmp(&b.worker).then(key(a).cmp(&key(b)))
         });
-        self.evidence
-            .dedup_by(|b, a| a.worker == b.worker && a.line == b.line);
+        // One line, several things it shows: one entry, roles joined.
+        self.evidence.dedup_by(|b, a| {
+            let same = a.worker == b.worker && a.line == b.line;
+            if same && !a.role.split("; ").any(|r| r == b.role) {
+                a.role = format!("{}; {}", a.role, b.role);
+            }
+            same
+        });
     }
 }

@@ -527,57 +527,42 @@ fn duplicates(
         } else {
             (w, mine, o, theirs)
         };
-        let role = |m: &Mark, who: usize| {
-            if bucket.entries.get(&who).is_some_and(|e| e.line == m.from) {
-                format!(
-                    "{} runs it at its assignment of generation {}",
-                    ctx.label(who),
-                    ctx.generation
-                )
-            } else {
-                format!(
-                    "started on {} in generation {}",
-                    ctx.label(who),
-                    ctx.generation
-                )
-            }
-        };
-        let mut ev = vec![
-            ctx.ev(role(tm, tw), tw, tw, &tm.from),
-            ctx.ev(role(om, ow), ow, tw, &om.from),
-        ];
-        if om.instance != om.from {
-            ev.push(ctx.ev(
-                format!("instance on {} started here", ctx.label(ow)),
-                ow,
-                tw,
-                &om.instance,
-            ));
-        }
-        if tm.instance != tm.from {
-            ev.push(ctx.ev(
-                format!("instance on {} started here", ctx.label(tw)),
-                tw,
-                tw,
-                &tm.instance,
-            ));
-        }
-        for (who, e) in [(tw, &bucket.entries[&tw]), (ow, &bucket.entries[&ow])] {
-            let held = if e.assigned.contains(r) {
+        // Per worker: the line it is live from, the instance's start, its
+        // assignment of the generation. The other worker's lines name it
+        // (its lines are shown under its own file).
+        let g = ctx.generation;
+        let mut ev = Vec::new();
+        for (who, m) in [(tw, tm), (ow, om)] {
+            let e = &bucket.entries[&who];
+            let holds = if e.assigned.contains(r) {
                 "which assigns it"
             } else {
                 "which does not assign it"
             };
-            ev.push(ctx.ev(
-                format!(
-                    "{}'s assignment of generation {}, {held}",
-                    ctx.label(who),
-                    ctx.generation
-                ),
-                who,
-                tw,
-                &e.line,
-            ));
+            if e.line == m.from {
+                ev.push(ctx.ev(
+                    format!("runs it at its assignment of generation {g}, {holds}"),
+                    who,
+                    tw,
+                    &m.from,
+                ));
+            } else {
+                ev.push(ctx.ev(format!("starts it in generation {g}"), who, tw, &m.from));
+                ev.push(ctx.ev(
+                    format!("its assignment of generation {g}, {holds}"),
+                    who,
+                    tw,
+                    &e.line,
+                ));
+            }
+            if m.instance != m.from {
+                ev.push(ctx.ev(
+                    "the running instance was started here".to_string(),
+                    who,
+                    tw,
+                    &m.instance,
+                ));
+            }
         }
         let f = ctx.finding(
             Kind::Zombie,
