@@ -136,22 +136,24 @@ const ROUND_MIN_BYTES: u64 = 8 << 20;
 const ROUND_MAX_BYTES: u64 = 64 << 20;
 
 /// Orders each family's segments by their first time stamps.
-fn streams(inputs: &[Input]) -> Vec<families::Family> {
+fn streams(inputs: &[Input], parallel: bool) -> Vec<families::Family> {
     let mut fams = families::group(inputs);
     let multi: Vec<usize> = fams
         .iter()
         .filter(|f| f.segments.len() > 1)
         .flat_map(|f| f.segments.iter().copied())
         .collect();
-    let peeked: Vec<(usize, Option<Timestamp>)> = multi
-        .par_iter()
-        .map(|&i| {
-            let ts = input::open(&inputs[i])
-                .ok()
-                .and_then(|(r, _)| families::first_timestamp(r));
-            (i, ts)
-        })
-        .collect();
+    let peek = |&i: &usize| {
+        let ts = input::open(&inputs[i])
+            .ok()
+            .and_then(|(r, _)| families::first_timestamp(r));
+        (i, ts)
+    };
+    let peeked: Vec<(usize, Option<Timestamp>)> = if parallel {
+        multi.par_iter().map(peek).collect()
+    } else {
+        multi.iter().map(peek).collect()
+    };
     let mut first = vec![None; inputs.len()];
     for (i, ts) in peeked {
         first[i] = ts;
@@ -167,19 +169,18 @@ fn streams(inputs: &[Input]) -> Vec<families::Family> {
 /// Audits `inputs` (already expanded into files and stdin).
 pub fn audit(inputs: &[Input], opts: &Options) -> Report {
     match opts.jobs {
-        Some(n) => match rayon::ThreadPoolBuilder::new()
-            .num_threads(n.max(1))
-            .build()
-        {
-            Ok(pool) => pool.install(|| run(inputs, opts)),
-            Err(_) => run(inputs, opts),
+        // One thread: no pool at all (cheap for many small audits).
+        Some(0 | 1) => run(inputs, opts, false),
+        Some(n) => match rayon::ThreadPoolBuilder::new().num_threads(n).build() {
+            Ok(pool) => pool.install(|| run(inputs, opts, true)),
+            Err(_) => run(inputs, opts, true),
         },
-        None => run(inputs, opts),
+        None => run(inputs, opts, true),
     }
 }
 
-fn run(inputs: &[Input], opts: &Options) -> Report {
-    let fams = streams(inputs);
+fn run(inputs: &[Input], opts: &Options, parallel: bool) -> Report {
+    let fams = streams(inputs, parallel);
     let mut procs: Vec<StreamProcessor> = fams
         .iter()
         .map(|f| {
@@ -203,7 +204,11 @@ fn run(inputs: &[Input], opts: &Options) -> Report {
     let mut span = ROUND_START_MS;
     let mut until = Until::FirstStamp;
     loop {
-        let next: Vec<Option<Timestamp>> = procs.par_iter_mut().map(|p| p.advance(until)).collect();
+        let next: Vec<Option<Timestamp>> = if parallel {
+            procs.par_iter_mut().map(|p| p.advance(until)).collect()
+        } else {
+            procs.iter_mut().map(|p| p.advance(until)).collect()
+        };
         // Facts, in a fixed order: by time, then stream, then position.
         let mut facts = Vec::new();
         for (si, p) in procs.iter_mut().enumerate() {

@@ -26,7 +26,10 @@ pub const LITERALS: [&str; 6] = [
 /// grows past it.
 pub const MAX_LINE: usize = 1 << 20;
 
+/// Read size once a stream proves large; small inputs start with
+/// [`FIRST_CHUNK`] and the buffer doubles up to this.
 const CHUNK: usize = 256 * 1024;
+const FIRST_CHUNK: usize = 16 * 1024;
 
 fn automaton() -> &'static AhoCorasick {
     static AC: OnceLock<AhoCorasick> = OnceLock::new();
@@ -109,7 +112,7 @@ impl<R: Read> Scanner<R> {
     pub fn new(reader: R) -> Scanner<R> {
         Scanner {
             reader,
-            buf: vec![0; CHUNK],
+            buf: vec![0; FIRST_CHUNK],
             start: 0,
             filled: 0,
             follow: 0,
@@ -133,7 +136,12 @@ impl<R: Read> Scanner<R> {
             self.filled -= self.start;
             self.start = 0;
         }
-        let target = CHUNK.min(self.buf.len());
+        if self.buf.len() < CHUNK && self.stats.bytes >= 4 * self.buf.len() as u64 {
+            // No small input: read bigger chunks.
+            let n = (self.buf.len() * 2).min(CHUNK);
+            self.buf.resize(n, 0);
+        }
+        let target = self.buf.len();
         while self.filled < self.buf.len() {
             match self.reader.read(&mut self.buf[self.filled..]) {
                 Ok(0) => {
