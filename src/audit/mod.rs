@@ -320,10 +320,9 @@ fn run(inputs: &[Input], opts: &Options, parallel: bool) -> Report {
     report
 }
 
-/// The most stable id a worker's log reveals (REST URL, else member id).
+/// The most stable id a worker's log reveals (REST URL, member id, explicit client id).
 fn identity_key(r: &crate::replay::WorkerReplay) -> Option<String> {
-    let (url, member, _) = r.identity();
-    url.or_else(|| member.map(str::to_string))
+    r.identity().1
 }
 
 /// Adds the cross-worker findings to their workers, names the owners of

@@ -187,13 +187,24 @@ impl WorkerReplay {
         }
     }
 
-    /// Identity facts learned so far: (REST URL, member id, client id).
-    pub fn identity(&self) -> (Option<String>, Option<&str>, Option<&str>) {
-        (
-            self.rest_url(),
-            self.member_id.as_deref(),
-            self.client_id.as_deref(),
-        )
+    /// The most stable id the log reveals, and what kind it is (`None`:
+    /// only the file identifies the worker).
+    pub fn identity(&self) -> (Identity, Option<String>) {
+        if let Some(u) = self.rest_url() {
+            return (Identity::RestUrl, Some(u));
+        }
+        if let Some(m) = &self.member_id {
+            return (Identity::MemberId, Some(m.clone()));
+        }
+        // `connect-<n>` is a per-JVM counter: every worker is `connect-1`.
+        let default = |c: &str| {
+            c.strip_prefix("connect-")
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        };
+        match &self.client_id {
+            Some(c) if !default(c) => (Identity::ClientId, Some(c.clone())),
+            _ => (Identity::FilePath, None),
+        }
     }
 
     fn rest_url(&self) -> Option<String> {
@@ -1201,13 +1212,7 @@ impl WorkerReplay {
         self.summary.protocol = self.protocol();
         self.summary.rest_url = self.rest_url();
         self.summary.kafka_cluster = self.kafka_cluster.as_deref().map(str::to_string);
-        self.summary.identified_by = if self.summary.rest_url.is_some() {
-            Identity::RestUrl
-        } else if self.member_id.is_some() {
-            Identity::MemberId
-        } else {
-            Identity::FilePath
-        };
+        self.summary.identified_by = self.identity().0;
         if self.summary.time_reversals > 0 {
             let n = self.summary.time_reversals;
             self.note(None, format!("timestamps go backwards {n} time(s)"));

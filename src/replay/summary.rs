@@ -14,13 +14,15 @@ pub struct Note {
 }
 
 /// What identifies a worker (SPEC §2): its advertised REST URL, else the
-/// member id the coordinator gave it, else only the file it was read from
-/// (`clientId=connect-1` is the same in every JVM).
+/// member id the coordinator gave it, else an explicit client id, else only
+/// the file it was read from (`clientId=connect-1` is the same in every JVM).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Identity {
     RestUrl,
     MemberId,
+    /// An explicit `client.id` (or the host:port default of Kafka 3.7+).
+    ClientId,
     FilePath,
 }
 
@@ -29,6 +31,7 @@ impl Identity {
         match self {
             Identity::RestUrl => "rest-url",
             Identity::MemberId => "member-id",
+            Identity::ClientId => "client-id",
             Identity::FilePath => "file-path",
         }
     }

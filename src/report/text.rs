@@ -133,6 +133,9 @@ fn write_worker(report: &Report, s: &WorkerSummary, out: &mut dyn Write) -> io::
         (None, crate::replay::Identity::MemberId) => {
             id.push(format!("member {}", s.member_id.as_deref().unwrap_or("?")))
         }
+        (None, crate::replay::Identity::ClientId) => {
+            id.push("identified by its client id".to_string())
+        }
         _ => id.push("identified by its file only".to_string()),
     }
     if let Some(c) = &s.kafka_cluster {
