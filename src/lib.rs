@@ -13,3 +13,4 @@ pub mod model;
 pub mod replay;
 pub mod report;
 pub mod rules;
+pub mod sim;

@@ -1,0 +1,404 @@
+//! The scenario: cluster start-up, the initial connectors, random events
+//! (users, connectors and workers), the fault's arming and, when no
+//! opportunity for it came up, events that create one.
+
+use super::cluster::{Cluster, Rec, Status, Target, Why, new_connector};
+use super::model::{Proto, Res};
+use super::truth::FaultKind;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Ev {
+    Create,
+    Reconfigure(u16),
+    Delete(u16),
+    Pause(u16),
+    Resume(u16),
+    Stop(u16),
+    TaskCount(u16),
+    RestartConnector(u16),
+    RestartTask(u16, u16),
+    Leave(usize),
+    Crash(usize),
+    Start(usize),
+    /// A rolling restart of one worker: graceful stop, then start.
+    Bounce(usize),
+    SlowLeave(usize),
+    KeyRotation,
+    Idle,
+}
+
+impl Cluster {
+    pub fn run(&mut self) {
+        let n = self.workers.len();
+        for w in 0..n {
+            let gap = if w == 0 {
+                0
+            } else {
+                self.rng.range(2_000, 20_000)
+            };
+            self.advance_to(self.lnow + gap);
+            self.start_worker(w);
+            self.settle();
+        }
+        for _ in 0..self.p.connectors {
+            let gap = self.rng.log_range(3_000, 60_000);
+            self.advance_to(self.lnow + gap);
+            self.apply(Ev::Create);
+            self.settle();
+        }
+        for k in 0..self.p.events {
+            self.event_index = k;
+            if self.fault.kind.is_some() && k >= self.fault.at {
+                self.fault.armed = true;
+            }
+            let gap = self.rng.log_range(2_000, 600_000);
+            self.advance_to(self.lnow + gap);
+            let ev = self.pick_event();
+            self.apply(ev);
+            self.settle();
+        }
+        if self.fault.kind.is_some() {
+            self.fault.armed = true;
+        }
+        let mut k = self.p.events;
+        while self.fault.kind.is_some() && self.fault.info.is_none() && k < self.p.events + 60 {
+            self.event_index = k;
+            let gap = self.rng.log_range(2_000, 60_000);
+            self.advance_to(self.lnow + gap);
+            let ev = self.forcing_event();
+            self.apply(ev);
+            self.settle();
+            k += 1;
+        }
+        // Let pending timers (held-back work, returning workers) play out.
+        for _ in 0..4 {
+            let until = self.lnow + self.p.delay_ms + 180_000;
+            self.advance_to(until);
+        }
+        self.settle();
+    }
+
+    fn running_conns(&self) -> Vec<(usize, u16)> {
+        let mut v = Vec::new();
+        for (w, wk) in self.workers.iter().enumerate() {
+            if wk.status != Status::Live {
+                continue;
+            }
+            for r in wk.running.keys() {
+                if let Res::Conn(c) = r {
+                    v.push((w, *c));
+                }
+            }
+        }
+        v
+    }
+
+    fn running_tasks(&self) -> Vec<(usize, u16, u16)> {
+        let mut v = Vec::new();
+        for (w, wk) in self.workers.iter().enumerate() {
+            if wk.status != Status::Live {
+                continue;
+            }
+            for r in wk.running.keys() {
+                if let Res::Task(c, i) = r
+                    && wk.assigned.contains(r)
+                {
+                    v.push((w, *c, *i));
+                }
+            }
+        }
+        v
+    }
+
+    fn existing(&self, pred: impl Fn(&super::cluster::Connector) -> bool) -> Vec<u16> {
+        (0..self.conns.len())
+            .filter(|&c| self.conns[c].exists && pred(&self.conns[c]))
+            .map(|c| c as u16)
+            .collect()
+    }
+
+    fn pick_event(&mut self) -> Ev {
+        let started = self.existing(|x| x.target == Target::Started);
+        let paused = self.existing(|x| x.target != Target::Started);
+        let all = self.existing(|_| true);
+        let rconns: Vec<(usize, u16)> = self
+            .running_conns()
+            .into_iter()
+            .filter(|(_, c)| {
+                let x = &self.conns[usize::from(*c)];
+                x.exists && x.target == Target::Started && !x.stale
+            })
+            .collect();
+        let rtasks = self.running_tasks();
+        let live = self.live();
+        let offline: Vec<usize> = (0..self.workers.len())
+            .filter(|&w| self.workers[w].status == Status::Offline)
+            .collect();
+        let cap = self.p.connectors * 2 + 2;
+        let coop = self.proto.cooperative();
+        let mut table: Vec<(u32, Ev)> = Vec::new();
+        table.push((if all.len() < cap { 8 } else { 1 }, Ev::Create));
+        if let Some(&c) = self.rng.pick(&started) {
+            table.push((14, Ev::Reconfigure(c)));
+            table.push((5, Ev::Pause(c)));
+            if self.v.stop_connector() {
+                table.push((3, Ev::Stop(c)));
+            }
+        }
+        if all.len() > 1
+            && let Some(&c) = self.rng.pick(&all)
+        {
+            table.push((4, Ev::Delete(c)));
+        }
+        if let Some(&c) = self.rng.pick(&paused) {
+            table.push((6, Ev::Resume(c)));
+        }
+        if let Some(&(_, c)) = self.rng.pick(&rconns) {
+            table.push((10, Ev::TaskCount(c)));
+            table.push((5, Ev::RestartConnector(c)));
+        }
+        if let Some(&(_, c, i)) = self.rng.pick(&rtasks) {
+            table.push((7, Ev::RestartTask(c, i)));
+        }
+        if live.len() > 1 {
+            let w = live[self.rng.index(live.len())];
+            table.push((4, Ev::Leave(w)));
+            table.push((4, Ev::Crash(w)));
+            if coop && self.v.self_revocation() {
+                table.push((3, Ev::SlowLeave(w)));
+            }
+        }
+        if let Some(&w) = self.rng.pick(&offline) {
+            table.push((10, Ev::Start(w)));
+        }
+        if let Some(&w) = self.rng.pick(&live) {
+            table.push((2, Ev::Bounce(w)));
+        }
+        if self.proto == Proto::Sessioned {
+            table.push((2, Ev::KeyRotation));
+        }
+        table.push((3, Ev::Idle));
+        let total: u32 = table.iter().map(|(w, _)| w).sum();
+        let mut x = self.rng.below(u64::from(total)) as u32;
+        for (wt, ev) in table {
+            if x < wt {
+                return ev;
+            }
+            x -= wt;
+        }
+        Ev::Idle
+    }
+
+    /// An event that gives the armed fault an opportunity.
+    fn forcing_event(&mut self) -> Ev {
+        let Some(kind) = self.fault.kind else {
+            return Ev::Idle;
+        };
+        let live = self.live();
+        let offline: Vec<usize> = (0..self.workers.len())
+            .filter(|&w| self.workers[w].status == Status::Offline)
+            .collect();
+        let with_tasks: Vec<u16> = self
+            .running_tasks()
+            .iter()
+            .map(|&(_, c, _)| c)
+            .filter(|&c| {
+                let x = &self.conns[usize::from(c)];
+                x.exists && x.target == Target::Started && !x.stale
+            })
+            .collect();
+        let distinct: std::collections::BTreeSet<u16> = with_tasks.iter().copied().collect();
+        let grow_or_join = |cl: &mut Cluster| -> Ev {
+            if let Some(&w) = cl.rng.pick(&offline) {
+                Ev::Start(w)
+            } else if let Some(&w) = cl.rng.pick(&live) {
+                Ev::Bounce(w)
+            } else {
+                Ev::Create
+            }
+        };
+        match kind {
+            FaultKind::Kafka8676 => {
+                if distinct.len() < 2 {
+                    Ev::Create
+                } else {
+                    let c = with_tasks[self.rng.index(with_tasks.len())];
+                    Ev::Reconfigure(c)
+                }
+            }
+            FaultKind::RestartMovedTask => {
+                if live.len() < 2 {
+                    grow_or_join(self)
+                } else if let Some(&c) = self.rng.pick(&with_tasks) {
+                    Ev::Reconfigure(c)
+                } else {
+                    Ev::Create
+                }
+            }
+            FaultKind::OffsetMismatchStart => grow_or_join(self),
+            FaultKind::SkipRevokedStop => {
+                if self.rng.chance(0.5) && !offline.is_empty() {
+                    grow_or_join(self)
+                } else if let Some(&c) = self.rng.pick(&with_tasks) {
+                    Ev::Delete(c)
+                } else {
+                    grow_or_join(self)
+                }
+            }
+            FaultKind::SkipStart => Ev::Create,
+            FaultKind::DoubleStart => {
+                if self.proto.cooperative() {
+                    Ev::Create
+                } else if let Some(&(_, c, i)) = self.rng.pick(&self.running_tasks()) {
+                    Ev::RestartTask(c, i)
+                } else {
+                    Ev::Create
+                }
+            }
+            FaultKind::SpuriousStop => {
+                if with_tasks.is_empty() {
+                    Ev::Create
+                } else {
+                    Ev::Reconfigure(with_tasks[0])
+                }
+            }
+        }
+    }
+
+    fn owner_of(&self, r: Res) -> Option<usize> {
+        (0..self.workers.len()).find(|&w| {
+            let wk = &self.workers[w];
+            wk.status == Status::Live && wk.running.contains_key(&r) && wk.assigned.contains(&r)
+        })
+    }
+
+    pub(super) fn apply(&mut self, ev: Ev) {
+        let max = self.p.max_tasks.max(1);
+        match ev {
+            Ev::Create => {
+                let t = self.rng.range(1, i64::from(max)) as u16;
+                let c = new_connector(self, t);
+                self.count("create");
+                self.append(Rec::ConnConfig(c));
+            }
+            Ev::Reconfigure(c) => {
+                self.count("reconfigure");
+                let n = if self.rng.chance(0.3) {
+                    self.rng.range(1, i64::from(max)) as u16
+                } else {
+                    self.conns[usize::from(c)].tasks.max(1)
+                };
+                let x = &mut self.conns[usize::from(c)];
+                x.stale = true;
+                x.reconfigured = true;
+                x.next_tasks = n;
+                self.append(Rec::ConnConfig(c));
+            }
+            Ev::Delete(c) => {
+                self.count("delete");
+                self.conns[usize::from(c)].exists = false;
+                self.pending_gen.retain(|&x| x != c);
+                self.append(Rec::Tombstone(c));
+            }
+            Ev::Pause(c) => {
+                self.count("pause");
+                self.conns[usize::from(c)].target = Target::Paused;
+                self.append(Rec::Target(c, Target::Paused));
+            }
+            Ev::Resume(c) => {
+                self.count("resume");
+                let n = self.rng.range(1, i64::from(max)) as u16;
+                let x = &mut self.conns[usize::from(c)];
+                if x.target == Target::Stopped {
+                    x.stale = true;
+                    x.next_tasks = n;
+                }
+                x.target = Target::Started;
+                self.append(Rec::Target(c, Target::Started));
+            }
+            Ev::Stop(c) => {
+                self.count("stop");
+                self.commit_tasks(c, 0, false);
+                self.conns[usize::from(c)].target = Target::Stopped;
+                self.append(Rec::Target(c, Target::Stopped));
+            }
+            Ev::TaskCount(c) => {
+                self.count("task-count-change");
+                let cur = self.conns[usize::from(c)].tasks;
+                let mut n = self.rng.range(1, i64::from(max)) as u16;
+                if n == cur {
+                    n = if cur > 1 { cur - 1 } else { cur + 1 };
+                }
+                self.commit_tasks(c, n, false);
+            }
+            Ev::RestartConnector(c) => {
+                self.count("restart-connector");
+                if let Some(w) = self.owner_of(Res::Conn(c)) {
+                    self.stop(w, Res::Conn(c), Why::Restart);
+                    self.start(w, Res::Conn(c), Why::Restart);
+                }
+            }
+            Ev::RestartTask(c, i) => {
+                self.count("restart-task");
+                let r = Res::Task(c, i);
+                if let Some(w) = self.owner_of(r) {
+                    if self.fault.ready(FaultKind::DoubleStart) {
+                        let line = self.workers[w].log.next_line();
+                        let d = format!(
+                            "a REST restart of {} starts it without stopping it",
+                            self.res_name(r)
+                        );
+                        self.fired(w, line, Some(r), d);
+                    } else {
+                        self.stop(w, r, Why::Restart);
+                    }
+                    self.start(w, r, Why::Restart);
+                }
+            }
+            Ev::Leave(w) => {
+                if self.live().len() > 1 && self.workers[w].status == Status::Live {
+                    self.shutdown_worker(w);
+                }
+            }
+            Ev::Crash(w) => {
+                if self.live().len() > 1 && self.workers[w].status == Status::Live {
+                    self.crash_worker(w);
+                }
+            }
+            Ev::Start(w) => {
+                if self.workers[w].status == Status::Offline {
+                    self.start_worker(w);
+                }
+            }
+            Ev::Bounce(w) => {
+                if self.workers[w].status == Status::Live {
+                    self.count("rolling-restart");
+                    self.shutdown_worker(w);
+                    self.settle();
+                    let back = self.lnow + self.rng.range(5_000, 40_000);
+                    self.advance_to(back);
+                    if self.workers[w].status == Status::Offline {
+                        self.start_worker(w);
+                    }
+                }
+            }
+            Ev::SlowLeave(w) => {
+                if self.live().len() > 1 && self.workers[w].status == Status::Live {
+                    self.partition_worker(w);
+                }
+            }
+            Ev::KeyRotation => {
+                if self.group.leader.is_some() {
+                    self.count("session-key");
+                    self.group.key_at = Some(self.lnow);
+                    self.append(Rec::SessionKey);
+                }
+            }
+            Ev::Idle => self.count("idle"),
+        }
+    }
+
+    fn count(&mut self, name: &'static str) {
+        *self.stats.events.entry(name).or_default() += 1;
+    }
+}

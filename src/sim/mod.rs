@@ -1,0 +1,404 @@
+//! A deterministic simulator of a Kafka Connect cluster in distributed
+//! mode: it prints exactly the lines real workers print (one log per worker,
+//! in a chosen Kafka version's wording and a chosen layout, with noise), and
+//! writes down the ground truth: what a correct cluster did (nothing to
+//! report) or what one injected fault implies (the findings, on their lines).
+//!
+//! `herder-audit simulate --workers N --connectors M --events K --seed S
+//! [--protocol eager|cooperative] [--kafka-version V] [--layout L]
+//! [--fault F] [--noise R] --out DIR`
+
+mod cluster;
+mod events;
+mod model;
+mod noise;
+mod out;
+mod rng;
+mod round;
+mod startup;
+pub mod truth;
+pub mod version;
+
+pub use model::Proto;
+pub use out::Layout;
+pub use truth::{ALL_FAULTS, Expected, FaultKind, Scope, Truth};
+pub use version::Version;
+
+use clap::Args;
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// What to simulate.
+#[derive(Debug, Clone)]
+pub struct Params {
+    pub workers: usize,
+    /// Connectors created once the cluster is up.
+    pub connectors: usize,
+    /// Random events after that.
+    pub events: usize,
+    pub seed: u64,
+    pub protocol: Proto,
+    pub version: Version,
+    pub layout: Layout,
+    pub fault: Option<FaultKind>,
+    /// The event before which the fault is armed (it fires at the first
+    /// opportunity from there).
+    pub fault_at: Option<usize>,
+    /// Probability that another noise record follows a record.
+    pub noise: f64,
+    pub group: String,
+    pub max_tasks: u16,
+    /// `scheduled.rebalance.max.delay.ms`
+    pub delay_ms: i64,
+    /// Probability that a worker reads a batch of config records late.
+    pub lag: f64,
+    /// Probability that a config record lands while the group syncs.
+    pub concurrent: f64,
+}
+
+impl Params {
+    /// Defaults for a version and protocol.
+    pub fn new(seed: u64, version: Version, protocol: Proto) -> Params {
+        Params {
+            workers: 3,
+            connectors: 4,
+            events: 40,
+            seed,
+            protocol,
+            version,
+            layout: if version.default_mdc_layout() {
+                Layout::ApacheMdc
+            } else {
+                Layout::Apache
+            },
+            fault: None,
+            fault_at: None,
+            noise: 0.8,
+            group: "connect-cluster".to_string(),
+            max_tasks: 4,
+            delay_ms: 300_000,
+            lag: 0.25,
+            concurrent: 0.05,
+        }
+    }
+
+    /// Checks the combination; the message says what is wrong.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.workers == 0 || self.workers > 256 {
+            return Err("--workers must be between 1 and 256".into());
+        }
+        if self.max_tasks == 0 {
+            return Err("--max-tasks must be at least 1".into());
+        }
+        if !(0.0..1.0).contains(&self.noise) {
+            return Err("--noise must be in [0, 1)".into());
+        }
+        if self.version.eager_only() && self.protocol != Proto::Eager {
+            return Err(format!(
+                "Kafka {} has only the eager protocol",
+                self.version.name()
+            ));
+        }
+        if self.protocol == Proto::Sessioned && self.version < Version::V2_4 {
+            return Err(format!(
+                "the sessioned protocol needs Kafka 2.4 or later, not {}",
+                self.version.name()
+            ));
+        }
+        if self.fault == Some(FaultKind::RestartMovedTask) && self.workers < 2 {
+            return Err("fault restart-moved-task needs at least 2 workers".into());
+        }
+        if let Some(f) = self.fault
+            && f.cooperative_only()
+            && !self.protocol.cooperative()
+        {
+            return Err(format!(
+                "fault {f} exists only under a cooperative protocol"
+            ));
+        }
+        Ok(())
+    }
+
+    /// The event the fault is armed at: the chosen one, else one drawn from the seed.
+    pub fn fault_event(&self) -> usize {
+        match self.fault_at {
+            Some(e) => e,
+            None => {
+                let mut r = rng::Rng::new(self.seed ^ 0x5EED_FA17);
+                r.below(self.events.max(1) as u64) as usize
+            }
+        }
+    }
+}
+
+/// The log file name of worker `i` (0-based).
+pub fn worker_file(i: usize) -> String {
+    format!("connect-{}.log", i + 1)
+}
+
+/// Runs a simulation, writing worker `i`'s log to `outs[i]`. With
+/// `record_lifecycle`, the truth lists every lifecycle line number (tests).
+pub fn simulate(
+    p: &Params,
+    outs: Vec<Box<dyn Write>>,
+    record_lifecycle: bool,
+) -> io::Result<Truth> {
+    p.validate()
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    if outs.len() != p.workers {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "one output per worker",
+        ));
+    }
+    let mut p = p.clone();
+    if p.fault.is_some() {
+        p.fault_at = Some(p.fault_event());
+    }
+    let mut cl = cluster::Cluster::new(p.clone(), outs, record_lifecycle);
+    let first = cl.clock.text();
+    cl.run();
+    let mut files = Vec::new();
+    let mut lifecycle = Vec::new();
+    let mut total_lines = 0;
+    let mut total_bytes = 0;
+    let mut err = None;
+    for (i, wk) in cl.workers.iter_mut().enumerate() {
+        if let Err(e) = wk.log.finish() {
+            err.get_or_insert(e);
+        }
+        total_lines += wk.log.lines();
+        total_bytes += wk.log.bytes();
+        files.push(truth::FileInfo {
+            worker: wk.host.clone(),
+            file: worker_file(i),
+            lines: wk.log.lines(),
+            bytes: wk.log.bytes(),
+            rest_url: wk.url.clone(),
+        });
+        lifecycle.push(std::mem::take(&mut wk.lifecycle));
+    }
+    if let Some(e) = err {
+        return Err(e);
+    }
+    let mut stats = std::mem::take(&mut cl.stats);
+    stats.lines = total_lines;
+    stats.bytes = total_bytes;
+    stats.config_records = cl.log.len();
+    stats.first_time = first;
+    stats.last_time = cl.clock.text();
+    let mut expected = std::mem::take(&mut cl.expected);
+    expected.sort();
+    let fault = p.fault.map(|kind| {
+        cl.fault.info.clone().unwrap_or(truth::FaultInfo {
+            kind,
+            armed_at_event: p.fault_event(),
+            injected: false,
+            event: None,
+            worker: None,
+            file: None,
+            line: None,
+            time: None,
+            generation: None,
+            resource: None,
+            detail: "no opportunity for the fault came up".into(),
+        })
+    });
+    Ok(Truth {
+        schema: truth::SCHEMA,
+        scenario: truth::Scenario {
+            seed: p.seed,
+            workers: p.workers,
+            connectors: p.connectors,
+            events: p.events,
+            protocol: p.protocol.config_name(),
+            kafka_version: p.version.name(),
+            layout: p.layout.name(),
+            log_pattern: p.layout.pattern(),
+            noise: p.noise,
+            group: p.group.clone(),
+            max_tasks: p.max_tasks,
+            rebalance_delay_ms: p.delay_ms,
+        },
+        files,
+        fault,
+        expected,
+        stats,
+        lifecycle_lines: lifecycle,
+    })
+}
+
+/// `herder-audit simulate`: flags.
+#[derive(Args, Debug, Clone)]
+pub struct SimArgs {
+    /// Workers in the group.
+    #[arg(long, default_value_t = 3)]
+    pub workers: usize,
+    /// Connectors created once the cluster is up.
+    #[arg(long, default_value_t = 4)]
+    pub connectors: usize,
+    /// Random events after that (connector, task, REST and worker events).
+    #[arg(long, default_value_t = 40)]
+    pub events: usize,
+    /// Seed: the same flags and seed give the same logs, byte for byte.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Group protocol: eager, cooperative (the version's default cooperative
+    /// protocol), compatible or sessioned.
+    #[arg(long, default_value = "cooperative")]
+    pub protocol: String,
+    /// Kafka version whose wording is printed: 2.0.1, 2.2.2, 2.3.1, 2.4.1,
+    /// 2.8.2, 3.0.2 or 3.6.2 (also 2.0, 2.3, 3.6, …).
+    #[arg(long, default_value = "3.6.2")]
+    pub kafka_version: String,
+    /// Log layout: apache (`[%d] %p %m (%c:%L)`), apache-mdc (with
+    /// `%X{connector.context}`), debezium, strimzi. Default: the version's shipped layout.
+    #[arg(long)]
+    pub layout: Option<String>,
+    /// Inject one fault: kafka-8676, restart-moved-task,
+    /// offset-mismatch-start, skip-revoked-stop, skip-start, double-start,
+    /// spurious-stop.
+    #[arg(long)]
+    pub fault: Option<String>,
+    /// Arm the fault before this event (0-based); default: drawn from the seed.
+    #[arg(long)]
+    pub fault_at: Option<usize>,
+    /// Noise: probability that another noise record follows any record
+    /// (mean ratio/(1-ratio) noise records per lifecycle line).
+    #[arg(long, default_value_t = 0.8)]
+    pub noise: f64,
+    /// Largest task count of a connector.
+    #[arg(long, default_value_t = 4)]
+    pub max_tasks: u16,
+    /// scheduled.rebalance.max.delay.ms
+    #[arg(long, default_value_t = 300_000)]
+    pub rebalance_delay_ms: i64,
+    /// Probability that a worker reads a batch of config records late.
+    #[arg(long, default_value_t = 0.25)]
+    pub lag: f64,
+    /// The Connect group id.
+    #[arg(long, default_value = "connect-cluster")]
+    pub group: String,
+    /// Output directory (created): `<worker>.log` per worker and `truth.json`.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+impl SimArgs {
+    /// Flags → parameters.
+    pub fn params(&self) -> Result<Params, String> {
+        let version = Version::parse(&self.kafka_version).ok_or_else(|| {
+            format!(
+                "unknown --kafka-version {}; one of: {}",
+                self.kafka_version,
+                version::ALL.map(Version::name).join(", ")
+            )
+        })?;
+        let protocol = match self.protocol.as_str() {
+            "eager" => Proto::Eager,
+            "compatible" => Proto::Compatible,
+            "sessioned" => Proto::Sessioned,
+            "cooperative" if version.eager_only() => {
+                return Err(format!(
+                    "Kafka {} has only the eager protocol",
+                    version.name()
+                ));
+            }
+            "cooperative" if version.default_cooperative() == "sessioned" => Proto::Sessioned,
+            "cooperative" => Proto::Compatible,
+            other => {
+                return Err(format!(
+                    "unknown --protocol {other}; one of: eager, cooperative, compatible, sessioned"
+                ));
+            }
+        };
+        let mut p = Params::new(self.seed, version, protocol);
+        if let Some(l) = &self.layout {
+            p.layout = Layout::parse(l).ok_or_else(|| {
+                format!("unknown --layout {l}; one of: apache, apache-mdc, debezium, strimzi")
+            })?;
+        }
+        if let Some(f) = &self.fault {
+            let names: Vec<&str> = ALL_FAULTS.iter().map(|f| f.name()).collect();
+            p.fault = Some(
+                FaultKind::parse(f)
+                    .ok_or_else(|| format!("unknown --fault {f}; one of: {}", names.join(", ")))?,
+            );
+        }
+        p.workers = self.workers;
+        p.connectors = self.connectors;
+        p.events = self.events;
+        p.fault_at = self.fault_at;
+        p.noise = self.noise;
+        p.max_tasks = self.max_tasks;
+        p.delay_ms = self.rebalance_delay_ms.max(0);
+        p.lag = self.lag.clamp(0.0, 1.0);
+        p.group = self.group.clone();
+        p.validate()?;
+        Ok(p)
+    }
+}
+
+fn open_outputs(dir: &Path, n: usize) -> io::Result<Vec<Box<dyn Write>>> {
+    fs::create_dir_all(dir)?;
+    let mut v: Vec<Box<dyn Write>> = Vec::with_capacity(n);
+    for i in 0..n {
+        let f = fs::File::create(dir.join(worker_file(i)))?;
+        v.push(Box::new(f));
+    }
+    Ok(v)
+}
+
+/// `herder-audit simulate …`; returns the exit status.
+pub fn run_cli(args: &SimArgs) -> i32 {
+    let p = match args.params() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("herder-audit simulate: {e}");
+            return 2;
+        }
+    };
+    if std::env::var_os("SIM_DEBUG").is_some() {
+        eprintln!("{p:?}");
+    }
+    let t0 = Instant::now();
+    let result = open_outputs(&args.out, p.workers).and_then(|outs| simulate(&p, outs, false));
+    let truth = match result {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("herder-audit simulate: {}: {e}", args.out.display());
+            return 2;
+        }
+    };
+    let secs = t0.elapsed().as_secs_f64();
+    let path = args.out.join("truth.json");
+    let written = fs::File::create(&path).and_then(|f| {
+        let mut w = io::BufWriter::new(f);
+        serde_json::to_writer_pretty(&mut w, &truth).map_err(io::Error::other)?;
+        w.write_all(b"\n")?;
+        w.flush()
+    });
+    if let Err(e) = written {
+        eprintln!("herder-audit simulate: {}: {e}", path.display());
+        return 2;
+    }
+    let mb = truth.stats.bytes as f64 / 1e6;
+    eprintln!(
+        "herder-audit simulate: {} worker logs, {} lines, {:.1} MB in {:.2} s ({:.0} MB/s); {} generations; {} expected finding(s){}",
+        truth.files.len(),
+        truth.stats.lines,
+        mb,
+        secs,
+        if secs > 0.0 { mb / secs } else { 0.0 },
+        truth.stats.generations,
+        truth.expected.len(),
+        match &truth.fault {
+            Some(f) if f.injected => format!("; fault {} injected", f.kind),
+            Some(f) => format!("; fault {} found no opportunity", f.kind),
+            None => String::new(),
+        }
+    );
+    0
+}

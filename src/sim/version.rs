@@ -1,0 +1,432 @@
+//! Kafka versions the simulator can speak, as wording profiles taken from
+//! the log catalog (`docs/log-catalog.md`). Each profile names a release the
+//! catalog lists; behaviour is always the correct herder's, only the lines
+//! (wording, loggers, order where the catalog says it changed) differ.
+
+use std::fmt;
+
+/// A catalogued release. Ordered by age.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Version {
+    /// 2.0.1: eager only, no MDC, herder lines without LogContext prefix.
+    V2_0,
+    /// 2.2.2: as 2.0.1, plus `Successfully processed removal…`, LeaveGroup line.
+    V2_2,
+    /// 2.3.1: cooperative (`compatible` default), extended assignment without
+    /// a protocol version, coordinator lines from AbstractCoordinator.
+    V2_3,
+    /// 2.4.1: `with protocol version P … with rebalance delay`, `sessioned`.
+    V2_4,
+    /// 2.8.2: `Generation{…}`, synced line, WorkerConnector shutdown lines.
+    V2_8,
+    /// 3.0.2: coordinator lines from WorkerCoordinator, MDC in the default layout.
+    V3_0,
+    /// 3.6.2: `Handling task config update by stopping tasks …`, STOPPED.
+    V3_6,
+}
+
+pub const ALL: [Version; 7] = [
+    Version::V2_0,
+    Version::V2_2,
+    Version::V2_3,
+    Version::V2_4,
+    Version::V2_8,
+    Version::V3_0,
+    Version::V3_6,
+];
+
+/// Which wording the cooperative task-config stop line uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskUpdateLine {
+    /// No such line (eager-only releases).
+    None,
+    /// `Handling task config update by restarting tasks [..]` (2.3.0–3.2.x),
+    /// printed even when empty.
+    Restarting,
+    /// `Handling task config update by stopping tasks [..], which will be
+    /// restarted after rebalance if still assigned to this worker` (3.3.0+),
+    /// suppressed when empty.
+    Stopping,
+}
+
+/// Where the program's own code logs from; used for `%L`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Site {
+    // DistributedHerder
+    HerderStarting,
+    HerderStarted,
+    HerderStopping,
+    HerderStopped,
+    Halt,
+    Assignment,
+    StartingWork,
+    FinishedStarting,
+    StartingConnector,
+    StartingTask,
+    CatchingUp,
+    Behind,
+    FinishedReading,
+    Mismatch,
+    ConnUpdated,
+    ConnRemoved,
+    TasksUpdated,
+    TargetChange,
+    HandlingConn,
+    HandlingTask,
+    FinishedStopping,
+    FinishedFlushing,
+    SkipStopping,
+    HerderRebalanceStarted,
+    CouldNotInstantiate,
+    SessionKey,
+    // coordinator
+    RebalanceStarted,
+    Rejoining,
+    Joined,
+    Synced,
+    Heartbeat,
+    LeaveGroup,
+    Discovered,
+    Unreachable,
+    CoordinatorDead,
+    // Worker
+    WorkerStarting,
+    WorkerStarted,
+    WorkerStopping,
+    WorkerStopped,
+    CreatingConnector,
+    InstantiatedConnector,
+    FinishedCreating,
+    StoppingConnector,
+    StoppedConnector,
+    IgnoringStopConnector,
+    IgnoringAwaitConnector,
+    CreatingTask,
+    InstantiatedTask,
+    Converter,
+    StoppingTask,
+    IgnoringStopTask,
+    IgnoringAwaitTask,
+    SettingState,
+    ScheduledShutdown,
+    CompletedShutdown,
+    // other
+    Connect,
+    ConfigStore,
+    ConfigStoreRemoval,
+    TaskInit,
+    Dump,
+    AppInfo,
+    AppInfoCommit,
+    RestServer,
+    KafkaBasedLog,
+}
+
+impl Version {
+    pub fn parse(s: &str) -> Option<Version> {
+        let s = s.trim();
+        Some(match s {
+            "2.0" | "2.0.1" | "2.1" | "2.1.1" => Version::V2_0,
+            "2.2" | "2.2.2" => Version::V2_2,
+            "2.3" | "2.3.1" => Version::V2_3,
+            "2.4" | "2.4.1" => Version::V2_4,
+            "2.8" | "2.8.2" => Version::V2_8,
+            "3.0" | "3.0.2" => Version::V3_0,
+            "3.6" | "3.6.2" | "3" | "3.x" => Version::V3_6,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Version::V2_0 => "2.0.1",
+            Version::V2_2 => "2.2.2",
+            Version::V2_3 => "2.3.1",
+            Version::V2_4 => "2.4.1",
+            Version::V2_8 => "2.8.2",
+            Version::V3_0 => "3.0.2",
+            Version::V3_6 => "3.6.2",
+        }
+    }
+
+    /// Epoch milliseconds of a plausible date for a cluster on this release.
+    pub fn start_epoch_ms(self) -> i64 {
+        // Days since 1970-01-01 of a date a few months after the release.
+        let days: i64 = match self {
+            Version::V2_0 => 17_840, // 2018-11-05
+            Version::V2_2 => 18_200, // 2019-10-31
+            Version::V2_3 => 18_210, // 2019-11-10
+            Version::V2_4 => 18_340, // 2020-03-19
+            Version::V2_8 => 18_920, // 2021-10-20
+            Version::V3_0 => 19_080, // 2022-03-29
+            Version::V3_6 => 19_845, // 2024-05-02
+        };
+        days * 86_400_000 + 9 * 3_600_000
+    }
+
+    /// Only the eager protocol exists.
+    pub fn eager_only(self) -> bool {
+        self <= Version::V2_2
+    }
+    /// `%X{connector.context}` is set (2.3.0+).
+    pub fn mdc(self) -> bool {
+        self >= Version::V2_3
+    }
+    /// Herder lines carry `[Worker clientId=…, groupId=…] ` (2.3.0+).
+    pub fn herder_prefix(self) -> bool {
+        self >= Version::V2_3
+    }
+    /// `Rebalance started` comes from the herder's onRevoked (≤ 2.2.2).
+    pub fn herder_rebalance_started(self) -> bool {
+        self <= Version::V2_2
+    }
+    /// The herder prints the six-field V0 assignment (≤ 2.2.2).
+    pub fn v0_assignment(self) -> bool {
+        self <= Version::V2_2
+    }
+    /// `Joined group at generation N with protocol version P … with rebalance delay: D` (2.4.1+).
+    pub fn joined_with_version(self) -> bool {
+        self >= Version::V2_4
+    }
+    /// Coordinator join lines print `Generation{…}` (2.6.1+).
+    pub fn generation_object(self) -> bool {
+        self >= Version::V2_8
+    }
+    /// `Successfully synced group in generation …` (2.6.3+).
+    pub fn synced_line(self) -> bool {
+        self >= Version::V2_8
+    }
+    /// The coordinator's logger: AbstractCoordinator up to 2.8, then WorkerCoordinator.
+    pub fn coordinator_logger(self) -> &'static str {
+        if self >= Version::V3_0 {
+            "org.apache.kafka.connect.runtime.distributed.WorkerCoordinator"
+        } else {
+            "org.apache.kafka.clients.consumer.internals.AbstractCoordinator"
+        }
+    }
+    /// The sink-task consumers' coordinator logger.
+    pub fn consumer_coordinator_logger(self) -> &'static str {
+        if self >= Version::V3_0 {
+            "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator"
+        } else {
+            "org.apache.kafka.clients.consumer.internals.AbstractCoordinator"
+        }
+    }
+    /// `Finished flushing status backing store in preparation for rebalance` (2.4.1+),
+    /// printed after `Finished stopping tasks…`.
+    pub fn flush_line(self) -> bool {
+        self >= Version::V2_4
+    }
+    /// `Member … sending LeaveGroup request to coordinator …` (2.2.2+), with
+    /// ` due to …` from 2.4.1.
+    pub fn leave_group_line(self) -> bool {
+        self >= Version::V2_2
+    }
+    pub fn leave_group_reason(self) -> bool {
+        self >= Version::V2_4
+    }
+    pub fn skip_stopping_wording(self) -> &'static str {
+        if self <= Version::V2_4 {
+            "Wasn't unable to resume work after last rebalance, can skip stopping connectors and tasks"
+        } else {
+            "Wasn't able to resume work after last rebalance, can skip stopping connectors and tasks"
+        }
+    }
+    pub fn task_update_line(self) -> TaskUpdateLine {
+        if self <= Version::V2_2 {
+            TaskUpdateLine::None
+        } else if self <= Version::V3_0 {
+            TaskUpdateLine::Restarting
+        } else {
+            TaskUpdateLine::Stopping
+        }
+    }
+    /// W `Stopped connector X` after a connector stop (≤ 2.4.1).
+    pub fn stopped_connector_line(self) -> bool {
+        self <= Version::V2_4
+    }
+    /// WConn `Scheduled shutdown for …` / `Completed shutdown for …` (2.6.3+).
+    pub fn connector_shutdown_lines(self) -> bool {
+        self >= Version::V2_8
+    }
+    /// W `Ignoring await stop request for non-present connector X` (2.6.3+).
+    pub fn await_stop_connector_line(self) -> bool {
+        self >= Version::V2_8
+    }
+    /// AC `Attempt to heartbeat failed since group is rebalancing` (≤ 2.8).
+    pub fn heartbeat_line(self) -> bool {
+        self <= Version::V2_8
+    }
+    /// `Broker coordinator was unreachable … Revoking previous assignment …` (2.4.1+).
+    pub fn self_revocation(self) -> bool {
+        self >= Version::V2_4
+    }
+    /// `Successfully processed removal of connector 'X'` (2.2.2+); 2.0.1
+    /// prints `Removed connector X due to null configuration…`.
+    pub fn removal_line_new(self) -> bool {
+        self >= Version::V2_2
+    }
+    /// `Tasks [..] configs updated` names every task of every connector
+    /// (2.0.1–2.3.0, KAFKA-8676); from 2.3.1 only the committed connector's.
+    pub fn tasks_line_names_all(self) -> bool {
+        self <= Version::V2_2
+    }
+    /// Target state STOPPED and the zero-task commit (3.5.2+).
+    pub fn stop_connector(self) -> bool {
+        self >= Version::V3_6
+    }
+    /// The cooperative protocol version the release prefers.
+    pub fn default_cooperative(self) -> &'static str {
+        if self >= Version::V2_4 {
+            "sessioned"
+        } else {
+            "compatible"
+        }
+    }
+    /// The shipped layout of the release (MDC printed from 3.0.0).
+    pub fn default_mdc_layout(self) -> bool {
+        self >= Version::V3_0
+    }
+    /// Every worker's default client id is `connect-1` up to 3.6.
+    pub fn kafka_build(self) -> &'static str {
+        match self {
+            Version::V2_0 => "2.0.1",
+            Version::V2_2 => "2.2.2",
+            Version::V2_3 => "2.3.1",
+            Version::V2_4 => "2.4.1",
+            Version::V2_8 => "2.8.2",
+            Version::V3_0 => "3.0.2",
+            Version::V3_6 => "3.6.2",
+        }
+    }
+    pub fn commit_id(self) -> &'static str {
+        match self {
+            Version::V2_0 => "fa14705e51bd2ce5",
+            Version::V2_2 => "1cce3ca5ad32ef50",
+            Version::V2_3 => "18a913733fb71c01",
+            Version::V2_4 => "c57222ae8cd7866b",
+            Version::V2_8 => "c3b6ad5a69cbcc17",
+            Version::V3_0 => "25b1aea02e37da14",
+            Version::V3_6 => "35a5d2ad9e5b3b2a",
+        }
+    }
+    /// `Source task finished initialization and start` comes from
+    /// WorkerSourceTask up to 3.0 and AbstractWorkerSourceTask after.
+    pub fn source_task_logger(self) -> &'static str {
+        if self >= Version::V3_6 {
+            "org.apache.kafka.connect.runtime.AbstractWorkerSourceTask"
+        } else {
+            "org.apache.kafka.connect.runtime.WorkerSourceTask"
+        }
+    }
+
+    /// A plausible `%L` for a log site in this release.
+    pub fn line(self, site: Site) -> u32 {
+        // Line numbers as of 3.6; older files were shorter.
+        let (base, grows) = site_base(site);
+        if !grows {
+            return base;
+        }
+        let pct: u32 = match self {
+            Version::V2_0 => 52,
+            Version::V2_2 => 55,
+            Version::V2_3 => 63,
+            Version::V2_4 => 70,
+            Version::V2_8 => 82,
+            Version::V3_0 => 88,
+            Version::V3_6 => 100,
+        };
+        base * pct / 100
+    }
+}
+
+fn site_base(site: Site) -> (u32, bool) {
+    use Site::*;
+    match site {
+        HerderStarting => (358, true),
+        HerderStarted => (364, true),
+        HerderStopping => (834, true),
+        HerderStopped => (384, true),
+        Halt => (802, true),
+        Assignment => (2442, true),
+        StartingWork => (1857, true),
+        FinishedStarting => (1886, true),
+        StartingConnector => (2017, true),
+        StartingTask => (1928, true),
+        CatchingUp => (1618, true),
+        Behind => (1694, true),
+        FinishedReading => (1703, true),
+        Mismatch => (1662, true),
+        ConnUpdated => (2368, true),
+        ConnRemoved => (2380, true),
+        TasksUpdated => (2397, true),
+        TargetChange => (2408, true),
+        HandlingConn => (716, true),
+        HandlingTask => (783, true),
+        FinishedStopping => (2492, true),
+        FinishedFlushing => (2511, true),
+        SkipStopping => (2481, true),
+        HerderRebalanceStarted => (1117, true),
+        CouldNotInstantiate => (1944, true),
+        SessionKey => (2419, true),
+        RebalanceStarted => (225, false),
+        Rejoining => (566, false),
+        Joined => (627, false),
+        Synced => (802, false),
+        Heartbeat => (1175, false),
+        LeaveGroup => (1133, false),
+        Discovered => (906, false),
+        Unreachable => (138, false),
+        CoordinatorDead => (997, false),
+        WorkerStarting => (215, true),
+        WorkerStarted => (225, true),
+        WorkerStopping => (232, true),
+        WorkerStopped => (263, true),
+        CreatingConnector => (300, true),
+        InstantiatedConnector => (322, true),
+        FinishedCreating => (341, true),
+        StoppingConnector => (449, true),
+        StoppedConnector => (471, true),
+        IgnoringStopConnector => (452, true),
+        IgnoringAwaitConnector => (488, true),
+        CreatingTask => (600, true),
+        InstantiatedTask => (623, true),
+        Converter => (1013, true),
+        StoppingTask => (1040, true),
+        IgnoringStopTask => (1036, true),
+        IgnoringAwaitTask => (1064, true),
+        SettingState => (1315, true),
+        ScheduledShutdown => (265, true),
+        CompletedShutdown => (285, true),
+        Connect => (50, false),
+        ConfigStore => (375, true),
+        ConfigStoreRemoval => (1024, true),
+        TaskInit => (280, true),
+        Dump => (370, false),
+        AppInfo => (119, false),
+        AppInfoCommit => (120, false),
+        RestServer => (241, true),
+        KafkaBasedLog => (307, false),
+    }
+}
+
+impl fmt::Display for Version {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for v in ALL {
+            assert_eq!(Version::parse(v.name()), Some(v));
+        }
+        assert_eq!(Version::parse("9.9"), None);
+        assert!(Version::V2_2.eager_only() && !Version::V2_3.eager_only());
+        assert!(Version::V3_6.line(Site::Assignment) > Version::V2_3.line(Site::Assignment));
+    }
+}
