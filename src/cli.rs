@@ -27,6 +27,9 @@ enum Command {
     /// Print the rebuilt state of every worker per generation: assigned,
     /// revoked, running, started, stopped, config offset.
     Replay(AuditArgs),
+    /// Simulate a Connect cluster: write one log per worker and the ground
+    /// truth (`truth.json`) to a directory.
+    Simulate(crate::sim::SimArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -92,6 +95,7 @@ pub fn run() -> i32 {
         }
     };
     let (args, replay) = match cli.command {
+        Some(Command::Simulate(a)) => return crate::sim::run_cli(&a),
         Some(Command::Replay(a)) => (a, true),
         None => (cli.audit, false),
     };
