@@ -1,0 +1,461 @@
+//! Property tests of the auditor against the simulator: a correct simulated
+//! cluster must audit clean, and a cluster with one injected fault must
+//! produce exactly the findings the simulator's ground truth lists (same
+//! file, line, kind and resource). Scenarios are drawn from a seeded loop
+//! (shrinking is not needed: every scenario is small and reproducible from
+//! the seed printed on failure with `herder-audit simulate`).
+//!
+//! Cross-worker findings (`scope: cluster`) are listed in the truth but only
+//! compared when `CROSS_WORKER` is on (the cluster rules are being added).
+
+use herder_audit::audit::stream::StreamSink;
+use herder_audit::input::scan::{self, Delivery, LineSink};
+use herder_audit::model::SourceId;
+use herder_audit::sim::{
+    self, ALL_FAULTS, FaultKind, Layout, Params, Proto, Scope, Truth, Version,
+};
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{self, Write};
+use std::sync::{Arc, Mutex};
+
+/// Compare the cross-worker findings too (needs the auditor's cluster rules).
+const CROSS_WORKER: bool = false;
+
+/// Known auditor disagreement (reported to the lead): after a
+/// `lost-assignment` for a resource whose last logged state was a stop, the
+/// auditor reports it again at every later completed rebalance of the same
+/// episode, whereas for a resource it never saw it reports once (it then
+/// holds it as running). The truth has one finding per episode. While on,
+/// such repeats are counted, not failed.
+const TOLERATE_REPEATED_LOST: bool = true;
+
+/// Known auditor disagreement: `Session key updated` is a config-topic
+/// record, but the auditor (SPEC §4.1) does not count it as a config-listener
+/// line, so after `Finished reading … offset: X`, a session key and a tick
+/// that refreshes the snapshot, a correct start at X+1 is reported as
+/// `offset-mismatch-start`.
+const TOLERATE_SESSION_KEY_OFFSET: bool = true;
+
+/// Known auditor disagreement: after `Setting connector X state to STOPPED`
+/// and a resume (`… state to STARTED`, no connector restart), the auditor
+/// still excuses every stop of X and its tasks as "target state STOPPED"
+/// until `Starting connector X`.
+const TOLERATE_STOPPED_RESUMED: bool = true;
+
+#[derive(Clone, Default)]
+struct Buf(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Buf {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        self.0
+            .lock()
+            .map_err(|_| io::Error::other("poisoned"))?
+            .extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A finding as compared: (file, line, kind, resource).
+type Key = (String, u64, String, String);
+
+struct Run {
+    truth: Truth,
+    logs: Vec<Vec<u8>>,
+}
+
+fn run(p: &Params) -> Run {
+    let bufs: Vec<Buf> = (0..p.workers).map(|_| Buf::default()).collect();
+    let outs: Vec<Box<dyn Write>> = bufs
+        .iter()
+        .map(|b| Box::new(b.clone()) as Box<dyn Write>)
+        .collect();
+    let truth = sim::simulate(p, outs, true).unwrap_or_else(|e| panic!("simulate {}: {e}", cmd(p)));
+    let logs = bufs.iter().map(|b| b.0.lock().unwrap().clone()).collect();
+    Run { truth, logs }
+}
+
+/// Records which lines produced a lifecycle event.
+struct Recorder {
+    inner: StreamSink,
+    hit: BTreeSet<u64>,
+}
+
+impl LineSink for Recorder {
+    fn line(&mut self, number: u64, line: &[u8], how: Delivery) -> usize {
+        let before = self.inner.events;
+        let want = self.inner.line(number, line, how);
+        if self.inner.events > before {
+            self.hit.insert(number);
+        }
+        want
+    }
+    fn too_long(&mut self, number: u64, len: u64) {
+        self.inner.too_long(number, len);
+    }
+}
+
+struct Audited {
+    findings: BTreeSet<Key>,
+    /// Lifecycle lines the auditor did not read as an event.
+    missed: Vec<u64>,
+}
+
+fn audit_one(file: &str, text: &[u8], lifecycle: &[u64]) -> Audited {
+    let mut rec = Recorder {
+        inner: StreamSink::new(SourceId(0), file.to_string(), false),
+        hit: BTreeSet::new(),
+    };
+    let mut reader: &[u8] = text;
+    let (_, err) = scan::scan(&mut reader, &mut rec);
+    assert!(err.is_none(), "{file}: read error");
+    let missed = lifecycle
+        .iter()
+        .copied()
+        .filter(|l| !rec.hit.contains(l))
+        .collect();
+    let mut findings = BTreeSet::new();
+    for replay in rec.inner.into_replays() {
+        let report = replay.finish();
+        for f in report.findings {
+            let resource = f
+                .resource
+                .as_ref()
+                .map_or_else(|| "-".to_string(), |r| r.id());
+            findings.insert((
+                file.to_string(),
+                f.trigger.line,
+                f.kind.as_str().to_string(),
+                resource,
+            ));
+        }
+    }
+    Audited { findings, missed }
+}
+
+fn cmd(p: &Params) -> String {
+    let mut s = format!(
+        "herder-audit simulate --workers {} --connectors {} --events {} --seed {} --protocol {} --kafka-version {} --layout {} --noise {} --max-tasks {} --rebalance-delay-ms {}",
+        p.workers,
+        p.connectors,
+        p.events,
+        p.seed,
+        p.protocol.config_name(),
+        p.version.name(),
+        p.layout.name(),
+        p.noise,
+        p.max_tasks,
+        p.delay_ms
+    );
+    if let Some(f) = p.fault {
+        s.push_str(&format!(" --fault {f} --fault-at {}", p.fault_event()));
+    }
+    s.push_str(" --out /tmp/sim");
+    s
+}
+
+#[derive(Debug, Default)]
+struct Outcome {
+    /// In the truth, not reported.
+    missing: Vec<Key>,
+    /// Reported, not in the truth.
+    extra: Vec<Key>,
+    missed_lines: Vec<(String, u64)>,
+    expected: usize,
+    injected: bool,
+    /// Disagreements matching a known auditor issue: (repeated lost,
+    /// session key, stopped-then-resumed).
+    tolerated: [usize; 3],
+    /// Expected findings the auditor reported.
+    matched: usize,
+}
+
+fn check(p: &Params) -> (Outcome, Run) {
+    let r = run(p);
+    let mut out = Outcome {
+        injected: r.truth.fault.as_ref().is_some_and(|f| f.injected),
+        ..Outcome::default()
+    };
+    let mut want: BTreeSet<Key> = BTreeSet::new();
+    for e in &r.truth.expected {
+        if e.scope == Scope::Worker || CROSS_WORKER {
+            want.insert((
+                e.file.clone(),
+                e.line,
+                e.kind.to_string(),
+                e.resource.clone(),
+            ));
+        }
+    }
+    out.expected = want.len();
+    let mut got: BTreeSet<Key> = BTreeSet::new();
+    for (i, f) in r.truth.files.iter().enumerate() {
+        let a = audit_one(&f.file, &r.logs[i], &r.truth.lifecycle_lines[i]);
+        got.extend(a.findings);
+        out.missed_lines
+            .extend(a.missed.into_iter().map(|l| (f.file.clone(), l)));
+    }
+    out.matched = want.intersection(&got).count();
+    let texts: BTreeMap<String, Vec<String>> = r
+        .truth
+        .files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let t = String::from_utf8_lossy(&r.logs[i]);
+            (f.file.clone(), t.lines().map(str::to_string).collect())
+        })
+        .collect();
+    for k in want.difference(&got).cloned() {
+        let lines = &texts[&k.0];
+        if TOLERATE_STOPPED_RESUMED
+            && k.2 == "unnecessary-stop"
+            && stopped_then_resumed(lines, k.1, &k.3)
+        {
+            out.tolerated[2] += 1;
+        } else {
+            out.missing.push(k);
+        }
+    }
+    for k in got.difference(&want).cloned() {
+        let lines = &texts[&k.0];
+        let repeat = k.2 == "lost-assignment"
+            && want
+                .iter()
+                .any(|w| w.0 == k.0 && w.2 == k.2 && w.3 == k.3 && w.1 < k.1);
+        let session = k.2 == "offset-mismatch-start" && session_key_since_known_offset(lines, k.1);
+        if TOLERATE_REPEATED_LOST && repeat {
+            out.tolerated[0] += 1;
+        } else if TOLERATE_SESSION_KEY_OFFSET && session {
+            out.tolerated[1] += 1;
+        } else {
+            out.extra.push(k);
+        }
+    }
+    (out, r)
+}
+
+/// Lines `1..line` of a log, newest first.
+fn before(lines: &[String], line: u64) -> impl Iterator<Item = &str> {
+    lines[..(line as usize - 1).min(lines.len())]
+        .iter()
+        .rev()
+        .map(String::as_str)
+}
+
+/// Between the last line that pins the config offset down and `line`, a
+/// `Session key updated` and no other config-listener line.
+fn session_key_since_known_offset(lines: &[String], line: u64) -> bool {
+    let mut key = false;
+    for l in before(lines, line) {
+        if l.contains("Session key updated") {
+            key = true;
+        } else if [
+            "config updated",
+            "configs updated",
+            "config removed",
+            "target state change",
+        ]
+        .iter()
+        .any(|p| l.contains(p))
+        {
+            return false;
+        } else if [
+            "Herder starting",
+            "is behind group assignment",
+            "Finished reading to end of log",
+            "does not match group assignment",
+            "Reading to end of config log",
+        ]
+        .iter()
+        .any(|p| l.contains(p))
+        {
+            return key;
+        }
+    }
+    false
+}
+
+/// The connector of `resource` (a task id or a connector name) was set to
+/// STOPPED and then resumed, with no `Starting connector` since, before `line`.
+fn stopped_then_resumed(lines: &[String], line: u64, resource: &str) -> bool {
+    let conn = match resource.rsplit_once('-') {
+        Some((c, n)) if n.chars().all(|x| x.is_ascii_digit()) => c,
+        _ => resource,
+    };
+    let stopped = format!("Setting connector {conn} state to STOPPED");
+    let started = format!("Starting connector {conn} ");
+    let mut resumed = false;
+    for l in before(lines, line) {
+        if l.contains(&started) {
+            return false;
+        }
+        if l.contains(&format!("Setting connector {conn} state to ")) && !l.contains(&stopped) {
+            resumed = true;
+        }
+        if l.contains(&stopped) {
+            return resumed;
+        }
+    }
+    false
+}
+
+fn line_of(r: &Run, file: &str, line: u64) -> String {
+    let i = r
+        .truth
+        .files
+        .iter()
+        .position(|f| f.file == file)
+        .unwrap_or(0);
+    let text = String::from_utf8_lossy(&r.logs[i]);
+    text.lines()
+        .nth(line as usize - 1)
+        .unwrap_or("")
+        .chars()
+        .take(400)
+        .collect()
+}
+
+fn describe(p: &Params, o: &Outcome, r: &Run) -> String {
+    let mut s = format!("{}\n", cmd(p));
+    for k in &o.missing {
+        s.push_str(&format!("  missing {k:?}\n    {}\n", line_of(r, &k.0, k.1)));
+    }
+    for k in &o.extra {
+        s.push_str(&format!("  extra   {k:?}\n    {}\n", line_of(r, &k.0, k.1)));
+    }
+    for (f, l) in o.missed_lines.iter().take(5) {
+        s.push_str(&format!(
+            "  unread lifecycle line {f}:{l}\n    {}\n",
+            line_of(r, f, *l)
+        ));
+    }
+    s
+}
+
+/// Scenario parameters drawn from a seed.
+fn scenario(seed: u64, fault: Option<FaultKind>, big: bool) -> Params {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xA5A5_5A5A;
+    let mut next = |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    };
+    let versions = sim::version::ALL;
+    let coop_only = fault.is_some_and(FaultKind::cooperative_only);
+    let version = loop {
+        let v = versions[next(versions.len() as u64) as usize];
+        if !(coop_only && v.eager_only()) {
+            break v;
+        }
+    };
+    let eager = version.eager_only() || (!coop_only && next(3) == 0);
+    let protocol = if eager {
+        Proto::Eager
+    } else if version >= Version::V2_4 && next(3) != 0 {
+        Proto::Sessioned
+    } else {
+        Proto::Compatible
+    };
+    let mut p = Params::new(seed, version, protocol);
+    p.layout = [
+        Layout::Apache,
+        Layout::ApacheMdc,
+        Layout::Debezium,
+        Layout::Strimzi,
+    ][next(4) as usize];
+    p.workers = 1 + next(if big { 6 } else { 4 }) as usize;
+    p.connectors = 1 + next(if big { 6 } else { 4 }) as usize;
+    p.events = 5 + next(if big { 120 } else { 35 }) as usize;
+    p.max_tasks = 1 + next(4) as u16;
+    p.noise = [0.0, 0.3, 0.6][next(3) as usize];
+    p.delay_ms = [0, 30_000, 300_000][next(3) as usize];
+    p.fault = fault;
+    if fault == Some(FaultKind::RestartMovedTask) {
+        // A task can only move with a second worker.
+        p.workers = p.workers.max(2);
+    }
+    p
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct Count {
+    scenarios: usize,
+    injected: usize,
+    expected: usize,
+    matched: usize,
+    tolerated: [usize; 3],
+}
+
+fn sweep(seeds: std::ops::Range<u64>, big: bool) -> BTreeMap<String, Count> {
+    let mut failures = Vec::new();
+    let mut counts: BTreeMap<String, Count> = BTreeMap::new();
+    let kinds: Vec<Option<FaultKind>> = std::iter::once(None)
+        .chain(ALL_FAULTS.iter().copied().map(Some))
+        .collect();
+    for seed in seeds {
+        for &fault in &kinds {
+            let p = scenario(seed, fault, big);
+            let (o, r) = check(&p);
+            let label = fault.map_or("none".to_string(), |f| f.name().to_string());
+            let e = counts.entry(label).or_default();
+            e.scenarios += 1;
+            e.injected += usize::from(o.injected);
+            e.expected += o.expected;
+            e.matched += o.matched;
+            for (t, n) in e.tolerated.iter_mut().zip(o.tolerated) {
+                *t += n;
+            }
+            if fault.is_some() && !o.injected {
+                failures.push(format!("fault never injected: {}", cmd(&p)));
+            }
+            if fault.is_none() && !r.truth.expected.is_empty() {
+                failures.push(format!(
+                    "correct cluster with expected findings: {}\n{:?}",
+                    cmd(&p),
+                    r.truth.expected
+                ));
+            }
+            if !o.missing.is_empty() || !o.extra.is_empty() || !o.missed_lines.is_empty() {
+                failures.push(describe(&p, &o, &r));
+            }
+        }
+    }
+    for (k, c) in &counts {
+        eprintln!(
+            "{k:>22}: {} scenarios, {} injected, {}/{} expected findings reported; known auditor issues: {} repeated lost, {} session-key offset, {} stopped-then-resumed",
+            c.scenarios,
+            c.injected,
+            c.matched,
+            c.expected,
+            c.tolerated[0],
+            c.tolerated[1],
+            c.tolerated[2]
+        );
+    }
+    if std::env::var_os("SIM_ALL").is_some() {
+        for f in &failures {
+            eprintln!("{f}");
+        }
+    }
+    if !failures.is_empty() {
+        let n = failures.len();
+        failures.truncate(8);
+        panic!("{n} disagreement(s):\n{}", failures.join("\n"));
+    }
+    counts
+}
+
+#[test]
+fn simulated_clusters_audit_as_the_truth_says() {
+    sweep(0..40, false);
+}
+
+#[test]
+#[ignore = "deeper: more and bigger scenarios (minutes)"]
+fn simulated_clusters_audit_as_the_truth_says_deep() {
+    sweep(1000..1400, true);
+}
