@@ -236,8 +236,20 @@ impl Noise {
             self.task_line(log, clock, cx, c, i);
             return;
         }
-        match roll % 12 {
-            0 | 1 => {
+        // Weighted: REST access and client chatter are common, dumps and
+        // stack traces rare (they come with client creation and failures).
+        let pick = match self.rng.below(60) {
+            0..=7 => 0,
+            8..=17 => 2,
+            18..=21 => 3,
+            22..=46 => 4,
+            47..=48 => 7,
+            49 => 8,
+            50 => 9,
+            _ => 10,
+        };
+        match pick {
+            0 => {
                 let v = cx.version;
                 log.head(clock, Lvl::Info, Mdc::None, Th::Main);
                 log.s("[Producer clientId=producer-");
@@ -358,9 +370,9 @@ impl Noise {
         } else {
             "WorkerSinkTask{id="
         };
-        let roll = self.rng.below(20);
+        let roll = self.rng.below(60);
         match roll {
-            0..=6 => {
+            0..=20 => {
                 let (logger, line, msg) = ty.chatter[self.rng.index(ty.chatter.len())];
                 let mdc = match (cx.debezium, ty.dbz) {
                     (true, Some(t)) => Mdc::Dbz(t),
@@ -370,7 +382,7 @@ impl Noise {
                 log.s(msg);
                 log.tail(logger, line);
             }
-            7..=10 if ty.source => {
+            21..=32 if ty.source => {
                 let logger = "org.apache.kafka.connect.runtime.WorkerSourceTask";
                 log.head(clock, Lvl::Info, Mdc::Offsets(name, i), Th::Task);
                 log.s(id_cls);
@@ -398,7 +410,7 @@ impl Noise {
                 log.s(" ms");
                 log.tail(logger, 574);
             }
-            7..=10 => {
+            21..=32 => {
                 // A sink task's consumer: its own LogContext, including group
                 // lines that read like the worker's own.
                 let cc = cx.version.consumer_coordinator_logger();
@@ -456,7 +468,7 @@ impl Noise {
                     }
                 }
             }
-            11 | 12 if !ty.source => {
+            33..=38 if !ty.source => {
                 log.head(clock, Lvl::Info, Mdc::Task(name, i), Th::Task);
                 log.s(id_cls);
                 log.s(name);
@@ -473,13 +485,13 @@ impl Noise {
                 log.s(", leaderEpoch=null, metadata=''}}");
                 log.tail("org.apache.kafka.connect.runtime.WorkerSinkTask", 353);
             }
-            13 if ty.source => {
+            39 if ty.source => {
                 log.head(clock, Lvl::Error, Mdc::Task(name, i), Th::Task);
                 log.s("Failed to run query for table TimestampIncrementingTableQuerier{table=\"public\".\"orders\", query='null', topicPrefix='pg-', incrementingColumn='id', timestampColumns=[updated_at]}: {}");
                 log.tail("io.confluent.connect.jdbc.source.JdbcSourceTask", 419);
                 log.trace(SOURCE_TRACE);
             }
-            13 => {
+            39 => {
                 log.head(clock, Lvl::Warn, Mdc::Task(name, i), Th::Task);
                 log.s(id_cls);
                 log.s(name);
