@@ -342,17 +342,18 @@ impl Cluster {
                 self.count("restart-task");
                 let r = Res::Task(c, i);
                 if let Some(w) = self.owner_of(r) {
-                    if self.fault.ready(FaultKind::DoubleStart) {
-                        let line = self.workers[w].log.next_line();
+                    let fault = self.fault.ready(FaultKind::DoubleStart);
+                    if !fault {
+                        self.stop(w, r, Why::Restart);
+                    }
+                    let line = self.start(w, r, Why::Restart);
+                    if fault {
                         let d = format!(
                             "a REST restart of {} starts it without stopping it",
                             self.res_name(r)
                         );
                         self.fired(w, line, Some(r), d);
-                    } else {
-                        self.stop(w, r, Why::Restart);
                     }
-                    self.start(w, r, Why::Restart);
                 }
             }
             Ev::Leave(w) => {

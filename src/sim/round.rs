@@ -154,6 +154,19 @@ impl Cluster {
         self.workers[w].running_assignment.clear();
     }
 
+    /// Is `r` in the current configuration (its connector exists and, for a
+    /// task, its index is below the committed task count)?
+    fn configured_now(&self, r: Res) -> bool {
+        let Some(x) = self.conns.get(usize::from(r.conn())) else {
+            return false;
+        };
+        x.exists
+            && match r {
+                Res::Conn(_) => true,
+                Res::Task(_, i) => i < x.tasks,
+            }
+    }
+
     fn configured(&self) -> (Vec<u16>, Vec<(u16, u16)>) {
         let mut cs = Vec::new();
         let mut ts = Vec::new();
@@ -471,9 +484,11 @@ impl Cluster {
             });
         }
         let revoked = a.revoked();
-        if proto.cooperative() {
-            self.cooperative_revoke(w, &a, &revoked);
-        }
+        let skipped = if proto.cooperative() {
+            self.cooperative_revoke(w, &a, &revoked)
+        } else {
+            None
+        };
         // The assignment line.
         let v0 = self.v.v0_assignment();
         let with_version = self.v.joined_with_version();
@@ -505,6 +520,10 @@ impl Cluster {
                 }
             },
         );
+        if let Some(r) = skipped {
+            let detail = format!("the revoked {} is not stopped", self.res_name(r));
+            self.fired(w, line, Some(r), detail);
+        }
         {
             let wk = &mut self.workers[w];
             wk.in_window = false;
@@ -580,7 +599,7 @@ impl Cluster {
 
     /// Cooperative onRevoked (before the assignment line): stop the revoked
     /// work (faults: skip one stop, or stop a retained one).
-    fn cooperative_revoke(&mut self, w: usize, a: &Assign, revoked: &[Res]) {
+    fn cooperative_revoke(&mut self, w: usize, a: &Assign, revoked: &[Res]) -> Option<Res> {
         let mut skip = None;
         if self.fault.ready(FaultKind::SkipRevokedStop) {
             let cands: Vec<Res> = revoked
@@ -604,16 +623,12 @@ impl Cluster {
             spurious = self.rng.pick(&cands).copied();
         }
         if revoked.is_empty() && spurious.is_none() {
-            return;
+            return None;
         }
         for r in revoked {
-            if Some(*r) == skip {
-                let line = self.workers[w].log.next_line();
-                let detail = format!("the revoked {} is not stopped", self.res_name(*r));
-                self.fired(w, line, Some(*r), detail);
-                continue;
+            if Some(*r) != skip {
+                self.stop(w, *r, Why::Revoked);
             }
-            self.stop(w, *r, Why::Revoked);
         }
         if let Some(r) = spurious {
             let line = self.workers[w].log.next_line();
@@ -627,6 +642,7 @@ impl Cluster {
         for r in revoked {
             wk.running_assignment.remove(r);
         }
+        skip
     }
 
     /// readConfigToEnd after `Catching up…`.
@@ -701,30 +717,26 @@ impl Cluster {
             }
         }
         // Faults that change what is started.
+        let mut faulty: Vec<(Res, String)> = Vec::new();
         if self.fault.ready(FaultKind::RestartMovedTask) {
             let extra: Vec<Res> = restarting
                 .iter()
                 .copied()
-                .filter(|r| !a.holds(*r))
+                .filter(|r| !a.holds(*r) && self.configured_now(*r))
                 .collect();
             if let Some(&r) = extra.first() {
-                let line = self.workers[w].log.next_line();
                 let d = format!(
                     "the reconfigured {} is restarted although the rebalance moved it away",
                     self.res_name(r)
                 );
-                self.fired(w, line, Some(r), d);
+                faulty.push((r, d));
                 starts.push(r);
             }
         }
         let mut skipped = None;
         if self.fault.ready(FaultKind::SkipStart) && !starts.is_empty() {
             let i = self.rng.index(starts.len());
-            let r = starts.remove(i);
-            let d = format!("the assigned {} is not started", self.res_name(r));
-            let line = self.workers[w].log.next_line();
-            self.fired(w, line, Some(r), d);
-            skipped = Some(r);
+            skipped = Some(starts.remove(i));
         }
         if self.fault.ready(FaultKind::DoubleStart) && !eager {
             let wk = &self.workers[w];
@@ -735,17 +747,19 @@ impl Cluster {
                 .filter(|r| r.is_task() && wk.running.contains_key(r) && a.holds(*r))
                 .collect();
             if let Some(&r) = self.rng.pick(&cands) {
-                let line = self.workers[w].log.next_line();
                 let d = format!("the running {} is started again", self.res_name(r));
-                self.fired(w, line, Some(r), d);
+                faulty.push((r, d));
                 starts.push(r);
             }
         }
-        let _ = skipped;
         let mut started = BTreeSet::new();
         for r in starts {
-            self.start(w, r, Why::StartPhase);
+            let line = self.start(w, r, Why::StartPhase);
             started.insert(r);
+            if let Some(i) = faulty.iter().position(|(x, _)| *x == r) {
+                let (_, d) = faulty.remove(i);
+                self.fired(w, line, Some(r), d);
+            }
         }
         let fin = self.dh(
             w,
@@ -753,6 +767,10 @@ impl Cluster {
             Site::FinishedStarting,
             "Finished starting connectors and tasks",
         );
+        if let Some(r) = skipped {
+            let d = format!("the assigned {} is not started", self.res_name(r));
+            self.fired(w, fin, Some(r), d);
+        }
         // Oracle: assigned, not revoked, not running, not started.
         for r in a.resources() {
             let wk = &self.workers[w];
