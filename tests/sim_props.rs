@@ -390,39 +390,76 @@ struct Count {
     tolerated: [usize; 3],
 }
 
-fn sweep(seeds: std::ops::Range<u64>, big: bool) -> BTreeMap<String, Count> {
+/// One scenario: its label, counts and failure descriptions.
+fn one(seed: u64, fault: Option<FaultKind>, big: bool) -> (String, Count, Vec<String>) {
+    let p = scenario(seed, fault, big);
+    let (o, r) = check(&p);
+    let label = fault.map_or("none".to_string(), |f| f.name().to_string());
     let mut failures = Vec::new();
-    let mut counts: BTreeMap<String, Count> = BTreeMap::new();
+    if fault.is_some() && !o.injected {
+        failures.push(format!("fault never injected: {}", cmd(&p)));
+    }
+    if fault.is_none() && !r.truth.expected.is_empty() {
+        failures.push(format!(
+            "correct cluster with expected findings: {}\n{:?}",
+            cmd(&p),
+            r.truth.expected
+        ));
+    }
+    if !o.missing.is_empty() || !o.extra.is_empty() || !o.missed_lines.is_empty() {
+        failures.push(describe(&p, &o, &r));
+    }
+    let c = Count {
+        scenarios: 1,
+        injected: usize::from(o.injected),
+        expected: o.expected,
+        matched: o.matched,
+        tolerated: o.tolerated,
+    };
+    (label, c, failures)
+}
+
+/// Every fault kind (and none) for each seed, on two threads.
+fn sweep(seeds: std::ops::Range<u64>, big: bool) -> BTreeMap<String, Count> {
     let kinds: Vec<Option<FaultKind>> = std::iter::once(None)
         .chain(ALL_FAULTS.iter().copied().map(Some))
         .collect();
-    for seed in seeds {
-        for &fault in &kinds {
-            let p = scenario(seed, fault, big);
-            let (o, r) = check(&p);
-            let label = fault.map_or("none".to_string(), |f| f.name().to_string());
-            let e = counts.entry(label).or_default();
-            e.scenarios += 1;
-            e.injected += usize::from(o.injected);
-            e.expected += o.expected;
-            e.matched += o.matched;
-            for (t, n) in e.tolerated.iter_mut().zip(o.tolerated) {
-                *t += n;
-            }
-            if fault.is_some() && !o.injected {
-                failures.push(format!("fault never injected: {}", cmd(&p)));
-            }
-            if fault.is_none() && !r.truth.expected.is_empty() {
-                failures.push(format!(
-                    "correct cluster with expected findings: {}\n{:?}",
-                    cmd(&p),
-                    r.truth.expected
-                ));
-            }
-            if !o.missing.is_empty() || !o.extra.is_empty() || !o.missed_lines.is_empty() {
-                failures.push(describe(&p, &o, &r));
-            }
+    let jobs: Vec<(u64, Option<FaultKind>)> = seeds
+        .flat_map(|s| kinds.iter().map(move |&k| (s, k)))
+        .collect();
+    let threads = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .clamp(1, 8);
+    let results: Vec<(String, Count, Vec<String>)> = std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let jobs = &jobs;
+                sc.spawn(move || {
+                    jobs.iter()
+                        .skip(t)
+                        .step_by(threads)
+                        .map(|&(seed, fault)| one(seed, fault, big))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    let mut failures = Vec::new();
+    let mut counts: BTreeMap<String, Count> = BTreeMap::new();
+    for (label, c, f) in results {
+        let e = counts.entry(label).or_default();
+        e.scenarios += c.scenarios;
+        e.injected += c.injected;
+        e.expected += c.expected;
+        e.matched += c.matched;
+        for (t, n) in e.tolerated.iter_mut().zip(c.tolerated) {
+            *t += n;
         }
+        failures.extend(f);
     }
     for (k, c) in &counts {
         eprintln!(
@@ -436,6 +473,12 @@ fn sweep(seeds: std::ops::Range<u64>, big: bool) -> BTreeMap<String, Count> {
             c.tolerated[2]
         );
     }
+    let total: usize = counts.values().map(|c| c.scenarios).sum();
+    assert!(
+        total == jobs.len(),
+        "{total} of {} scenarios ran (a worker thread panicked)",
+        jobs.len()
+    );
     if std::env::var_os("SIM_ALL").is_some() {
         for f in &failures {
             eprintln!("{f}");
@@ -451,11 +494,11 @@ fn sweep(seeds: std::ops::Range<u64>, big: bool) -> BTreeMap<String, Count> {
 
 #[test]
 fn simulated_clusters_audit_as_the_truth_says() {
-    sweep(0..40, false);
+    sweep(0..100, false);
 }
 
 #[test]
 #[ignore = "deeper: more and bigger scenarios (minutes)"]
 fn simulated_clusters_audit_as_the_truth_says_deep() {
-    sweep(1000..1400, true);
+    sweep(1000..2000, true);
 }

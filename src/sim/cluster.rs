@@ -201,7 +201,11 @@ pub(super) enum M {
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Lg {
     Herder,
+    /// AbstractCoordinator's statements: under AbstractCoordinator up to
+    /// 2.8, under WorkerCoordinator (the subclass) from 3.0.
     Coord,
+    /// WorkerCoordinator's own statements (`Rebalance started`, …).
+    WCoord,
     Worker,
     WConn,
     Connect,
@@ -360,6 +364,7 @@ impl Cluster {
         match lg {
             Lg::Herder => "org.apache.kafka.connect.runtime.distributed.DistributedHerder",
             Lg::Coord => self.v.coordinator_logger(),
+            Lg::WCoord => "org.apache.kafka.connect.runtime.distributed.WorkerCoordinator",
             Lg::Worker => "org.apache.kafka.connect.runtime.Worker",
             Lg::WConn => "org.apache.kafka.connect.runtime.WorkerConnector",
             Lg::Connect => "org.apache.kafka.connect.runtime.Connect",
@@ -383,7 +388,7 @@ impl Cluster {
     ) -> u64 {
         let ctx = match lg {
             Lg::Herder => self.v.herder_prefix(),
-            Lg::Coord => true,
+            Lg::Coord | Lg::WCoord => true,
             _ => false,
         };
         let th = match (lg, mdc) {

@@ -402,3 +402,160 @@ pub fn run_cli(args: &SimArgs) -> i32 {
     );
     0
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::{Arc, Mutex};
+
+    #[derive(Clone, Default)]
+    struct Buf(Arc<Mutex<Vec<u8>>>);
+    impl Write for Buf {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn sim(p: &Params) -> (Truth, Vec<Vec<u8>>) {
+        let bufs: Vec<Buf> = (0..p.workers).map(|_| Buf::default()).collect();
+        let outs = bufs
+            .iter()
+            .map(|b| Box::new(b.clone()) as Box<dyn Write>)
+            .collect();
+        let t = simulate(p, outs, false).unwrap();
+        let logs = bufs.iter().map(|b| b.0.lock().unwrap().clone()).collect();
+        (t, logs)
+    }
+
+    fn params(seed: u64) -> Params {
+        let mut p = Params::new(seed, Version::V3_6, Proto::Sessioned);
+        p.events = 25;
+        p
+    }
+
+    #[test]
+    fn a_seed_names_the_same_logs_byte_for_byte() {
+        let p = params(42);
+        let (t1, l1) = sim(&p);
+        let (t2, l2) = sim(&p);
+        assert_eq!(l1, l2);
+        assert_eq!(
+            serde_json::to_string(&t1).unwrap(),
+            serde_json::to_string(&t2).unwrap()
+        );
+        let (_, l3) = sim(&params(43));
+        assert_ne!(l1, l3);
+    }
+
+    #[test]
+    fn noise_never_changes_what_happens() {
+        for (seed, fault) in [
+            (1, None),
+            (2, Some(FaultKind::SkipRevokedStop)),
+            (3, Some(FaultKind::Kafka8676)),
+        ] {
+            let mut quiet = params(seed);
+            quiet.noise = 0.0;
+            quiet.fault = fault;
+            let mut loud = quiet.clone();
+            loud.noise = 0.7;
+            let (a, la) = sim(&quiet);
+            let (b, lb) = sim(&loud);
+            assert_eq!(a.stats.generations, b.stats.generations);
+            assert_eq!(a.stats.starts, b.stats.starts);
+            assert_eq!(a.stats.stops, b.stats.stops);
+            assert_eq!(a.stats.config_records, b.stats.config_records);
+            let key = |t: &Truth| -> Vec<(String, &'static str, String)> {
+                t.expected
+                    .iter()
+                    .map(|e| (e.file.clone(), e.kind, e.resource.clone()))
+                    .collect()
+            };
+            assert_eq!(key(&a), key(&b));
+            let bytes = |l: &[Vec<u8>]| l.iter().map(Vec::len).sum::<usize>();
+            assert!(bytes(&lb) > 2 * bytes(&la));
+        }
+    }
+
+    #[test]
+    fn every_version_layout_and_protocol_runs() {
+        for v in version::ALL {
+            for layout in [
+                Layout::Apache,
+                Layout::ApacheMdc,
+                Layout::Debezium,
+                Layout::Strimzi,
+            ] {
+                let protos: &[Proto] = if v.eager_only() {
+                    &[Proto::Eager]
+                } else if v < Version::V2_4 {
+                    &[Proto::Eager, Proto::Compatible]
+                } else {
+                    &[Proto::Eager, Proto::Compatible, Proto::Sessioned]
+                };
+                for &proto in protos {
+                    let mut p = Params::new(7, v, proto);
+                    p.layout = layout;
+                    p.events = 10;
+                    let (t, logs) = sim(&p);
+                    assert!(t.expected.is_empty(), "{v} {layout:?} {proto:?}");
+                    let text = String::from_utf8(logs[0].clone()).unwrap();
+                    assert!(text.contains("DistributedConfig values: "));
+                    assert!(text.contains("Starting connectors and tasks using config offset"));
+                    if v >= Version::V2_3 {
+                        let want = format!("\tconnect.protocol = {}", proto.config_name());
+                        assert!(text.contains(&want), "{v}: {want}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn invalid_combinations_are_refused() {
+        let mut p = Params::new(1, Version::V2_2, Proto::Compatible);
+        assert!(p.validate().is_err());
+        p.protocol = Proto::Eager;
+        assert!(p.validate().is_ok());
+        p.fault = Some(FaultKind::SpuriousStop);
+        assert!(p.validate().is_err());
+        let mut q = Params::new(1, Version::V2_3, Proto::Sessioned);
+        assert!(q.validate().is_err());
+        q.protocol = Proto::Compatible;
+        q.fault = Some(FaultKind::RestartMovedTask);
+        q.workers = 1;
+        assert!(q.validate().is_err());
+        q.workers = 2;
+        assert!(q.validate().is_ok());
+    }
+
+    #[test]
+    fn truth_names_the_fault_and_its_findings() {
+        let mut p = params(5);
+        p.fault = Some(FaultKind::DoubleStart);
+        let (t, logs) = sim(&p);
+        let f = t.fault.as_ref().unwrap();
+        assert!(f.injected);
+        let e = t
+            .expected
+            .iter()
+            .find(|e| e.kind == "double-start")
+            .unwrap();
+        assert_eq!(Some(e.line), f.line);
+        let i = t.files.iter().position(|x| x.file == e.file).unwrap();
+        let text = String::from_utf8_lossy(&logs[i]);
+        let line = text.lines().nth(e.line as usize - 1).unwrap();
+        assert!(
+            line.contains(&format!("Starting task {}", e.resource)),
+            "{line}"
+        );
+        let json = serde_json::to_value(&t).unwrap();
+        assert_eq!(json["schema"], truth::SCHEMA);
+        assert_eq!(json["fault"]["kind"], "double-start");
+        assert!(json.get("lifecycle_lines").is_none());
+    }
+}

@@ -128,7 +128,14 @@ impl Cluster {
                 self.eager_revoke(w);
             }
         } else {
-            self.coord(w, Site::RebalanceStarted, "Rebalance started");
+            self.emit(
+                w,
+                Lvl::Info,
+                M::None,
+                Lg::WCoord,
+                Site::RebalanceStarted,
+                |l, _| l.s("Rebalance started"),
+            );
             if eager && had {
                 self.eager_revoke(w);
             }
@@ -612,10 +619,19 @@ impl Cluster {
         let mut spurious = None;
         if self.fault.ready(FaultKind::SpuriousStop) {
             let wk = &self.workers[w];
+            // Not a resource of a connector whose target state is STOPPED or
+            // PAUSED: the SPEC excuses stops under a STOPPED target.
+            let started = |r: &Res| {
+                self.conns
+                    .get(usize::from(r.conn()))
+                    .is_some_and(|x| x.target == super::cluster::Target::Started)
+            };
             let mut cands: Vec<Res> = a
                 .resources()
                 .into_iter()
-                .filter(|r| wk.running.contains_key(r) && wk.running_assignment.contains(r))
+                .filter(|r| {
+                    wk.running.contains_key(r) && wk.running_assignment.contains(r) && started(r)
+                })
                 .collect();
             if cands.iter().any(|r| r.is_task()) {
                 cands.retain(|r| r.is_task());
