@@ -65,6 +65,8 @@ pub(super) enum Rec {
     Commit(Vec<(u16, u16)>),
     Target(u16, Target),
     SessionKey,
+    /// A KIP-745 restart request (`includeTasks=true`, `onlyFailed=false`).
+    Restart(u16),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,6 +122,7 @@ pub(super) struct Worker {
     pub q_removed: Vec<u16>,
     pub q_tasks: Vec<(u16, u64)>,
     pub q_target: Vec<(u16, Target)>,
+    pub q_restart: Vec<u16>,
     pub needs_reconfig: bool,
     pub rejoin: bool,
     /// The config offset the auditor can know from this log (SPEC §4.1).
@@ -290,6 +293,7 @@ impl Cluster {
                     q_removed: Vec::new(),
                     q_tasks: Vec::new(),
                     q_target: Vec::new(),
+                    q_restart: Vec::new(),
                     needs_reconfig: false,
                     rejoin: false,
                     known: None,
@@ -649,6 +653,7 @@ impl Cluster {
             wk.q_removed.clear();
             wk.q_tasks.clear();
             wk.q_target.clear();
+            wk.q_restart.clear();
             wk.needs_reconfig = false;
             wk.rejoin = false;
             wk.known = None;
@@ -999,6 +1004,24 @@ impl Cluster {
                 wk.facts.entry(c).or_default().target_change = Some(line);
                 wk.q_target.push((c, t));
             }
+            Rec::Restart(c) => {
+                let c = *c;
+                self.emit(
+                    w,
+                    Lvl::Info,
+                    M::None,
+                    Lg::Herder,
+                    Site::RestartRequest,
+                    |l, n| {
+                        l.s("Received and enqueuing restart request for {connectorName='");
+                        l.s(name(n, c));
+                        l.s("', onlyFailed=false, includeTasks=true}");
+                    },
+                );
+                // A config-topic record without a listener line in SPEC §4.1.
+                self.workers[w].known = None;
+                self.workers[w].q_restart.push(c);
+            }
             Rec::SessionKey => {
                 if self.proto == Proto::Sessioned {
                     self.dh(w, Lvl::Info, Site::SessionKey, "Session key updated");
@@ -1014,6 +1037,12 @@ impl Cluster {
 
     /// The herder's tick: handles the config updates its listener queued.
     pub fn tick(&mut self, w: usize) {
+        if self.workers[w].status == Status::Live && !self.workers[w].q_restart.is_empty() {
+            let q = std::mem::take(&mut self.workers[w].q_restart);
+            for c in q {
+                self.restart_plan(w, c);
+            }
+        }
         let wk = &self.workers[w];
         if wk.status != Status::Live
             || (wk.q_conn.is_empty()
@@ -1064,6 +1093,95 @@ impl Cluster {
         self.target_changes(w, &q_target);
         if !q_tasks.is_empty() {
             self.task_updates(w, &q_tasks);
+        }
+    }
+
+    /// KIP-745: restart the connector and all its tasks, where assigned here.
+    fn restart_plan(&mut self, w: usize, c: u16) {
+        let Some(x) = self.conns.get(usize::from(c)).cloned() else {
+            return;
+        };
+        if !x.exists {
+            return;
+        }
+        let n = i64::from(x.tasks);
+        let plan = move |l: &mut WorkerLog, names: &[String]| {
+            l.s("plan to restart connector and ");
+            l.num(n);
+            l.s(" of ");
+            l.num(n);
+            l.s(" tasks for restart request for {connectorName='");
+            l.s(name(names, c));
+            l.s("', onlyFailed=false, includeTasks=true}");
+        };
+        self.emit(
+            w,
+            Lvl::Info,
+            M::None,
+            Lg::Herder,
+            Site::RestartPlan,
+            |l, names| {
+                l.s("Executing ");
+                plan(l, names);
+            },
+        );
+        let conn = Res::Conn(c);
+        let restart_conn = self.workers[w].assigned.contains(&conn);
+        let tasks: Vec<Res> = self.workers[w]
+            .assigned
+            .iter()
+            .copied()
+            .filter(|r| r.is_task() && r.conn() == c)
+            .collect();
+        if restart_conn {
+            self.stop(w, conn, Why::Restart);
+        }
+        for &t in &tasks {
+            self.stop(w, t, Why::Restart);
+        }
+        if restart_conn {
+            self.start(w, conn, Why::Restart);
+        }
+        for &t in &tasks {
+            self.start(w, t, Why::Restart);
+            let id = self.res_name(t);
+            self.emit(
+                w,
+                Lvl::Info,
+                M::None,
+                Lg::Herder,
+                Site::RestartPlan,
+                |l, _| {
+                    l.s("Task '");
+                    l.s(&id);
+                    l.s("' restart successful");
+                },
+            );
+        }
+        self.emit(
+            w,
+            Lvl::Info,
+            M::None,
+            Lg::Herder,
+            Site::RestartPlan,
+            |l, names| {
+                l.s("Completed ");
+                plan(l, names);
+            },
+        );
+        if restart_conn {
+            self.emit(
+                w,
+                Lvl::Info,
+                M::Worker(c),
+                Lg::Herder,
+                Site::RestartPlan,
+                |l, names| {
+                    l.s("Connector '");
+                    l.s(name(names, c));
+                    l.s("' restart successful");
+                },
+            );
         }
     }
 

@@ -17,6 +17,8 @@ pub(super) enum Ev {
     TaskCount(u16),
     RestartConnector(u16),
     RestartTask(u16, u16),
+    /// KIP-745: restart the connector and its tasks.
+    RestartAll(u16),
     Leave(usize),
     Crash(usize),
     Start(usize),
@@ -156,6 +158,9 @@ impl Cluster {
         if let Some(&(_, c)) = self.rng.pick(&rconns) {
             table.push((10, Ev::TaskCount(c)));
             table.push((5, Ev::RestartConnector(c)));
+            if self.v.kip745() {
+                table.push((4, Ev::RestartAll(c)));
+            }
         }
         if let Some(&(_, c, i)) = self.rng.pick(&rtasks) {
             table.push((7, Ev::RestartTask(c, i)));
@@ -355,6 +360,10 @@ impl Cluster {
                         self.fired(w, line, Some(r), d);
                     }
                 }
+            }
+            Ev::RestartAll(c) => {
+                self.count("restart-connector-and-tasks");
+                self.append(Rec::Restart(c));
             }
             Ev::Leave(w) => {
                 if self.live().len() > 1 && self.workers[w].status == Status::Live {

@@ -118,6 +118,8 @@ pub enum Site {
     Dump,
     AppInfo,
     AppInfoCommit,
+    RestartRequest,
+    RestartPlan,
     RestServer,
     KafkaBasedLog,
 }
@@ -271,6 +273,10 @@ impl Version {
     pub fn tasks_line_names_all(self) -> bool {
         self <= Version::V2_2
     }
+    /// KIP-745 restarts (`POST …/restart?includeTasks=true`, 3.0.0+).
+    pub fn kip745(self) -> bool {
+        self >= Version::V3_0
+    }
     /// Target state STOPPED and the zero-task commit (3.5.2+).
     pub fn stop_connector(self) -> bool {
         self >= Version::V3_6
@@ -404,6 +410,8 @@ fn site_base(site: Site) -> (u32, bool) {
         TaskInit => (280, true),
         Dump => (370, false),
         AppInfo => (119, false),
+        RestartRequest => (2431, true),
+        RestartPlan => (1511, true),
         AppInfoCommit => (120, false),
         RestServer => (241, true),
         KafkaBasedLog => (307, false),
