@@ -246,9 +246,10 @@ pub struct SimArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Group protocol: eager, cooperative (the version's default cooperative
-    /// protocol), compatible or sessioned.
-    #[arg(long, default_value = "cooperative")]
-    pub protocol: String,
+    /// protocol), compatible or sessioned. Default: cooperative, or eager for
+    /// releases before 2.3.
+    #[arg(long)]
+    pub protocol: Option<String>,
     /// Kafka version whose wording is printed: 2.0.1, 2.2.2, 2.3.1, 2.4.1,
     /// 2.8.2, 3.0.2 or 3.6.2 (also 2.0, 2.3, 3.6, …).
     #[arg(long, default_value = "3.6.2")]
@@ -296,7 +297,12 @@ impl SimArgs {
                 version::ALL.map(Version::name).join(", ")
             )
         })?;
-        let protocol = match self.protocol.as_str() {
+        let wanted = self.protocol.as_deref().unwrap_or(if version.eager_only() {
+            "eager"
+        } else {
+            "cooperative"
+        });
+        let protocol = match wanted {
             "eager" => Proto::Eager,
             "compatible" => Proto::Compatible,
             "sessioned" => Proto::Sessioned,

@@ -527,10 +527,6 @@ impl Cluster {
                 }
             },
         );
-        if let Some(r) = skipped {
-            let detail = format!("the revoked {} is not stopped", self.res_name(r));
-            self.fired(w, line, Some(r), detail);
-        }
         {
             let wk = &mut self.workers[w];
             wk.in_window = false;
@@ -539,6 +535,10 @@ impl Cluster {
             wk.owned = Some(wk.assigned.clone());
             wk.had_assignment = true;
             wk.last_received = Some(a.clone());
+        }
+        if let Some(r) = skipped {
+            let detail = format!("the revoked {} is not stopped", self.res_name(r));
+            self.fired(w, line, Some(r), detail);
         }
         // Oracle: revoked work still running, with no stop in this rebalance.
         if proto.cooperative() {
