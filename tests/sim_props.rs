@@ -396,6 +396,8 @@ struct Count {
     expected: usize,
     matched: usize,
     tolerated: [usize; 4],
+    /// Cross-worker truth entries (compared only with `CROSS_WORKER`).
+    cluster: usize,
 }
 
 /// One scenario: its label, counts and failure descriptions.
@@ -423,6 +425,12 @@ fn one(seed: u64, fault: Option<FaultKind>, big: bool) -> (String, Count, Vec<St
         expected: o.expected,
         matched: o.matched,
         tolerated: o.tolerated,
+        cluster: r
+            .truth
+            .expected
+            .iter()
+            .filter(|e| e.scope == Scope::Cluster)
+            .count(),
     };
     (label, c, failures)
 }
@@ -464,6 +472,7 @@ fn sweep(seeds: std::ops::Range<u64>, big: bool) -> BTreeMap<String, Count> {
         e.injected += c.injected;
         e.expected += c.expected;
         e.matched += c.matched;
+        e.cluster += c.cluster;
         for (t, n) in e.tolerated.iter_mut().zip(c.tolerated) {
             *t += n;
         }
@@ -471,7 +480,7 @@ fn sweep(seeds: std::ops::Range<u64>, big: bool) -> BTreeMap<String, Count> {
     }
     for (k, c) in &counts {
         eprintln!(
-            "{k:>22}: {} scenarios, {} injected, {}/{} expected findings reported; known auditor issues: {} repeated lost, {} session-key offset, {} restart-request offset, {} stopped-then-resumed",
+            "{k:>22}: {} scenarios, {} injected, {}/{} expected findings reported; known auditor issues: {} repeated lost, {} session-key offset, {} restart-request offset, {} stopped-then-resumed; {} cross-worker truth entries{}",
             c.scenarios,
             c.injected,
             c.matched,
@@ -479,7 +488,13 @@ fn sweep(seeds: std::ops::Range<u64>, big: bool) -> BTreeMap<String, Count> {
             c.tolerated[0],
             c.tolerated[1],
             c.tolerated[3],
-            c.tolerated[2]
+            c.tolerated[2],
+            c.cluster,
+            if CROSS_WORKER {
+                " compared"
+            } else {
+                " (not compared yet)"
+            }
         );
     }
     let total: usize = counts.values().map(|c| c.scenarios).sum();
