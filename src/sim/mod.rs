@@ -89,6 +89,9 @@ impl Params {
         if self.workers == 0 || self.workers > 256 {
             return Err("--workers must be between 1 and 256".into());
         }
+        if !(0..=86_400_000).contains(&self.delay_ms) {
+            return Err("--rebalance-delay-ms must be between 0 and 86400000".into());
+        }
         if self.max_tasks == 0 {
             return Err("--max-tasks must be at least 1".into());
         }
@@ -339,7 +342,7 @@ impl SimArgs {
         p.fault_at = self.fault_at;
         p.noise = self.noise;
         p.max_tasks = self.max_tasks;
-        p.delay_ms = self.rebalance_delay_ms.max(0);
+        p.delay_ms = self.rebalance_delay_ms;
         p.lag = self.lag.clamp(0.0, 1.0);
         p.group = self.group.clone();
         p.validate()?;
