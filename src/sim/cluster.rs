@@ -396,6 +396,7 @@ impl Cluster {
             _ => false,
         };
         let th = match (lg, mdc) {
+            (Lg::Worker | Lg::WConn, M::Task(..) | M::Worker(_)) => Th::Pool,
             (_, M::Task(..)) => Th::Task,
             (Lg::Connect | Lg::Rest, _) => Th::Main,
             (Lg::Kcbs | Lg::KbLog, _) => Th::ConfigLog,

@@ -183,6 +183,8 @@ pub enum Th {
     Task,
     Rest,
     Heartbeat,
+    /// The herder's executor that starts and stops connectors and tasks.
+    Pool,
 }
 
 const FLUSH_AT: usize = 256 * 1024;
@@ -378,6 +380,7 @@ impl WorkerLog {
             Th::ConfigLog => self.push(b"KafkaBasedLog Work Thread - connect-configs"),
             Th::Rest => self.push(b"qtp1604839423-27"),
             Th::Heartbeat => self.push(b"kafka-coordinator-heartbeat-thread | connect-cluster"),
+            Th::Pool => self.push(b"StartAndStopExecutor-connect-1-2"),
             Th::Task => match self.cur_task.take() {
                 Some((c, n)) => {
                     self.push(b"task-thread-");
