@@ -5,11 +5,15 @@
 //! (shrinking is not needed: every scenario is small and reproducible from
 //! the seed printed on failure with `herder-audit simulate`).
 //!
-//! Cross-worker findings (`scope: cluster`) are listed in the truth but only
-//! compared when `CROSS_WORKER` is on (the cluster rules are being added).
+//! The logs of a scenario are audited together, in memory, through the whole
+//! pipeline (`audit::audit` on `Input::Bytes`, cross-worker checks on);
+//! cross-worker findings (`scope: cluster`) are compared when `CROSS_WORKER`
+//! is on.
 
 use herder_audit::audit::stream::StreamSink;
-use herder_audit::input::scan::{self, Delivery, LineSink};
+use herder_audit::audit::{self, Options};
+use herder_audit::input::Input;
+use herder_audit::input::scan::{self, Delivery, LineSink, Step};
 use herder_audit::model::SourceId;
 use herder_audit::sim::{
     self, ALL_FAULTS, FaultKind, Layout, Params, Proto, Scope, Truth, Version,
@@ -18,8 +22,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Write};
 use std::sync::{Arc, Mutex};
 
-/// Compare the cross-worker findings too (needs the auditor's cluster rules).
-const CROSS_WORKER: bool = false;
+/// Compare the cross-worker findings too.
+const CROSS_WORKER: bool = true;
 
 /// Known auditor disagreement (reported to the lead): after a
 /// `lost-assignment` for a resource whose last logged state was a stop, the
@@ -84,7 +88,7 @@ struct Recorder {
 }
 
 impl LineSink for Recorder {
-    fn line(&mut self, number: u64, line: &[u8], how: Delivery) -> usize {
+    fn line(&mut self, number: u64, line: &[u8], how: Delivery) -> Step {
         let before = self.inner.events;
         let want = self.inner.line(number, line, how);
         if self.inner.events > before {
@@ -97,42 +101,53 @@ impl LineSink for Recorder {
     }
 }
 
-struct Audited {
-    findings: BTreeSet<Key>,
-    /// Lifecycle lines the auditor did not read as an event.
-    missed: Vec<u64>,
-}
-
-fn audit_one(file: &str, text: &[u8], lifecycle: &[u64]) -> Audited {
+/// Lifecycle lines of one log the auditor did not read as an event.
+fn unread(file: &str, text: &[u8], lifecycle: &[u64]) -> Vec<u64> {
     let mut rec = Recorder {
         inner: StreamSink::new(SourceId(0), file.to_string(), false),
         hit: BTreeSet::new(),
     };
-    let mut reader: &[u8] = text;
-    let (_, err) = scan::scan(&mut reader, &mut rec);
+    let (_, err) = scan::scan(text, &mut rec);
     assert!(err.is_none(), "{file}: read error");
-    let missed = lifecycle
+    lifecycle
         .iter()
         .copied()
         .filter(|l| !rec.hit.contains(l))
+        .collect()
+}
+
+/// All findings of the scenario's logs, audited together.
+fn audit_all(r: &Run) -> BTreeSet<Key> {
+    let inputs: Vec<Input> = r
+        .truth
+        .files
+        .iter()
+        .zip(&r.logs)
+        .map(|(f, log)| Input::bytes(f.file.clone(), log.clone()))
         .collect();
-    let mut findings = BTreeSet::new();
-    for replay in rec.inner.into_replays() {
-        let report = replay.finish();
-        for f in report.findings {
+    let opts = Options {
+        keep_generations: false,
+        jobs: Some(1),
+        cross: true,
+        progress: false,
+    };
+    let report = audit::audit(&inputs, &opts);
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    report
+        .findings()
+        .map(|f| {
             let resource = f
                 .resource
                 .as_ref()
                 .map_or_else(|| "-".to_string(), |r| r.id());
-            findings.insert((
-                file.to_string(),
+            (
+                report.source_name(f.trigger.source).to_string(),
                 f.trigger.line,
                 f.kind.as_str().to_string(),
                 resource,
-            ));
-        }
-    }
-    Audited { findings, missed }
+            )
+        })
+        .collect()
 }
 
 fn cmd(p: &Params) -> String {
@@ -190,12 +205,11 @@ fn check(p: &Params) -> (Outcome, Run) {
         }
     }
     out.expected = want.len();
-    let mut got: BTreeSet<Key> = BTreeSet::new();
+    let got = audit_all(&r);
     for (i, f) in r.truth.files.iter().enumerate() {
-        let a = audit_one(&f.file, &r.logs[i], &r.truth.lifecycle_lines[i]);
-        got.extend(a.findings);
+        let missed = unread(&f.file, &r.logs[i], &r.truth.lifecycle_lines[i]);
         out.missed_lines
-            .extend(a.missed.into_iter().map(|l| (f.file.clone(), l)));
+            .extend(missed.into_iter().map(|l| (f.file.clone(), l)));
     }
     out.matched = want.intersection(&got).count();
     let texts: BTreeMap<String, Vec<String>> = r

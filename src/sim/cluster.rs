@@ -135,6 +135,12 @@ pub(super) struct Worker {
     pub lifecycle: Vec<u64>,
 }
 
+/// One instance of a resource: (worker, line of its start).
+pub(super) type Instance = (usize, u64);
+
+/// A cross-worker duplicate: the resource and its two instances (ordered).
+pub(super) type Episode = (Res, Instance, Instance);
+
 /// Timers: things that happen at a logical time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Timer {
@@ -241,8 +247,9 @@ pub(super) struct Cluster {
     pub expected: Vec<Expected>,
     pub stats: Stats,
     pub record_lifecycle: bool,
-    /// Cross-worker duplicate episodes already reported: resource → workers.
-    pub episodes: BTreeMap<Res, BTreeSet<usize>>,
+    /// Cross-worker duplicate episodes already reported: the resource and
+    /// its two instances, each as (worker, start line).
+    pub episodes: BTreeSet<Episode>,
     pub rounds_in_settle: u32,
     /// The next emitted line is not a lifecycle line (not recorded).
     pub plain: bool,
@@ -343,7 +350,7 @@ impl Cluster {
             expected: Vec::new(),
             stats: Stats::default(),
             record_lifecycle,
-            episodes: BTreeMap::new(),
+            episodes: BTreeSet::new(),
             rounds_in_settle: 0,
             plain: false,
             trace: Vec::new(),
@@ -668,7 +675,6 @@ impl Cluster {
         self.startup_lines(w);
         self.workers[w].known = Some(-1);
         self.group.needs_round = true;
-        self.end_episodes_of(w);
     }
 
     /// Graceful shutdown: stops everything, leaves the group.
@@ -1592,12 +1598,6 @@ impl Cluster {
             wk.run_tasks.retain(|&x| x != (c, i));
         }
         self.stats.stops += 1;
-        // An instance stopped: a duplicate episode involving it is over.
-        if let Some(ws) = self.episodes.get(&r)
-            && ws.contains(&w)
-        {
-            self.episodes.remove(&r);
-        }
     }
 
     /// The oracle's judgement of a real stop.
@@ -1925,30 +1925,37 @@ impl Cluster {
 
     // ---------------------------------------------------------------- cross-worker oracle
 
-    fn end_episodes_of(&mut self, w: usize) {
-        self.episodes.retain(|_, ws| !ws.contains(&w));
+    /// A duplicate of `r` on `w` and another worker of the same generation,
+    /// not reported yet for this pair of instances: (other worker, pair key).
+    fn new_duplicate(&self, w: usize, r: Res) -> Option<(usize, Episode)> {
+        let g = self.workers[w].cur_gen;
+        let mine = self.workers[w].running.get(&r)?.start_line;
+        if g < 0 {
+            return None;
+        }
+        (0..self.workers.len()).find_map(|v| {
+            let theirs = self.workers[v].running.get(&r)?.start_line;
+            if v == w || self.workers[v].cur_gen != g || !self.shows_running(v) {
+                return None;
+            }
+            let (a, b) = if w < v {
+                ((w, mine), (v, theirs))
+            } else {
+                ((v, theirs), (w, mine))
+            };
+            let key = (r, a, b);
+            (!self.episodes.contains(&key)).then_some((v, key))
+        })
     }
 
     /// A start of `r` on `w`: a second live instance in the same generation
     /// is provable here.
     fn cross_on_start(&mut self, w: usize, r: Res, line: u64) {
-        if self.episodes.contains_key(&r) {
-            return;
-        }
-        let g = self.workers[w].cur_gen;
-        if g < 0 {
-            return;
-        }
-        let other = (0..self.workers.len()).find(|&v| {
-            v != w
-                && self.workers[v].cur_gen == g
-                && self.workers[v].running.contains_key(&r)
-                && self.shows_running(v)
-        });
-        if let Some(v) = other {
+        if let Some((v, key)) = self.new_duplicate(w, r) {
+            let g = self.workers[w].cur_gen;
             let why = format!("also running on {} in generation {g}", self.workers[v].host);
             self.expect(w, line, "zombie", Some(r), Scope::Cluster, why);
-            self.episodes.insert(r, [w, v].into_iter().collect());
+            self.episodes.insert(key);
         }
     }
 
@@ -1958,19 +1965,10 @@ impl Cluster {
         let g = self.workers[w].cur_gen;
         let mine: Vec<Res> = self.workers[w].running.keys().copied().collect();
         for r in mine {
-            if self.episodes.contains_key(&r) {
-                continue;
-            }
-            let other = (0..self.workers.len()).find(|&v| {
-                v != w
-                    && self.workers[v].cur_gen == g
-                    && self.workers[v].running.contains_key(&r)
-                    && self.shows_running(v)
-            });
-            if let Some(v) = other {
+            if let Some((v, key)) = self.new_duplicate(w, r) {
                 let why = format!("also running on {} in generation {g}", self.workers[v].host);
                 self.expect(w, line, "zombie", Some(r), Scope::Cluster, why);
-                self.episodes.insert(r, [w, v].into_iter().collect());
+                self.episodes.insert(key);
             }
         }
         let claimed: Vec<Res> = self.workers[w]
@@ -2004,9 +2002,11 @@ impl Cluster {
         }
     }
 
-    /// Does `v`'s log still show its instances (it did not restart)?
+    /// Does `v`'s log still show its instances? A crashed worker's log just
+    /// ends: the instances it shows running stay so until it restarts
+    /// (which clears them); a graceful shutdown logs their stops.
     fn shows_running(&self, v: usize) -> bool {
-        self.workers[v].status != Status::Offline
+        self.workers.get(v).is_some()
     }
 }
 
