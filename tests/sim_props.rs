@@ -25,27 +25,6 @@ use std::sync::{Arc, Mutex};
 /// Compare the cross-worker findings too.
 const CROSS_WORKER: bool = true;
 
-/// Known auditor disagreement (reported to the lead): after a
-/// `lost-assignment` for a resource whose last logged state was a stop, the
-/// auditor reports it again at every later completed rebalance of the same
-/// episode, whereas for a resource it never saw it reports once (it then
-/// holds it as running). The truth has one finding per episode. While on,
-/// such repeats are counted, not failed.
-const TOLERATE_REPEATED_LOST: bool = true;
-
-/// Known auditor disagreement: `Session key updated` (and, 3.0+, `Received
-/// and enqueuing restart request …`) are config-topic records, but the
-/// auditor (SPEC §4.1) does not count them as config-listener lines, so after
-/// `Finished reading … offset: X`, such a record and a tick that refreshes
-/// the snapshot, a correct start at X+1 is reported as `offset-mismatch-start`.
-const TOLERATE_SESSION_KEY_OFFSET: bool = true;
-
-/// Known auditor disagreement: after `Setting connector X state to STOPPED`
-/// and a resume (`… state to STARTED`, no connector restart), the auditor
-/// still excuses every stop of X and its tasks as "target state STOPPED"
-/// until `Starting connector X`.
-const TOLERATE_STOPPED_RESUMED: bool = true;
-
 #[derive(Clone, Default)]
 struct Buf(Arc<Mutex<Vec<u8>>>);
 
@@ -180,9 +159,6 @@ struct Outcome {
     missed_lines: Vec<(String, u64)>,
     expected: usize,
     injected: bool,
-    /// Disagreements matching a known auditor issue: (repeated lost,
-    /// session key, stopped-then-resumed, restart request).
-    tolerated: [usize; 4],
     /// Expected findings the auditor reported.
     matched: usize,
 }
@@ -212,116 +188,9 @@ fn check(p: &Params) -> (Outcome, Run) {
             .extend(missed.into_iter().map(|l| (f.file.clone(), l)));
     }
     out.matched = want.intersection(&got).count();
-    let texts: BTreeMap<String, Vec<String>> = r
-        .truth
-        .files
-        .iter()
-        .enumerate()
-        .map(|(i, f)| {
-            let t = String::from_utf8_lossy(&r.logs[i]);
-            (f.file.clone(), t.lines().map(str::to_string).collect())
-        })
-        .collect();
-    for k in want.difference(&got).cloned() {
-        let lines = &texts[&k.0];
-        if TOLERATE_STOPPED_RESUMED
-            && k.2 == "unnecessary-stop"
-            && stopped_then_resumed(lines, k.1, &k.3)
-        {
-            out.tolerated[2] += 1;
-        } else {
-            out.missing.push(k);
-        }
-    }
-    for k in got.difference(&want).cloned() {
-        let lines = &texts[&k.0];
-        let repeat = k.2 == "lost-assignment"
-            && want
-                .iter()
-                .any(|w| w.0 == k.0 && w.2 == k.2 && w.3 == k.3 && w.1 < k.1);
-        let session = if k.2 == "offset-mismatch-start" {
-            session_key_since_known_offset(lines, k.1)
-        } else {
-            None
-        };
-        if TOLERATE_REPEATED_LOST && repeat {
-            out.tolerated[0] += 1;
-        } else if let (true, Some(i)) = (TOLERATE_SESSION_KEY_OFFSET, session) {
-            out.tolerated[i] += 1;
-        } else {
-            out.extra.push(k);
-        }
-    }
+    out.missing = want.difference(&got).cloned().collect();
+    out.extra = got.difference(&want).cloned().collect();
     (out, r)
-}
-
-/// Lines `1..line` of a log, newest first.
-fn before(lines: &[String], line: u64) -> impl Iterator<Item = &str> {
-    lines[..(line as usize - 1).min(lines.len())]
-        .iter()
-        .rev()
-        .map(String::as_str)
-}
-
-/// Between the last line that pins the config offset down and `line`, a
-/// config record the SPEC does not count as a config-listener line (`Session
-/// key updated`, `Received and enqueuing restart request …`) and no other
-/// config-listener line.
-fn session_key_since_known_offset(lines: &[String], line: u64) -> Option<usize> {
-    let mut key = None;
-    for l in before(lines, line) {
-        if l.contains("Session key updated") {
-            key = key.or(Some(1));
-        } else if l.contains("Received and enqueuing restart request") {
-            key = Some(3);
-        } else if [
-            "config updated",
-            "configs updated",
-            "config removed",
-            "target state change",
-        ]
-        .iter()
-        .any(|p| l.contains(p))
-        {
-            return None;
-        } else if [
-            "Herder starting",
-            "is behind group assignment",
-            "Finished reading to end of log",
-            "does not match group assignment",
-            "Reading to end of config log",
-        ]
-        .iter()
-        .any(|p| l.contains(p))
-        {
-            return key;
-        }
-    }
-    None
-}
-
-/// The connector of `resource` (a task id or a connector name) was set to
-/// STOPPED and then resumed, with no `Starting connector` since, before `line`.
-fn stopped_then_resumed(lines: &[String], line: u64, resource: &str) -> bool {
-    let conn = match resource.rsplit_once('-') {
-        Some((c, n)) if n.chars().all(|x| x.is_ascii_digit()) => c,
-        _ => resource,
-    };
-    let stopped = format!("Setting connector {conn} state to STOPPED");
-    let started = format!("Starting connector {conn} ");
-    let mut resumed = false;
-    for l in before(lines, line) {
-        if l.contains(&started) {
-            return false;
-        }
-        if l.contains(&format!("Setting connector {conn} state to ")) && !l.contains(&stopped) {
-            resumed = true;
-        }
-        if l.contains(&stopped) {
-            return resumed;
-        }
-    }
-    false
 }
 
 fn line_of(r: &Run, file: &str, line: u64) -> String {
@@ -409,7 +278,6 @@ struct Count {
     injected: usize,
     expected: usize,
     matched: usize,
-    tolerated: [usize; 4],
     /// Cross-worker truth entries (compared only with `CROSS_WORKER`).
     cluster: usize,
 }
@@ -438,7 +306,6 @@ fn one(seed: u64, fault: Option<FaultKind>, big: bool) -> (String, Count, Vec<St
         injected: usize::from(o.injected),
         expected: o.expected,
         matched: o.matched,
-        tolerated: o.tolerated,
         cluster: r
             .truth
             .expected
@@ -487,22 +354,15 @@ fn sweep(seeds: std::ops::Range<u64>, big: bool) -> BTreeMap<String, Count> {
         e.expected += c.expected;
         e.matched += c.matched;
         e.cluster += c.cluster;
-        for (t, n) in e.tolerated.iter_mut().zip(c.tolerated) {
-            *t += n;
-        }
         failures.extend(f);
     }
     for (k, c) in &counts {
         eprintln!(
-            "{k:>22}: {} scenarios, {} injected, {}/{} expected findings reported; known auditor issues: {} repeated lost, {} session-key offset, {} restart-request offset, {} stopped-then-resumed; {} cross-worker truth entries{}",
+            "{k:>22}: {} scenarios, {} injected, {}/{} expected findings reported; {} cross-worker truth entries{}",
             c.scenarios,
             c.injected,
             c.matched,
             c.expected,
-            c.tolerated[0],
-            c.tolerated[1],
-            c.tolerated[3],
-            c.tolerated[2],
             c.cluster,
             if CROSS_WORKER {
                 " compared"

@@ -462,12 +462,18 @@ impl WorkerReplay {
                     tasks: tasks.iter().cloned().collect(),
                 });
             }
-            Event::SettingTargetState { connector, state } if *state == TargetState::Stopped => {
-                self.inc
-                    .ctx
-                    .target_stopped
-                    .insert(connector.clone(), line.clone());
+            Event::SettingTargetState { connector, state } => {
+                if *state == TargetState::Stopped {
+                    let at = line.clone();
+                    self.inc.ctx.target_stopped.insert(connector.clone(), at);
+                } else {
+                    // Resumed or paused: stops are no longer excused.
+                    self.inc.ctx.target_stopped.remove(connector);
+                }
             }
+            // Config records without a connector: the snapshot may move past
+            // the last known offset without a catch-up.
+            Event::SessionKeyUpdated | Event::RestartRequested { .. } => self.inc.offset = None,
             Event::ExecutingPlan { .. } => self.inc.ctx.restart_plan = Some(line.clone()),
             Event::CompletedPlan { .. } => self.inc.ctx.restart_plan = None,
             Event::ConfigValue { key, value } => self.config_value(*key, value),
@@ -991,6 +997,9 @@ impl WorkerReplay {
                     upstream,
                 );
                 self.push(f);
+                // Reported once: the episode lasts until it starts or stops again.
+                let at = not_running.unwrap_or_else(|| fin.clone());
+                self.inc.res.insert(r, ResState::Lost { at });
             }
             // The herder now counts the whole assignment as running
             // (cooperative); what the log never showed is held from here.

@@ -20,6 +20,9 @@ pub enum ResState {
     /// Known not running since this line (a stop, or the Worker saying it
     /// owns no such instance).
     Stopped { at: SourceLine },
+    /// Known not running since `at`, assigned, and already reported as a
+    /// `lost-assignment` (one finding per episode).
+    Lost { at: SourceLine },
     /// The last start attempt failed at this line.
     Failed { at: SourceLine },
 }

@@ -13,7 +13,9 @@ use crate::replay::state::ResState;
 /// when the baseline shows it, `None` when it is not lost or unknown.
 pub fn check(state: Option<&ResState>, baseline_empty: bool) -> Option<Option<SourceLine>> {
     match state {
-        Some(ResState::Stopped { at }) | Some(ResState::Failed { at }) => Some(Some(at.clone())),
+        Some(ResState::Stopped { at }) => Some(Some(at.clone())),
+        // A failed start is the herder's attempt: the task stays FAILED
+        // until reconfigured or restarted, and is not started again.
         Some(_) => None,
         None if baseline_empty => Some(None),
         None => None,

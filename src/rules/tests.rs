@@ -211,6 +211,15 @@ fn lost_needs_known_not_running() {
     assert_eq!(lost_assignment::check(None, false), None);
     let held = ResState::Held { since: line(1) };
     assert_eq!(lost_assignment::check(Some(&held), true), None);
+    // A failed start is not lost, and a lost resource is reported once.
+    assert_eq!(
+        lost_assignment::check(Some(&ResState::Failed { at: line(3) }), true),
+        None
+    );
+    assert_eq!(
+        lost_assignment::check(Some(&ResState::Lost { at: line(3) }), true),
+        None
+    );
 }
 
 #[test]
