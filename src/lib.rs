@@ -7,6 +7,7 @@ pub mod cluster;
 pub mod event;
 pub mod finding;
 pub mod guard;
+pub mod harness;
 pub mod input;
 pub mod layout;
 pub mod model;

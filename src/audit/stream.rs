@@ -79,6 +79,8 @@ struct Dedupe {
     armed: bool,
     /// Events skipped as repeats.
     skipped: u64,
+    /// More segments follow: record what the next one may repeat.
+    record: bool,
 }
 
 fn hash_line(text: &str) -> u64 {
@@ -110,7 +112,7 @@ impl Dedupe {
                 self.last_ts = Some(t);
                 self.at_last.clear();
             }
-            if Some(t) == self.last_ts {
+            if self.record && Some(t) == self.last_ts {
                 self.at_last.insert(hash_line(text));
             }
         }
@@ -159,11 +161,13 @@ impl StreamSink {
         self
     }
 
-    /// The next lines come from another segment of the same stream.
-    fn next_segment(&mut self, source: SourceId, first: bool) {
+    /// The next lines come from another segment of the same stream
+    /// (`last`: no segment follows it).
+    fn next_segment(&mut self, source: SourceId, first: bool, last: bool) {
         self.source = source;
         self.follow = Follow::None;
         self.dedupe.armed = !first && self.dedupe.last_ts.is_some();
+        self.dedupe.record = !last;
     }
 
     fn slot(&mut self, stream: Option<&str>) -> &mut Slot {
@@ -263,6 +267,31 @@ impl StreamSink {
     }
 }
 
+/// [`LoggerKind::keywords`] as prebuilt substring searchers.
+fn keyword_finders(kind: LoggerKind) -> Option<&'static [memchr::memmem::Finder<'static>]> {
+    use std::sync::OnceLock;
+    type Finders = Vec<(LoggerKind, Vec<memchr::memmem::Finder<'static>>)>;
+    static FINDERS: OnceLock<Finders> = OnceLock::new();
+    let all = FINDERS.get_or_init(|| {
+        LoggerKind::ALL
+            .iter()
+            .filter_map(|&k| {
+                let words = k.keywords()?;
+                Some((
+                    k,
+                    words
+                        .iter()
+                        .map(|w| memchr::memmem::Finder::new(*w))
+                        .collect(),
+                ))
+            })
+            .collect()
+    });
+    all.iter()
+        .find(|(k, _)| *k == kind)
+        .map(|(_, f)| f.as_slice())
+}
+
 /// Is a coordinator line without the herder's LogContext prefix the
 /// worker's own? (Kafka before 2.0 printed no prefix, and its consumers'
 /// coordinator lines look the same.) It is when it names the worker's group,
@@ -296,11 +325,23 @@ impl LineSink for StreamSink {
         // reject them from their raw bytes before decoding anything.
         if how == Delivery::Candidate
             && self.follow == Follow::None
-            && layout::trailing_logger(bytes).is_some_and(|l| LoggerKind::classify(l).is_none())
+            && let Some(l) = layout::trailing_logger(bytes)
         {
-            return Step::Next(0);
+            match LoggerKind::classify(l) {
+                None => return Step::Next(0),
+                Some(k) => {
+                    if let Some(finders) = keyword_finders(k)
+                        && !finders.iter().any(|f| f.find(bytes).is_some())
+                    {
+                        return Step::Next(0);
+                    }
+                }
+            }
         }
-        let text = String::from_utf8_lossy(bytes);
+        let text = match std::str::from_utf8(bytes) {
+            Ok(s) => std::borrow::Cow::Borrowed(s),
+            Err(_) => String::from_utf8_lossy(bytes),
+        };
         let classic;
         let (line, json) = if how == Delivery::Candidate && layout::is_json(&text) {
             match layout::json::to_classic(&text) {
@@ -456,7 +497,8 @@ impl StreamProcessor {
                         inner: reader,
                         count: self.bytes_read.clone(),
                     });
-                    self.sink.next_segment(id, self.next == 1);
+                    let last = self.next == self.segments.len();
+                    self.sink.next_segment(id, self.next == 1, last);
                     self.current = Some((id, Scanner::new(counted), gzip));
                     return true;
                 }

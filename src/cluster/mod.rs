@@ -18,7 +18,7 @@
 use crate::finding::{Evidence, Finding, Kind};
 use crate::model::{Resource, SourceId, SourceLine, Timestamp};
 use crate::replay::{Fact, FactKind};
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 /// How long (log time) past a generation's last assignment line a worker
@@ -60,6 +60,19 @@ struct Bucket {
     /// generation yet: (worker, resource, finding index).
     pending_foreign: Vec<(usize, Resource, usize)>,
     conflicts: HashSet<(Option<Resource>, usize, usize)>,
+    /// Index: the workers whose assignment holds a resource.
+    holders: HashMap<Resource, Vec<usize>>,
+    /// Index: the workers on which a resource is live in this generation.
+    runners: HashMap<Resource, Vec<usize>>,
+}
+
+impl Bucket {
+    fn index(map: &mut HashMap<Resource, Vec<usize>>, r: &Resource, w: usize) {
+        let v = map.entry(r.clone()).or_default();
+        if !v.contains(&w) {
+            v.push(w);
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -194,6 +207,13 @@ impl Checker {
                         live,
                     },
                 );
+                let e = &bucket.entries[&w];
+                for res in e.assigned.iter() {
+                    Bucket::index(&mut bucket.holders, res, w);
+                }
+                for res in e.live.keys() {
+                    Bucket::index(&mut bucket.runners, res, w);
+                }
                 let ctx = Ctx {
                     labels,
                     group: &group_name,
@@ -235,6 +255,7 @@ impl Checker {
                                     from: since.clone(),
                                     until: None,
                                 });
+                                Bucket::index(&mut bucket.runners, r, w);
                             }
                         }
                         for r in &resources {
@@ -261,6 +282,7 @@ impl Checker {
                                 until: None,
                             },
                         );
+                        Bucket::index(&mut bucket.runners, &resource, w);
                         duplicates(&ctx, bucket, &mut group.episodes, w, &resource, &mut out);
                     }
                 }
@@ -411,6 +433,15 @@ fn comparable(a: &Entry, b: &Entry) -> bool {
 /// Assignment conflicts between worker `w`'s new entry and the others.
 fn conflicts(ctx: &Ctx, bucket: &mut Bucket, w: usize, out: &mut Vec<CrossFinding>) {
     let mine = &bucket.entries[&w];
+    // The resources each other worker's assignment shares with this one.
+    let mut shared: BTreeMap<usize, Vec<&Resource>> = BTreeMap::new();
+    for r in mine.assigned.iter() {
+        for &o in bucket.holders.get(r).map_or(&[][..], Vec::as_slice) {
+            if o != w {
+                shared.entry(o).or_default().push(r);
+            }
+        }
+    }
     // (key, resource, roles of the two lines, reason), per conflict.
     let mut found = Vec::new();
     for (&o, other) in &bucket.entries {
@@ -452,7 +483,7 @@ fn conflicts(ctx: &Ctx, bucket: &mut Bucket, w: usize, out: &mut Vec<CrossFindin
         };
         let (t, o_) = (ctx.label(tw), ctx.label(ow));
         let g = ctx.generation;
-        for r in mine.assigned.intersection(&other.assigned) {
+        for &r in shared.get(&o).map_or(&[][..], Vec::as_slice) {
             add(
                 Some(r),
                 format!("{r} is assigned here"),
@@ -502,7 +533,10 @@ fn duplicates(
         return;
     };
     let mine_entry = &bucket.entries[&w];
-    for (&o, other) in &bucket.entries {
+    for &o in bucket.runners.get(r).map_or(&[][..], Vec::as_slice) {
+        let Some(other) = bucket.entries.get(&o) else {
+            continue;
+        };
         if o == w || !comparable(mine_entry, other) {
             continue;
         }

@@ -45,6 +45,23 @@ pub enum LoggerKind {
 }
 
 impl LoggerKind {
+    pub const ALL: [LoggerKind; 14] = [
+        LoggerKind::Herder,
+        LoggerKind::WorkerCoordinator,
+        LoggerKind::AbstractCoordinator,
+        LoggerKind::WorkerGroupMember,
+        LoggerKind::Assignor,
+        LoggerKind::Worker,
+        LoggerKind::WorkerConnector,
+        LoggerKind::WorkerTask,
+        LoggerKind::AbstractHerder,
+        LoggerKind::Connect,
+        LoggerKind::ConfigBackingStore,
+        LoggerKind::AbstractConfig,
+        LoggerKind::RestServer,
+        LoggerKind::Unknown,
+    ];
+
     /// Classifies a full logger name; `None` for loggers the auditor ignores.
     pub fn classify(logger: &str) -> Option<LoggerKind> {
         const R: &str = "org.apache.kafka.connect.runtime.";
@@ -83,6 +100,32 @@ impl LoggerKind {
             }
             _ => None,
         }
+    }
+}
+
+impl LoggerKind {
+    /// For loggers most of whose lines are not lifecycle lines: fragments
+    /// one of which every lifecycle message of theirs holds. A line without
+    /// any is rejected from its raw bytes (the hot path's second test).
+    pub fn keywords(self) -> Option<&'static [&'static [u8]]> {
+        Some(match self {
+            // Offset commits, flushes, …: only the task lifecycle lines.
+            LoggerKind::WorkerTask => &[
+                b"initialization and start",
+                b"Task threw an uncaught",
+                b"Task is being killed",
+                b"Task failed initialization",
+            ],
+            // REST access lines: only the advertised URL.
+            LoggerKind::RestServer => &[b"Advertised URI: "],
+            LoggerKind::Connect => &[b"Kafka Connect ", b"Kafka cluster ID: "],
+            LoggerKind::ConfigBackingStore => &[
+                b"KafkaConfigBackingStore",
+                b"Removed connector ",
+                b"removal of connector",
+            ],
+            _ => return None,
+        })
     }
 }
 

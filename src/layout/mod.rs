@@ -332,7 +332,13 @@ fn paren_logger_suffix(s: &str) -> Option<(&str, &str)> {
     let mut candidate = s;
     // Strimzi's ` [%t]` after the logger: try with and without it.
     for _ in 0..2 {
-        if let Some(open) = candidate.rfind(" (") {
+        // The last ` (` (memrchr is faster than a substring search).
+        let b = candidate.as_bytes();
+        let open = memchr::memrchr(b'(', b)
+            .filter(|&i| i > 0 && b[i - 1] == b' ')
+            .map(|i| i - 1)
+            .or_else(|| candidate.rfind(" ("));
+        if let Some(open) = open {
             let inner = &candidate[open + 2..];
             if let Some(inner) = inner.strip_suffix(')')
                 && let Ok(("", name)) = logger_name(inner)

@@ -1,0 +1,75 @@
+//! Entry points shared by the fuzz targets (`fuzz/`) and the tests that
+//! replay their findings (`tests/fuzz_regressions.rs`): each runs one piece
+//! of the pipeline on arbitrary bytes and checks what must always hold.
+
+use crate::audit::{self, Options};
+use crate::event::parse::{assignment, task_id, task_list};
+use crate::event::{LoggerKind, parse_already_exists, parse_config_value, parse_message};
+use crate::input::Input;
+use crate::layout::{self, envelope, json, split_stream, trailing_logger};
+use crate::report::{json as json_out, text};
+
+/// One line in any layout. Panics if an invariant breaks.
+pub fn line(data: &[u8]) {
+    let _ = trailing_logger(data);
+    let text = String::from_utf8_lossy(data);
+    let _ = split_stream(&text);
+    let _ = layout::timestamp_of(&text);
+    if let Some(c) = json::to_classic(&text) {
+        let _ = envelope(&c);
+    }
+    if let Some(e) = envelope(&text) {
+        // The message range lies inside the line, on char boundaries.
+        assert!(text.get(e.msg_start..e.msg_end).is_some());
+    }
+}
+
+/// One message against every parser family and the continuation parsers.
+pub fn message(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    for k in LoggerKind::ALL {
+        let _ = parse_message(k, &text);
+    }
+    let _ = parse_already_exists(&text);
+    let _ = parse_config_value(&text);
+    let _ = assignment(&text);
+    let _ = task_list(&text);
+    let _ = task_id(&text);
+}
+
+/// The whole pipeline, printers included, on one or two workers' logs (the
+/// first byte, when odd, splits the rest in two). Returns the internal
+/// errors (contained panics) met; input errors (bytes that start like gzip
+/// are read as gzip) are not internal.
+pub fn pipeline(data: &[u8]) -> Vec<String> {
+    let inputs = match data.split_first() {
+        Some((&b, rest)) if b & 1 == 1 && !rest.is_empty() => {
+            let cut = usize::from(b) * rest.len() / 256;
+            vec![
+                Input::bytes("w1.log", rest[..cut].to_vec()),
+                Input::bytes("w2.log", rest[cut..].to_vec()),
+            ]
+        }
+        _ => vec![Input::bytes("w.log", data.to_vec())],
+    };
+    let opts = Options {
+        jobs: Some(1),
+        keep_generations: true,
+        ..Options::default()
+    };
+    let report = audit::audit(&inputs, &opts);
+    let mut out = Vec::new();
+    let printed = text::write_report(&report, &mut out)
+        .and_then(|_| text::write_replay(&report, &mut out))
+        .and_then(|_| json_out::write_jsonl(&report, &mut out));
+    let mut internal: Vec<String> = report
+        .errors
+        .into_iter()
+        .filter(|e| e.message.contains("internal error"))
+        .map(|e| format!("{}: {}", e.input, e.message))
+        .collect();
+    if let Err(e) = printed {
+        internal.push(format!("printing failed: {e}"));
+    }
+    internal
+}
