@@ -18,7 +18,8 @@
 use crate::finding::{Evidence, Finding, Kind};
 use crate::model::{Resource, SourceId, SourceLine, Timestamp};
 use crate::replay::{Fact, FactKind};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// How long (log time) past a generation's last assignment line a worker

@@ -109,13 +109,10 @@ impl LoggerKind {
     /// any is rejected from its raw bytes (the hot path's second test).
     pub fn keywords(self) -> Option<&'static [&'static [u8]]> {
         Some(match self {
-            // Offset commits, flushes, …: only the task lifecycle lines.
-            LoggerKind::WorkerTask => &[
-                b"initialization and start",
-                b"Task threw an uncaught",
-                b"Task is being killed",
-                b"Task failed initialization",
-            ],
+            // Offset commits, flushes, …: only the task lifecycle lines
+            // (`WorkerSinkTask{id=x-0} Task threw …`, `… Task failed …`,
+            // `… Source task finished initialization and start`).
+            LoggerKind::WorkerTask => &[b"} Task ", b"task finished initialization"],
             // REST access lines: only the advertised URL.
             LoggerKind::RestServer => &[b"Advertised URI: "],
             LoggerKind::Connect => &[b"Kafka Connect ", b"Kafka cluster ID: "],

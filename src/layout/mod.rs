@@ -270,14 +270,14 @@ pub fn trailing_logger(line: &[u8]) -> Option<&str> {
     None
 }
 
-/// `a.b.C` or `a.b.C:123` → `a.b.C`, when the bytes are a Java class name.
+/// `a.b.C` or `a.b.C:123` → `a.b.C`, when the bytes can be a Java class
+/// name: not empty, no blank, a line number only of digits. (Cheap on
+/// purpose: the caller classifies the name against known loggers.)
 fn logger_bytes(b: &[u8]) -> Option<&str> {
     let name_end = memchr::memchr(b':', b).unwrap_or(b.len());
     let (name, line_no) = b.split_at(name_end);
     if name.is_empty()
-        || !name
-            .iter()
-            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'$'))
+        || memchr::memchr2(b' ', b'\t', name).is_some()
         || !(line_no.is_empty() || line_no[1..].iter().all(u8::is_ascii_digit) || line_no == b":?")
     {
         return None;

@@ -18,7 +18,8 @@ use crate::rules::{
     unnecessary_stop, zombie,
 };
 use state::*;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// Facts about a line that come from its layout rather than its message.
@@ -150,7 +151,7 @@ impl WorkerReplay {
             rest_port: None,
             advertised_url: None,
             leader_self_url: None,
-            config: HashMap::new(),
+            config: HashMap::default(),
             findings: Vec::new(),
             generations: Vec::new(),
             keep_generations,
@@ -951,7 +952,7 @@ impl WorkerReplay {
                 line: line.clone(),
                 offset,
                 started: Vec::new(),
-                failed: HashSet::new(),
+                failed: HashSet::default(),
                 mismatch,
             },
             judgeable,

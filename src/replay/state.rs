@@ -3,7 +3,8 @@
 
 use crate::event::ConnectorUpdateAction;
 use crate::model::{Assignment, Name, Protocol, Resource, SourceLine, TaskId};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::BTreeSet;
 
 /// What the log has shown about one connector or task on this worker.
 #[derive(Debug, Clone, PartialEq)]
