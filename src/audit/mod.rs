@@ -135,6 +135,30 @@ const ROUND_START_MS: i64 = 10 * 60 * 1000;
 const ROUND_MIN_BYTES: u64 = 8 << 20;
 const ROUND_MAX_BYTES: u64 = 64 << 20;
 
+/// The cross-worker facts of one round, and how far each worker was read.
+#[derive(Default)]
+struct Batch {
+    facts: Vec<(Option<Timestamp>, usize, u64, usize, crate::replay::Fact)>,
+    progress: Vec<(usize, Option<Timestamp>, bool)>,
+}
+
+impl Batch {
+    /// Feeds the facts in a fixed order (time, stream, position) and lets
+    /// the checker forget what every worker has left behind.
+    fn check(mut self, checker: &mut Checker) {
+        self.facts.sort_by_key(|a| (a.0, a.1, a.2));
+        for (_, _, _, w, f) in self.facts {
+            checker.feed(w, f);
+        }
+        // Progress in worker order, for a deterministic retirement.
+        self.progress.sort_by_key(|p| p.0);
+        for (w, at, done) in self.progress {
+            checker.progress(w, at, done);
+        }
+        checker.retire();
+    }
+}
+
 /// Orders each family's segments by their first time stamps.
 fn streams(inputs: &[Input], parallel: bool) -> Vec<families::Family> {
     let mut fams = families::group(inputs);
@@ -203,30 +227,42 @@ fn run(inputs: &[Input], opts: &Options, parallel: bool) -> Report {
     let progress = Progress::new(opts.progress, inputs);
     let mut span = ROUND_START_MS;
     let mut until = Until::FirstStamp;
+    // The facts of one round are checked while the next round is read.
+    let mut pending: Option<Batch> = None;
     loop {
-        let next: Vec<Option<Timestamp>> = if parallel {
-            procs.par_iter_mut().map(|p| p.advance(until)).collect()
-        } else {
-            procs.iter_mut().map(|p| p.advance(until)).collect()
+        let scan = |procs: &mut Vec<StreamProcessor>| -> Vec<Option<Timestamp>> {
+            if parallel {
+                procs.par_iter_mut().map(|p| p.advance(until)).collect()
+            } else {
+                procs.iter_mut().map(|p| p.advance(until)).collect()
+            }
         };
-        // Facts, in a fixed order: by time, then stream, then position.
-        let mut facts = Vec::new();
+        let next = match pending.take() {
+            Some(batch) if parallel => {
+                let (next, ()) = rayon::join(|| scan(&mut procs), || batch.check(&mut checker));
+                next
+            }
+            Some(batch) => {
+                batch.check(&mut checker);
+                scan(&mut procs)
+            }
+            None => scan(&mut procs),
+        };
+        let mut batch = Batch::default();
         for (si, p) in procs.iter_mut().enumerate() {
             for (label, fs) in p.take_facts() {
                 let w = *workers
                     .entry((si, label.clone()))
                     .or_insert_with(|| checker.worker(label));
-                facts.extend(fs.into_iter().map(|f| (f.line.ts, si, f.line.seq, w, f)));
+                batch
+                    .facts
+                    .extend(fs.into_iter().map(|f| (f.line.ts, si, f.line.seq, w, f)));
             }
         }
-        facts.sort_by_key(|a| (a.0, a.1, a.2));
-        for (_, _, _, w, f) in facts {
-            checker.feed(w, f);
-        }
         for (&(si, _), &w) in &workers {
-            checker.progress(w, next[si], procs[si].is_done());
+            batch.progress.push((w, next[si], procs[si].is_done()));
         }
-        checker.retire();
+        pending = Some(batch);
         let read = progress.update(&procs);
         let Some(min_next) = next.iter().flatten().min().copied() else {
             if procs.iter().all(StreamProcessor::is_done) {
@@ -244,6 +280,9 @@ fn run(inputs: &[Input], opts: &Options, parallel: bool) -> Report {
             }
         }
         until = Until::After(Timestamp(min_next.0 + span));
+    }
+    if let Some(batch) = pending.take() {
+        batch.check(&mut checker);
     }
     progress.finish();
 
