@@ -8,17 +8,34 @@ use aho_corasick::packed::{self, Searcher};
 use std::io::{self, Read};
 use std::sync::OnceLock;
 
-/// Literals one of which every line the auditor reads contains: the logger
-/// package of the Connect runtime (`org.apache.kafka.connect.runtime`), the
-/// herder's LogContext prefix, the group coordinator (whose lines carried no
-/// prefix before Kafka 2.0: `…internals.AbstractCoordinator`), the config
-/// backing store, the head of the worker's config dump, and the Kafka
-/// cluster the worker uses. Each is cut so that its first bytes are rare in
-/// Kafka logs (`t.runtime`, not `org.`): the SIMD search verifies a
-/// candidate at every occurrence of a literal's first bytes, and `org.`
-/// starts every logger name.
-pub const LITERALS: [&str; 6] = [
-    "t.runtime",
+/// Literals one of which every line the auditor reads contains. They name
+/// the loggers whose lines it reads, not the whole Connect runtime package:
+/// most runtime lines are offset commits, REST access lines and plugin
+/// scanning, and a line the search skips costs nothing. Loggers with only a
+/// few lifecycle messages among much chatter (the task classes, the REST
+/// server) are found by those messages instead. Each literal is cut so that
+/// its first bytes are rare in Kafka logs (`t.runtime…`, not `org.…`): the
+/// SIMD search verifies a candidate wherever a literal's first bytes occur.
+pub const LITERALS: [&str; 16] = [
+    // DistributedHerder, WorkerCoordinator, WorkerGroupMember, assignors.
+    "t.runtime.distributed.",
+    // Worker, in every layout: `(…:L)`, `(…)`, Debezium `[…]`, JSON `"…"`.
+    "t.runtime.Worker:",
+    "t.runtime.Worker)",
+    "t.runtime.Worker]",
+    "t.runtime.Worker\"",
+    "t.runtime.WorkerConnector",
+    "t.runtime.Connect",
+    "t.runtime.AbstractHerder",
+    // Task classes: `{} Task threw …`, `… Task failed initialization …`,
+    // `{} Source|Sink task finished initialization and start`.
+    "} Task ",
+    "k finished init",
+    // RestServer: the worker's advertised URL.
+    "Advertised URI: ",
+    // The herder's LogContext prefix (coordinator lines up to 2.8 are
+    // logged under AbstractCoordinator), and the unprefixed coordinator
+    // lines before 2.0.
     "[Worker clientId=",
     "s.AbstractCoordinator",
     "gBackingStore",
@@ -369,7 +386,7 @@ mod tests {
         let mut text = String::new();
         for i in 0..50_000 {
             if i % 997 == 0 {
-                text.push_str(&format!("{i} org.apache.kafka.connect.runtime.X\n"));
+                text.push_str(&format!("{i} (org.apache.kafka.connect.runtime.Worker:1)\n"));
             } else {
                 text.push_str(&format!("{i} noise noise noise noise noise\n"));
             }
@@ -386,10 +403,10 @@ mod tests {
     #[test]
     fn skips_over_long_lines() {
         let mut text = Vec::new();
-        text.extend_from_slice(b"first org.apache.kafka.connect.runtime\n");
+        text.extend_from_slice(b"first (org.apache.kafka.connect.runtime.Worker:1)\n");
         text.extend(std::iter::repeat_n(b'x', MAX_LINE * 2 + 7));
         text.extend_from_slice(
-            b" org.apache.kafka.connect.runtime\nlast org.apache.kafka.connect.runtime\n",
+            b" (org.apache.kafka.connect.runtime.Worker:1)\nlast (org.apache.kafka.connect.runtime.Worker:1)\n",
         );
         let (c, stats) = run(&text, None);
         assert_eq!(c.lines.len(), 2);
@@ -427,7 +444,7 @@ mod tests {
             if i % 331 == 0 {
                 text.push_str(&format!("{i} DistributedConfig values\n"));
             } else if i % 97 == 0 {
-                text.push_str(&format!("{i} org.apache.kafka.connect.runtime.X\n"));
+                text.push_str(&format!("{i} (org.apache.kafka.connect.runtime.Worker:1)\n"));
             } else {
                 text.push_str(&format!("{i} noise noise noise noise noise\n"));
             }
@@ -455,7 +472,7 @@ mod tests {
         let (c, stats) = run(b"", None);
         assert!(c.lines.is_empty());
         assert_eq!(stats.lines, 0);
-        let (c, stats) = run(b"org.apache.kafka.connect.runtime", None);
+        let (c, stats) = run(b"(org.apache.kafka.connect.runtime.Worker:1)", None);
         assert_eq!(c.lines.len(), 1);
         assert_eq!(stats.lines, 1);
     }

@@ -15,7 +15,7 @@
 pub mod json;
 
 use crate::model::Timestamp;
-use nom::bytes::complete::{tag, take_while, take_while_m_n, take_while1};
+use nom::bytes::complete::{tag, take_while1};
 use nom::character::complete::{char, digit1, one_of};
 use nom::combinator::{opt, recognize};
 use nom::{IResult, Parser};
@@ -81,9 +81,47 @@ pub struct Envelope<'a> {
 
 type Res<'a, T> = IResult<&'a str, T>;
 
+fn fail<T>(i: &str, kind: nom::error::ErrorKind) -> Res<'_, T> {
+    Err(nom::Err::Error(nom::error::Error::new(i, kind)))
+}
+
+/// Exactly `n` ASCII digits, as a number. (Byte-level primitives like this
+/// one keep the hot path off per-char UTF-8 decoding.)
 fn digits<'a>(n: usize) -> impl Parser<&'a str, Output = u32, Error = nom::error::Error<&'a str>> {
-    take_while_m_n(n, n, |c: char| c.is_ascii_digit())
-        .map(|s: &str| s.bytes().fold(0u32, |a, b| a * 10 + u32::from(b - b'0')))
+    move |i: &'a str| {
+        let b = i.as_bytes();
+        if b.len() < n || !b[..n].iter().all(u8::is_ascii_digit) {
+            return fail(i, nom::error::ErrorKind::Digit);
+        }
+        let v = b[..n].iter().fold(0u32, |a, d| a * 10 + u32::from(d - b'0'));
+        Ok((&i[n..], v))
+    }
+}
+
+/// The longest prefix of ASCII bytes satisfying `pred` (at least `min`).
+fn ascii_while<'a>(
+    min: usize,
+    pred: impl Fn(u8) -> bool,
+) -> impl Fn(&'a str) -> Res<'a, &'a str> {
+    move |i: &'a str| {
+        let n = i.bytes().position(|b| !(b.is_ascii() && pred(b))).unwrap_or(i.len());
+        if n < min {
+            return fail(i, nom::error::ErrorKind::TakeWhile1);
+        }
+        Ok((&i[n..], &i[..n]))
+    }
+}
+
+/// Everything up to the first of two ASCII delimiters (or the end), at
+/// least one byte.
+fn until2<'a>(a: u8, b: u8) -> impl Fn(&'a str) -> Res<'a, &'a str> {
+    move |i: &'a str| {
+        let n = memchr::memchr2(a, b, i.as_bytes()).unwrap_or(i.len());
+        if n == 0 {
+            return fail(i, nom::error::ErrorKind::TakeUntil);
+        }
+        Ok((&i[n..], &i[..n]))
+    }
 }
 
 /// `yyyy-MM-dd HH:mm:ss,SSS` (also `T` and `.` as separators).
@@ -105,12 +143,12 @@ pub fn log4j_timestamp(i: &str) -> Res<'_, Option<Timestamp>> {
     )
         .parse(i)?;
     // Sub-millisecond digits (`%d{ISO8601_PERIOD_MICROS}` and the like).
-    let (i, _) = take_while(|c: char| c.is_ascii_digit())(i)?;
+    let (i, _) = ascii_while(0, |b| b.is_ascii_digit())(i)?;
     Ok((i, Timestamp::from_parts(i64::from(y), mo, d, h, mi, s, ms)))
 }
 
 fn level(i: &str) -> Res<'_, Level> {
-    let (rest, word) = take_while1(|c: char| c.is_ascii_uppercase())(i)?;
+    let (rest, word) = ascii_while(1, |b| b.is_ascii_uppercase())(i)?;
     let lvl = match word {
         "TRACE" => Level::Trace,
         "DEBUG" => Level::Debug,
@@ -139,7 +177,7 @@ struct Head {
 fn record_head(i: &str) -> Res<'_, Head> {
     let bracketed = (char('['), log4j_timestamp, char(']')).map(|(_, t, _)| t);
     let (i, ts) = nom::branch::alt((bracketed, log4j_timestamp)).parse(i)?;
-    let (i, _) = take_while1(|c| c == ' ')(i)?;
+    let (i, _) = ascii_while(1, |b| b == b' ')(i)?;
     let (i, lvl) = level(i)?;
     // `%p` then a blank (Debezium pads with `%-5p`); end of line is allowed
     // for an empty message.
@@ -322,7 +360,7 @@ fn is_logger_char(c: char) -> bool {
 
 /// A Java logger name, optionally with `:%L` (digits or `?`).
 fn logger_name(i: &str) -> Res<'_, &str> {
-    let (i, name) = take_while1(is_logger_char)(i)?;
+    let (i, name) = ascii_while(1, |b| is_logger_char(char::from(b)))(i)?;
     let (i, _) = opt((char(':'), nom::branch::alt((digit1, tag("?"))))).parse(i)?;
     Ok((i, name))
 }
@@ -379,9 +417,9 @@ fn bracket_logger_suffix(s: &str) -> Option<(&str, &str)> {
 /// `[<conn>|worker] `, `[<conn>|task-3] `, `[<conn>|task-3|offsets] `.
 fn mdc_ctx(i: &str) -> Res<'_, Mdc<'_>> {
     let (i, _) = char('[')(i)?;
-    let (i, connector) = take_while1(|c| c != '|' && c != ']')(i)?;
+    let (i, connector) = until2(b'|', b']')(i)?;
     let (i, _) = char('|')(i)?;
-    let (i, scope_text) = take_while1(|c| c != ']')(i)?;
+    let (i, scope_text) = until2(b']', b']')(i)?;
     let (i, _) = tag("] ")(i)?;
     let scope = match scope_text {
         "worker" => MdcScope::Worker,
@@ -407,9 +445,11 @@ fn mdc_ctx(i: &str) -> Res<'_, Mdc<'_>> {
 /// `[Worker clientId=connect-1, groupId=connect-cluster] `
 fn worker_ctx(i: &str) -> Res<'_, WorkerCtx<'_>> {
     let (i, _) = tag("[Worker clientId=")(i)?;
-    let (i, client_id) = take_while(|c| c != ',' && c != ']')(i)?;
+    let (i, client_id) = opt(until2(b',', b']')).parse(i)?;
+    let client_id = client_id.unwrap_or("");
     let (i, _) = tag(", groupId=")(i)?;
-    let (i, group_id) = take_while(|c| c != ']')(i)?;
+    let (i, group_id) = opt(until2(b']', b']')).parse(i)?;
+    let group_id = group_id.unwrap_or("");
     let (i, _) = char(']')(i)?;
     let (i, _) = opt(char(' ')).parse(i)?;
     Ok((
@@ -427,7 +467,7 @@ fn client_ctx(i: &str) -> Res<'_, &str> {
     let (i, kind) =
         nom::branch::alt((tag("Consumer"), tag("Producer"), tag("AdminClient"))).parse(i)?;
     let (i, _) = tag(" clientId=")(i)?;
-    let (i, _) = take_while(|c| c != ']')(i)?;
+    let (i, _) = opt(until2(b']', b']')).parse(i)?;
     let (i, _) = char(']')(i)?;
     let (i, _) = opt(char(' ')).parse(i)?;
     Ok((i, kind))
