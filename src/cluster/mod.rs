@@ -19,7 +19,7 @@ use crate::finding::{Evidence, Finding, Kind};
 use crate::model::{Resource, SourceId, SourceLine, Timestamp};
 use crate::replay::{Fact, FactKind};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// How long (log time) past a generation's last assignment line a worker
@@ -41,15 +41,58 @@ struct Mark {
     until: Option<SourceLine>,
 }
 
+/// The live instances of one worker in one generation, sorted by resource
+/// (a few dozen at most: a vector beats a tree here).
+#[derive(Debug, Default)]
+struct Live(Vec<(Resource, Mark)>);
+
+impl Live {
+    fn find(&self, r: &Resource) -> Result<usize, usize> {
+        self.0.binary_search_by(|(x, _)| x.cmp(r))
+    }
+    fn get(&self, r: &Resource) -> Option<&Mark> {
+        self.find(r).ok().map(|i| &self.0[i].1)
+    }
+    fn get_mut(&mut self, r: &Resource) -> Option<&mut Mark> {
+        self.find(r).ok().map(|i| &mut self.0[i].1)
+    }
+    /// Sets the mark (replacing one there).
+    fn insert(&mut self, r: Resource, m: Mark) {
+        match self.find(&r) {
+            Ok(i) => self.0[i].1 = m,
+            Err(i) => self.0.insert(i, (r, m)),
+        }
+    }
+    /// Sets the mark unless one is there.
+    fn insert_new(&mut self, r: &Resource, m: impl FnOnce() -> Mark) {
+        if let Err(i) = self.find(r) {
+            self.0.insert(i, (r.clone(), m()));
+        }
+    }
+    fn resources(&self) -> impl Iterator<Item = &Resource> {
+        self.0.iter().map(|(r, _)| r)
+    }
+    fn marks_mut(&mut self) -> impl Iterator<Item = &mut Mark> {
+        self.0.iter_mut().map(|(_, m)| m)
+    }
+}
+
 #[derive(Debug)]
 struct Entry {
     line: SourceLine,
     cluster: Option<Arc<str>>,
-    assigned: Arc<BTreeSet<Resource>>,
+    /// Sorted, without repeats.
+    assigned: Arc<[Resource]>,
     leader: String,
     offset: i64,
     error: i32,
-    live: BTreeMap<Resource, Mark>,
+    live: Live,
+}
+
+impl Entry {
+    fn assigns(&self, r: &Resource) -> bool {
+        self.assigned.binary_search(r).is_ok()
+    }
 }
 
 #[derive(Debug, Default)]
@@ -183,19 +226,21 @@ impl Checker {
                 if ts > bucket.last_ts {
                     bucket.last_ts = ts;
                 }
-                let live = live
-                    .into_iter()
-                    .map(|(r, instance)| {
-                        (
-                            r,
-                            Mark {
-                                instance,
-                                from: fact.line.clone(),
-                                until: None,
-                            },
-                        )
-                    })
-                    .collect();
+                // The replay sends them sorted by resource.
+                let live = Live(
+                    live.into_iter()
+                        .map(|(r, instance)| {
+                            (
+                                r,
+                                Mark {
+                                    instance,
+                                    from: fact.line.clone(),
+                                    until: None,
+                                },
+                            )
+                        })
+                        .collect(),
+                );
                 bucket.entries.insert(
                     w,
                     Entry {
@@ -212,7 +257,7 @@ impl Checker {
                 for res in e.assigned.iter() {
                     Bucket::index(&mut bucket.holders, res, w);
                 }
-                for res in e.live.keys() {
+                for res in e.live.resources() {
                     Bucket::index(&mut bucket.runners, res, w);
                 }
                 let ctx = Ctx {
@@ -221,14 +266,15 @@ impl Checker {
                     generation,
                 };
                 conflicts(&ctx, bucket, w, &mut out);
-                let resources: Vec<Resource> = bucket.entries[&w].live.keys().cloned().collect();
+                let resources: Vec<Resource> =
+                    bucket.entries[&w].live.resources().cloned().collect();
                 for r in resources {
                     duplicates(&ctx, bucket, &mut group.episodes, w, &r, &mut out);
                 }
                 // Foreign starts waiting for this owner.
                 let pending = std::mem::take(&mut bucket.pending_foreign);
                 for (fw, r, finding) in pending {
-                    if fw != w && bucket.entries[&w].assigned.contains(&r) {
+                    if fw != w && bucket.entries[&w].assigns(&r) {
                         owners.push(Owner {
                             worker: fw,
                             finding,
@@ -251,7 +297,7 @@ impl Checker {
                     if let Some(bucket) = group.buckets.get_mut(&g) {
                         if let Some(e) = bucket.entries.get_mut(&w) {
                             for r in &resources {
-                                e.live.entry(r.clone()).or_insert_with(|| Mark {
+                                e.live.insert_new(r, || Mark {
                                     instance: since.clone(),
                                     from: since.clone(),
                                     until: None,
@@ -306,7 +352,7 @@ impl Checker {
                         .get_mut(&g)
                         .and_then(|b| b.entries.get_mut(&w))
                 {
-                    for m in e.live.values_mut() {
+                    for m in e.live.marks_mut() {
                         m.until.get_or_insert(fact.line.clone());
                     }
                 }
@@ -320,7 +366,7 @@ impl Checker {
                     let owner = bucket
                         .entries
                         .iter()
-                        .find(|(ow, e)| **ow != w && e.assigned.contains(&resource))
+                        .find(|(ow, e)| **ow != w && e.assigns(&resource))
                         .map(|(ow, e)| (*ow, e.line.clone()));
                     match owner {
                         Some((ow, line)) => owners.push(Owner {
@@ -569,7 +615,7 @@ fn duplicates(
         let mut ev = Vec::new();
         for (who, m) in [(tw, tm), (ow, om)] {
             let e = &bucket.entries[&who];
-            let holds = if e.assigned.contains(r) {
+            let holds = if e.assigns(r) {
                 "which assigns it"
             } else {
                 "which does not assign it"

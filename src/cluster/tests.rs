@@ -35,7 +35,12 @@ fn assignment(
         l,
         FactKind::Assignment {
             generation: g,
-            assigned: Arc::new(assigned.iter().cloned().collect()),
+            assigned: {
+                let mut v = assigned.to_vec();
+                v.sort();
+                v.dedup();
+                Arc::from(v)
+            },
             leader: "leader".into(),
             leader_url: "http://l/".into(),
             offset: 40,

@@ -57,7 +57,9 @@ const FIRST_CHUNK: usize = 16 * 1024;
 fn searcher() -> &'static Searcher {
     static S: OnceLock<Searcher> = OnceLock::new();
     S.get_or_init(|| {
-        let mut b = packed::Config::new().match_kind(packed::MatchKind::LeftmostFirst).builder();
+        let mut b = packed::Config::new()
+            .match_kind(packed::MatchKind::LeftmostFirst)
+            .builder();
         b.extend(LITERALS);
         b.build().expect("the literals fit a packed searcher")
     })
@@ -386,7 +388,9 @@ mod tests {
         let mut text = String::new();
         for i in 0..50_000 {
             if i % 997 == 0 {
-                text.push_str(&format!("{i} (org.apache.kafka.connect.runtime.Worker:1)\n"));
+                text.push_str(&format!(
+                    "{i} (org.apache.kafka.connect.runtime.Worker:1)\n"
+                ));
             } else {
                 text.push_str(&format!("{i} noise noise noise noise noise\n"));
             }
@@ -444,7 +448,9 @@ mod tests {
             if i % 331 == 0 {
                 text.push_str(&format!("{i} DistributedConfig values\n"));
             } else if i % 97 == 0 {
-                text.push_str(&format!("{i} (org.apache.kafka.connect.runtime.Worker:1)\n"));
+                text.push_str(&format!(
+                    "{i} (org.apache.kafka.connect.runtime.Worker:1)\n"
+                ));
             } else {
                 text.push_str(&format!("{i} noise noise noise noise noise\n"));
             }

@@ -93,18 +93,20 @@ fn digits<'a>(n: usize) -> impl Parser<&'a str, Output = u32, Error = nom::error
         if b.len() < n || !b[..n].iter().all(u8::is_ascii_digit) {
             return fail(i, nom::error::ErrorKind::Digit);
         }
-        let v = b[..n].iter().fold(0u32, |a, d| a * 10 + u32::from(d - b'0'));
+        let v = b[..n]
+            .iter()
+            .fold(0u32, |a, d| a * 10 + u32::from(d - b'0'));
         Ok((&i[n..], v))
     }
 }
 
 /// The longest prefix of ASCII bytes satisfying `pred` (at least `min`).
-fn ascii_while<'a>(
-    min: usize,
-    pred: impl Fn(u8) -> bool,
-) -> impl Fn(&'a str) -> Res<'a, &'a str> {
+fn ascii_while<'a>(min: usize, pred: impl Fn(u8) -> bool) -> impl Fn(&'a str) -> Res<'a, &'a str> {
     move |i: &'a str| {
-        let n = i.bytes().position(|b| !(b.is_ascii() && pred(b))).unwrap_or(i.len());
+        let n = i
+            .bytes()
+            .position(|b| !(b.is_ascii() && pred(b)))
+            .unwrap_or(i.len());
         if n < min {
             return fail(i, nom::error::ErrorKind::TakeWhile1);
         }

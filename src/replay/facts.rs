@@ -2,7 +2,6 @@
 //! per generation and what it runs, as it happens.
 
 use crate::model::{Resource, SourceLine};
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// One fact, with the line that shows it.
@@ -22,13 +21,14 @@ pub enum FactKind {
     /// what the worker runs once its revocations were handled.
     Assignment {
         generation: i32,
-        assigned: Arc<BTreeSet<Resource>>,
+        /// Sorted, without repeats.
+        assigned: Arc<[Resource]>,
         leader: String,
         leader_url: String,
         offset: i64,
         error: i32,
-        /// Live resources and the line that identifies each instance (its
-        /// start, or the assignment it has been held since).
+        /// Live resources (sorted) and the line that identifies each
+        /// instance (its start, or the assignment it has been held since).
         live: Vec<(Resource, SourceLine)>,
     },
     /// The start phase ended without starting these assigned resources:

@@ -17,8 +17,8 @@ use crate::rules::{
     StartReason, StopReason, Who, double_start, foreign_start, lost_assignment, offset_mismatch,
     unnecessary_stop, zombie,
 };
-use state::*;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use state::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -856,7 +856,12 @@ impl WorkerReplay {
             live.sort();
             let kind = FactKind::Assignment {
                 generation: g,
-                assigned: Arc::new(a.resources().collect()),
+                assigned: {
+                    let mut v: Vec<Resource> = a.resources().collect();
+                    v.sort();
+                    v.dedup();
+                    Arc::from(v)
+                },
                 leader: a.leader.clone(),
                 leader_url: a.leader_url.clone(),
                 offset: a.offset,
