@@ -105,18 +105,53 @@ struct Bucket {
     pending_foreign: Vec<(usize, Resource, usize)>,
     conflicts: HashSet<(Option<Resource>, usize, usize)>,
     /// Index: the workers whose assignment holds a resource.
-    holders: HashMap<Resource, Vec<usize>>,
+    holders: HashMap<Resource, Workers>,
     /// Index: the workers on which a resource is live in this generation.
-    runners: HashMap<Resource, Vec<usize>>,
+    runners: HashMap<Resource, Workers>,
 }
 
 impl Bucket {
-    fn index(map: &mut HashMap<Resource, Vec<usize>>, r: &Resource, w: usize) {
-        let v = map.entry(r.clone()).or_default();
-        if !v.contains(&w) {
-            v.push(w);
+    fn index(map: &mut HashMap<Resource, Workers>, r: &Resource, w: usize) {
+        match map.get_mut(r) {
+            Some(ws) => ws.add(w),
+            None => {
+                map.insert(
+                    r.clone(),
+                    Workers {
+                        first: w,
+                        more: Vec::new(),
+                    },
+                );
+            }
         }
     }
+}
+
+/// The workers of an index entry: nearly always one, so no allocation
+/// until a second comes.
+#[derive(Debug)]
+struct Workers {
+    first: usize,
+    more: Vec<usize>,
+}
+
+impl Workers {
+    fn add(&mut self, w: usize) {
+        if self.first != w && !self.more.contains(&w) {
+            self.more.push(w);
+        }
+    }
+    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        std::iter::once(self.first).chain(self.more.iter().copied())
+    }
+}
+
+/// The workers an index holds for `r` (none when absent).
+fn workers_of<'a>(
+    map: &'a HashMap<Resource, Workers>,
+    r: &Resource,
+) -> impl Iterator<Item = usize> + 'a {
+    map.get(r).into_iter().flat_map(Workers::iter)
 }
 
 #[derive(Debug, Default)]
@@ -483,7 +518,7 @@ fn conflicts(ctx: &Ctx, bucket: &mut Bucket, w: usize, out: &mut Vec<CrossFindin
     // The resources each other worker's assignment shares with this one.
     let mut shared: BTreeMap<usize, Vec<&Resource>> = BTreeMap::new();
     for r in mine.assigned.iter() {
-        for &o in bucket.holders.get(r).map_or(&[][..], Vec::as_slice) {
+        for o in workers_of(&bucket.holders, r) {
             if o != w {
                 shared.entry(o).or_default().push(r);
             }
@@ -580,7 +615,7 @@ fn duplicates(
         return;
     };
     let mine_entry = &bucket.entries[&w];
-    for &o in bucket.runners.get(r).map_or(&[][..], Vec::as_slice) {
+    for o in workers_of(&bucket.runners, r) {
         let Some(other) = bucket.entries.get(&o) else {
             continue;
         };
