@@ -73,3 +73,35 @@ pub fn pipeline(data: &[u8]) -> Vec<String> {
     }
     internal
 }
+
+/// The numbers of the lines of `data` that produced a lifecycle event (the
+/// tests check that every lifecycle line of real and simulated logs does).
+pub fn event_lines(data: &[u8]) -> std::collections::BTreeSet<u64> {
+    use crate::audit::stream::StreamSink;
+    use crate::input::scan::{self, Delivery, LineSink, Step};
+    use crate::model::SourceId;
+
+    struct Recorder {
+        inner: StreamSink,
+        hit: std::collections::BTreeSet<u64>,
+    }
+    impl LineSink for Recorder {
+        fn line(&mut self, number: u64, line: &[u8], how: Delivery) -> Step {
+            let before = self.inner.events;
+            let step = self.inner.line(number, line, how);
+            if self.inner.events > before {
+                self.hit.insert(number);
+            }
+            step
+        }
+        fn too_long(&mut self, number: u64, len: u64) {
+            self.inner.too_long(number, len);
+        }
+    }
+    let mut rec = Recorder {
+        inner: StreamSink::new(SourceId(0), String::new(), false),
+        hit: std::collections::BTreeSet::new(),
+    };
+    let _ = scan::scan(data, &mut rec);
+    rec.hit
+}

@@ -10,11 +10,9 @@
 //! cross-worker findings (`scope: cluster`) are compared when `CROSS_WORKER`
 //! is on.
 
-use herder_audit::audit::stream::StreamSink;
 use herder_audit::audit::{self, Options};
+use herder_audit::harness;
 use herder_audit::input::Input;
-use herder_audit::input::scan::{self, Delivery, LineSink, Step};
-use herder_audit::model::SourceId;
 use herder_audit::sim::{
     self, ALL_FAULTS, FaultKind, Layout, Params, Proto, Scope, Truth, Version,
 };
@@ -61,37 +59,12 @@ fn run(p: &Params) -> Run {
 }
 
 /// Records which lines produced a lifecycle event.
-struct Recorder {
-    inner: StreamSink,
-    hit: BTreeSet<u64>,
-}
-
-impl LineSink for Recorder {
-    fn line(&mut self, number: u64, line: &[u8], how: Delivery) -> Step {
-        let before = self.inner.events;
-        let want = self.inner.line(number, line, how);
-        if self.inner.events > before {
-            self.hit.insert(number);
-        }
-        want
-    }
-    fn too_long(&mut self, number: u64, len: u64) {
-        self.inner.too_long(number, len);
-    }
-}
-
-/// Lifecycle lines of one log the auditor did not read as an event.
-fn unread(file: &str, text: &[u8], lifecycle: &[u64]) -> Vec<u64> {
-    let mut rec = Recorder {
-        inner: StreamSink::new(SourceId(0), file.to_string(), false),
-        hit: BTreeSet::new(),
-    };
-    let (_, err) = scan::scan(text, &mut rec);
-    assert!(err.is_none(), "{file}: read error");
+fn unread(text: &[u8], lifecycle: &[u64]) -> Vec<u64> {
+    let hit = harness::event_lines(text);
     lifecycle
         .iter()
         .copied()
-        .filter(|l| !rec.hit.contains(l))
+        .filter(|l| !hit.contains(l))
         .collect()
 }
 
@@ -183,7 +156,7 @@ fn check(p: &Params) -> (Outcome, Run) {
     out.expected = want.len();
     let got = audit_all(&r);
     for (i, f) in r.truth.files.iter().enumerate() {
-        let missed = unread(&f.file, &r.logs[i], &r.truth.lifecycle_lines[i]);
+        let missed = unread(&r.logs[i], &r.truth.lifecycle_lines[i]);
         out.missed_lines
             .extend(missed.into_iter().map(|l| (f.file.clone(), l)));
     }

@@ -404,14 +404,10 @@ impl WorkerReplay {
                 Resource::Task(_) => self.stop(r, line),
             },
             Event::IgnoringStop(r) => {
+                // The Worker owns no such instance: not a stop, but now
+                // known not to run.
                 self.inc.unconfirmed.retain(|(u, _)| u != r);
-                if let Some(w) = &mut self.inc.window {
-                    w.stop_attempts.insert(r.clone());
-                }
-                let prev = self
-                    .inc
-                    .res
-                    .insert(r.clone(), ResState::Stopped { at: line.clone() });
+                let prev = self.mark_stopped(r, line);
                 if prev.as_ref().is_some_and(ResState::is_live) {
                     self.fact(
                         line,
@@ -571,14 +567,19 @@ impl WorkerReplay {
     }
 
     /// A real stop of `r` at `line`.
-    fn stop(&mut self, r: &Resource, line: &SourceLine) {
+    /// Records a stop attempt of `r` at `line` (for the rebalance's zombie
+    /// check) and that it no longer runs; returns what was known before.
+    fn mark_stopped(&mut self, r: &Resource, line: &SourceLine) -> Option<ResState> {
         if let Some(w) = &mut self.inc.window {
             w.stop_attempts.insert(r.clone());
         }
-        let prev = self
-            .inc
+        self.inc
             .res
-            .insert(r.clone(), ResState::Stopped { at: line.clone() });
+            .insert(r.clone(), ResState::Stopped { at: line.clone() })
+    }
+
+    fn stop(&mut self, r: &Resource, line: &SourceLine) {
+        let prev = self.mark_stopped(r, line);
         self.fact(
             line,
             FactKind::Stop {

@@ -48,7 +48,7 @@ impl Clock {
             self.cached_sec = sec;
             let days = sec.div_euclid(86_400);
             let sod = sec.rem_euclid(86_400);
-            let (y, m, d) = civil_from_days(days);
+            let (y, m, d) = crate::model::civil_from_days(days);
             let mut w = |pos: usize, v: i64, n: usize| {
                 let mut v = v;
                 for i in (0..n).rev() {
@@ -79,19 +79,6 @@ impl Clock {
     pub fn text(&mut self) -> String {
         String::from_utf8_lossy(&self.stamp()).into_owned()
     }
-}
-
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
 /// The log4j pattern a worker's log is written with.
