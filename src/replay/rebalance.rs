@@ -1,0 +1,252 @@
+//! Rebalances: the window from their first line to the assignment line,
+//! judging the stops in it, revocations (`zombie`), and the task-config
+//! claims the stops are judged by.
+
+use super::*;
+
+impl WorkerReplay {
+    /// A rebalance begins (if one is not already in progress).
+    pub(super) fn open_window(&mut self, line: &SourceLine) {
+        if self.inc.window.is_some() {
+            return;
+        }
+        self.boundary(line);
+        self.inc.window = Some(Window {
+            opened: Some(line.clone()),
+            ..Window::default()
+        });
+    }
+
+    /// Something that ends the stable phase: unexplained stops are judged
+    /// now, an unfinished start phase is closed, config contexts end.
+    pub(super) fn boundary(&mut self, line: &SourceLine) {
+        self.close_phase(None);
+        self.resolve_pending(Some(line));
+        self.inc.ctx.task_update = None;
+        self.inc.ctx.connector.clear();
+    }
+
+    pub(super) fn assignment(
+        &mut self,
+        generation: Option<i32>,
+        version: Option<i64>,
+        a: &crate::model::Assignment,
+        line: &SourceLine,
+    ) {
+        // A window the log saw open; `opened: None` when the assignment line
+        // is the first sign of the rebalance (the log starts mid-rebalance).
+        let window = match self.inc.window.take() {
+            Some(w) => w,
+            None => {
+                self.boundary(line);
+                Window::default()
+            }
+        };
+        let generation = generation.or_else(|| self.inc.joined.map(|(g, _)| g));
+        let joined_protocol = self
+            .inc
+            .joined
+            .filter(|(g, _)| Some(*g) == generation)
+            .and_then(|(_, p)| p);
+        let explicit = version
+            .and_then(Protocol::from_version)
+            .or_else(|| (!a.is_extended()).then_some(Protocol::Eager))
+            .or(window.protocol)
+            .or(joined_protocol)
+            .or_else(|| a.has_revocations().then_some(Protocol::Compatible));
+        if let Some(p) = explicit {
+            self.inc.protocol = Some(p);
+        }
+        let eager_signature = window.stopped_before_join && window.opened.is_some();
+        let protocol = if eager_signature && explicit.is_none() {
+            Some(Protocol::Eager)
+        } else {
+            explicit.or(self.protocol())
+        };
+        self.inc.generation = generation;
+        let who_gen = generation;
+
+        if let Some((a, b)) = &window.gap {
+            let mins = match (a.ts, b.ts) {
+                (Some(x), Some(y)) => (y.0 - x.0) / 60_000,
+                _ => 0,
+            };
+            self.note(
+                Some(b),
+                format!(
+                    "generation {}: the log jumps {mins} min inside the rebalance (lines {} to {}); lines may be missing, so its stops and revocations are not judged",
+                    fmt_gen(generation),
+                    a.line,
+                    b.line
+                ),
+            );
+            for _ in &window.stops {
+                self.count_stop(StopReason::NotJudged);
+            }
+        }
+        let judge_window = window.gap.is_none();
+        // Stops logged during the rebalance, judged against this assignment.
+        for stop in window.stops.iter().filter(|_| judge_window) {
+            let why =
+                unnecessary_stop::rebalance_stop(protocol, eager_signature, a, &stop.resource);
+            if why == StopReason::Unnecessary {
+                let mut who = self.who();
+                who.generation = who_gen;
+                let f = unnecessary_stop::in_rebalance(&who, stop, line);
+                self.push(f);
+            }
+            self.count_stop(why);
+        }
+        if protocol.is_none() && !window.stops.is_empty() {
+            self.note(
+                Some(line),
+                format!(
+                    "generation {}: protocol unknown; {} rebalance stop(s) not judged",
+                    fmt_gen(generation),
+                    window.stops.len()
+                ),
+            );
+        }
+
+        // Revoked work must have been stopped before this line.
+        let cooperative = protocol.is_some_and(Protocol::is_cooperative);
+        if cooperative && window.opened.is_some() && judge_window {
+            for r in a.revoked().collect::<Vec<_>>() {
+                let st = self.inc.res.get(&r).cloned();
+                if zombie::check(st.as_ref(), window.stop_attempts.contains(&r)) {
+                    let f = zombie::finding(
+                        &self.who(),
+                        &r,
+                        line,
+                        st.as_ref(),
+                        window.skip_stopping.as_ref(),
+                        window.opened.as_ref(),
+                    );
+                    self.push(f);
+                    let since = st
+                        .as_ref()
+                        .and_then(ResState::live_since)
+                        .cloned()
+                        .unwrap_or_else(|| line.clone());
+                    self.inc.res.insert(
+                        r,
+                        ResState::Running {
+                            since,
+                            zombie_reported: true,
+                        },
+                    );
+                }
+            }
+        }
+
+        if protocol == Some(Protocol::Eager) && window.opened.is_some() {
+            // Eager: the rebalance stopped everything; what the log never
+            // showed running is not running now.
+            self.inc
+                .res
+                .retain(|_, s| !matches!(s, ResState::Held { .. }));
+            if self.inc.baseline.is_none() {
+                self.inc.baseline = window.opened.clone();
+            }
+        }
+
+        let received = Received {
+            assignment: a.clone(),
+            generation,
+            protocol,
+            line: line.clone(),
+        };
+        if !a.failed() {
+            self.inc.owned = Some(Owned::from(&received));
+        }
+        if self.member_id.as_deref() == Some(a.leader.as_str()) && a.leader_url != "null" {
+            self.leader_self_url = Some(a.leader_url.clone());
+        }
+        if let Some(g) = generation {
+            let mut live: Vec<(Resource, SourceLine)> = self
+                .inc
+                .res
+                .iter()
+                .filter_map(|(r, s)| s.live_since().map(|l| (r.clone(), l.clone())))
+                .collect();
+            live.sort();
+            let kind = FactKind::Assignment {
+                generation: g,
+                assigned: {
+                    let mut v: Vec<Resource> = a.resources().collect();
+                    v.sort();
+                    v.dedup();
+                    Arc::from(v)
+                },
+                leader: a.leader.clone(),
+                leader_url: a.leader_url.clone(),
+                offset: a.offset,
+                error: a.error,
+                live,
+            };
+            self.fact(line, kind);
+        }
+        self.inc.received = Some(received);
+        self.inc.trouble = None;
+        self.inc.ctx.self_revocation = None;
+        self.summary.generations += 1;
+        self.summary.first_generation = self.summary.first_generation.or(generation);
+        if let Some(g) = generation {
+            self.summary.last_generation = generation;
+            if self.summary.generation_numbers.last() != Some(&g) {
+                self.summary.generation_numbers.push(g);
+            }
+        }
+        self.close_generation();
+        if self.keep_generations {
+            self.generations
+                .push(GenerationRecord::new(generation, protocol, a, line));
+        } else {
+            self.generations.clear();
+            self.generations
+                .push(GenerationRecord::new(generation, protocol, a, line));
+        }
+    }
+
+    pub(super) fn close_generation(&mut self) {
+        let running: Vec<Resource> = {
+            let mut v: Vec<Resource> = self
+                .inc
+                .res
+                .iter()
+                .filter(|(_, s)| s.is_live())
+                .map(|(r, _)| r.clone())
+                .collect();
+            v.sort();
+            v
+        };
+        let complete = self.inc.baseline.is_some();
+        if let Some(g) = self.generations.last_mut()
+            && g.running.is_none()
+        {
+            g.running = Some(running);
+            g.running_complete = complete;
+        }
+    }
+
+    pub(super) fn task_claim(&mut self, tasks: &[TaskId], line: &SourceLine) {
+        self.inc.offset = None;
+        let mut by_conn: BTreeMap<&crate::model::Name, BTreeSet<u32>> = BTreeMap::new();
+        for t in tasks {
+            by_conn.entry(&t.connector).or_default().insert(t.index);
+        }
+        let multi = by_conn.len() > 1;
+        for (c, set) in by_conn {
+            let facts = self.config.entry(c.clone()).or_default();
+            if multi {
+                facts.multi_claim = Some(line.clone());
+            } else {
+                facts.single_claim = Some(line.clone());
+            }
+            if facts.task_set.as_ref().is_some_and(|old| *old != set) {
+                facts.count_change = Some(line.clone());
+            }
+            facts.task_set = Some(set);
+        }
+    }
+}

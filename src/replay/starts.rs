@@ -1,0 +1,273 @@
+//! Starts: the post-rebalance start phase (`offset-mismatch-start`,
+//! `lost-assignment`), each start (`foreign-start`, `double-start`), and
+//! failed starts.
+
+use super::*;
+
+impl WorkerReplay {
+    pub(super) fn start_phase(&mut self, offset: i64, line: &SourceLine) {
+        self.boundary(line);
+        let judgeable = self.inc.received.is_some() && self.inc.window.is_none();
+        if !judgeable {
+            self.note(
+                Some(line),
+                format!(
+                    "generation {}: assignment line not seen; starts not judged",
+                    fmt_gen(self.inc.joined.map(|(g, _)| g))
+                ),
+            );
+        }
+        // A start phase ends any rebalance whose assignment line was lost.
+        if let Some(w) = self.inc.window.take() {
+            for _ in &w.stops {
+                self.count_stop(StopReason::NotJudged);
+            }
+        }
+        let known = match &self.inc.offset {
+            Some((x, l)) => KnownOffset::Known(*x, l.clone()),
+            None => KnownOffset::Unknown,
+        };
+        let mismatch = if judgeable {
+            offset_mismatch::check(
+                self.inc.received.as_ref(),
+                self.inc.trouble.as_ref().map(|(t, l)| (*t, l)),
+                &known,
+                offset,
+            )
+        } else {
+            None
+        };
+        if let Some(g) = self.generations.last_mut() {
+            g.start_offset = Some(offset);
+            g.config_offset = match known {
+                KnownOffset::Known(x, _) => Some(x),
+                KnownOffset::Unknown => None,
+            };
+        }
+        self.inc.start_phase = Some(PhaseState {
+            phase: StartPhase {
+                line: line.clone(),
+                offset,
+                started: Vec::new(),
+                failed: HashSet::default(),
+                mismatch,
+            },
+            judgeable,
+        });
+    }
+
+    /// Ends the start phase; `finished` is the `Finished starting…` line
+    /// (`None`: it ended without one, so nothing is judged lost).
+    pub(super) fn close_phase(&mut self, finished: Option<&SourceLine>) {
+        let Some(ps) = self.inc.start_phase.take() else {
+            return;
+        };
+        if let Some(f) = offset_mismatch::finding(&self.who(), &ps.phase) {
+            self.push(f);
+        }
+        let started: HashSet<Resource> = ps.phase.started.iter().map(|(r, _)| r.clone()).collect();
+        let received = self.inc.received.clone();
+        if let (Some(fin), Some(rec), true) = (finished, received.as_ref(), ps.judgeable)
+            && !rec.assignment.failed()
+        {
+            let mut assigned: Vec<Resource> = rec.assignment.resources().collect();
+            assigned.sort();
+            for r in assigned {
+                if started.contains(&r)
+                    || ps.phase.failed.contains(&r)
+                    || rec.assignment.revokes(&r)
+                {
+                    continue;
+                }
+                let st = self.inc.res.get(&r);
+                let Some(not_running) = lost_assignment::check(st, self.inc.baseline.is_some())
+                else {
+                    continue;
+                };
+                let upstream = self.inc.self_revoked.contains(&r).then_some("KAFKA-9851");
+                let f = lost_assignment::finding(
+                    &self.who(),
+                    &r,
+                    &rec.line,
+                    fin,
+                    not_running.as_ref(),
+                    self.inc.baseline.as_ref(),
+                    upstream,
+                );
+                self.push(f);
+                // Reported once: the episode lasts until it starts or stops again.
+                let at = not_running.unwrap_or_else(|| fin.clone());
+                self.inc.res.insert(r, ResState::Lost { at });
+            }
+            // The herder now counts the whole assignment as running
+            // (cooperative); what the log never showed is held from here.
+            if rec.protocol.is_none_or(Protocol::is_cooperative) {
+                let mut held = Vec::new();
+                for r in rec.assignment.resources() {
+                    if !self.inc.res.contains_key(&r) {
+                        let since = rec.line.clone();
+                        self.inc.res.insert(r.clone(), ResState::Held { since });
+                        held.push(r);
+                    }
+                }
+                if !held.is_empty() {
+                    held.sort();
+                    let since = rec.line.clone();
+                    self.fact(
+                        fin,
+                        FactKind::Held {
+                            resources: held,
+                            since,
+                        },
+                    );
+                }
+            }
+        }
+        self.inc.tasks_to_restart.clear();
+        // The running set of a generation is taken when its start phase ends.
+        if let Some(g) = self.generations.last_mut() {
+            g.running = None;
+        }
+        self.close_generation();
+    }
+
+    pub(super) fn start(&mut self, r: &Resource, line: &SourceLine) {
+        // A pending unexplained stop of the same resource was a restart.
+        let mut restarted = false;
+        if let Some(i) = self.inc.pending_stops.iter().position(|s| &s.resource == r) {
+            self.inc.pending_stops.remove(i);
+            self.count_stop(StopReason::Restart);
+            restarted = true;
+        }
+        let prev = self.inc.res.get(r).cloned();
+        let in_phase = self.inc.start_phase.as_ref().map(|p| p.judgeable);
+        let reconfigured = match r {
+            Resource::Task(t) => self.inc.tasks_to_restart.get(t).cloned(),
+            _ => None,
+        };
+        let origin = if in_phase.is_some() {
+            match &reconfigured {
+                Some(stop) => foreign_start::Origin::Reconfigured(stop.clone()),
+                None => foreign_start::Origin::StartPhase,
+            }
+        } else if let Some(plan) = &self.inc.ctx.restart_plan {
+            foreign_start::Origin::RestartPlan(plan.clone())
+        } else {
+            foreign_start::Origin::Other
+        };
+        let reason = match (&origin, restarted) {
+            (foreign_start::Origin::StartPhase | foreign_start::Origin::Reconfigured(_), _) => {
+                StartReason::Rebalance
+            }
+            (foreign_start::Origin::RestartPlan(_), _) => StartReason::RestartPlan,
+            (_, true) => StartReason::Restart,
+            _ if self.inc.ctx.connector.contains_key(r.connector_name()) => StartReason::Restart,
+            _ => StartReason::Other,
+        };
+        *self.summary.starts.entry(reason).or_default() += 1;
+        if let Some(g) = self.generations.last_mut() {
+            g.started.push(r.clone());
+        }
+
+        let generation = self.inc.generation;
+        self.fact(
+            line,
+            FactKind::Start {
+                resource: r.clone(),
+                generation,
+            },
+        );
+        let judgeable = in_phase != Some(false);
+        if judgeable
+            && let Some(why) =
+                foreign_start::check(self.inc.owned.as_ref(), self.inc.received.as_ref(), r)
+        {
+            let f = foreign_start::finding(&self.who(), r, line, &why, &origin);
+            let finding = self.push(f);
+            self.fact(
+                line,
+                FactKind::ForeignStart {
+                    resource: r.clone(),
+                    generation,
+                    finding,
+                },
+            );
+        }
+        let mut double = None;
+        if double_start::check(prev.as_ref()) {
+            let f = double_start::finding(&self.who(), r, line, prev.as_ref());
+            double = Some(self.push(f));
+        }
+        self.inc
+            .last_start
+            .insert(r.clone(), (line.clone(), prev, double));
+        self.inc.res.insert(
+            r.clone(),
+            ResState::Running {
+                since: line.clone(),
+                zombie_reported: false,
+            },
+        );
+        if let Some(ps) = &mut self.inc.start_phase {
+            ps.phase.started.push((r.clone(), line.clone()));
+        }
+        if let Resource::Task(t) = r {
+            self.inc.tasks_to_restart.remove(t);
+        }
+        if let Resource::Connector(c) = r {
+            self.inc.ctx.connector.remove(c);
+            self.inc.ctx.target_stopped.remove(c);
+        }
+        self.inc.self_revoked.remove(r);
+    }
+
+    pub(super) fn start_failed(&mut self, r: &Resource, how: StartFailure, line: &SourceLine) {
+        if let Some(ps) = &mut self.inc.start_phase {
+            ps.phase.failed.insert(r.clone());
+        }
+        if how == StartFailure::Initialization {
+            // The task stays registered with the Worker (FAILED status).
+            return;
+        }
+        self.inc
+            .res
+            .insert(r.clone(), ResState::Failed { at: line.clone() });
+    }
+
+    pub(super) fn already_exists(&mut self, r: &Resource, line: &SourceLine) {
+        let Some((start, prev, double)) = self.inc.last_start.get(r).cloned() else {
+            return;
+        };
+        match double {
+            Some(i) => {
+                if let Some(f) = self.findings.get_mut(i) {
+                    f.evidence.push(Evidence::new(
+                        "the Worker refuses: an instance already exists",
+                        line,
+                    ));
+                    f.normalise();
+                }
+            }
+            None => {
+                let f = double_start::refused(&self.who(), r, &start, line, prev.as_ref());
+                let i = self.push(f);
+                if let Some(e) = self.inc.last_start.get_mut(r) {
+                    e.2 = Some(i);
+                }
+            }
+        }
+        // The old instance is still running.
+        let since = prev
+            .as_ref()
+            .and_then(ResState::live_since)
+            .cloned()
+            .unwrap_or(start);
+        self.inc.res.insert(
+            r.clone(),
+            ResState::Running {
+                since,
+                zombie_reported: true,
+            },
+        );
+    }
+}

@@ -1,0 +1,143 @@
+//! Stops: what justifies each (SPEC §4 "justified stops"), and the
+//! `unnecessary-stop` findings when nothing does.
+
+use super::*;
+
+impl WorkerReplay {
+    pub(super) fn flush_unconfirmed(&mut self) {
+        for (r, l) in std::mem::take(&mut self.inc.unconfirmed) {
+            self.stop(&r, &l);
+        }
+    }
+
+    pub(super) fn confirm(&mut self, r: &Resource) {
+        if let Some(i) = self.inc.unconfirmed.iter().position(|(u, _)| u == r) {
+            let (r, l) = self.inc.unconfirmed.remove(i);
+            self.stop(&r, &l);
+        }
+    }
+
+    /// A real stop of `r` at `line`.
+    /// Records a stop attempt of `r` at `line` (for the rebalance's zombie
+    /// check) and that it no longer runs; returns what was known before.
+    pub(super) fn mark_stopped(&mut self, r: &Resource, line: &SourceLine) -> Option<ResState> {
+        if let Some(w) = &mut self.inc.window {
+            w.stop_attempts.insert(r.clone());
+        }
+        self.inc
+            .res
+            .insert(r.clone(), ResState::Stopped { at: line.clone() })
+    }
+
+    pub(super) fn stop(&mut self, r: &Resource, line: &SourceLine) {
+        let prev = self.mark_stopped(r, line);
+        self.fact(
+            line,
+            FactKind::Stop {
+                resource: r.clone(),
+            },
+        );
+        if let Some(g) = self.generations.last_mut() {
+            g.stopped.push(r.clone());
+        }
+        let stop = Stop {
+            resource: r.clone(),
+            line: line.clone(),
+            prev,
+        };
+        let conn = r.connector_name().clone();
+        let ctx = &self.inc.ctx;
+        if ctx.shutdown.is_some() {
+            return self.count_stop(StopReason::Shutdown);
+        }
+        if ctx.self_revocation.is_some() {
+            self.inc.self_revoked.insert(r.clone());
+            return self.count_stop(StopReason::SelfRevocation);
+        }
+        if ctx.restart_plan.is_some() {
+            return self.count_stop(StopReason::RestartPlan);
+        }
+        if let (Resource::Task(t), Some(tu)) = (r, &ctx.task_update)
+            && tu.tasks.contains(t)
+        {
+            let handling = tu.line.clone();
+            self.inc.tasks_to_restart.insert(t.clone(), line.clone());
+            let start = stop.prev.as_ref().and_then(ResState::started_at);
+            let verdict = unnecessary_stop::task_config_change(self.config.get(&conn), start);
+            let owned_line = self
+                .inc
+                .owned
+                .as_ref()
+                .filter(|o| o.holds(r))
+                .map(|o| o.line.clone());
+            let finding = owned_line.as_ref().and_then(|ol| {
+                unnecessary_stop::task_config(&self.who(), &stop, &verdict, &handling, Some(ol))
+            });
+            return match finding {
+                Some(f) => {
+                    self.push(f);
+                    self.count_stop(StopReason::Unnecessary)
+                }
+                None => self.count_stop(StopReason::TaskConfig),
+            };
+        }
+        if let (Resource::Connector(_), Some(cc)) = (r, ctx.connector.get(&conn)) {
+            let handling = cc.line.clone();
+            return match cc.action {
+                ConnectorUpdateAction::Stopping => self.count_stop(StopReason::ConnectorRemoved),
+                ConnectorUpdateAction::Restarting => {
+                    let start = stop.prev.as_ref().and_then(ResState::started_at);
+                    let verdict =
+                        unnecessary_stop::connector_config_change(self.config.get(&conn), start);
+                    match unnecessary_stop::connector_config(
+                        &self.who(),
+                        &stop,
+                        &verdict,
+                        &handling,
+                    ) {
+                        Some(f) => {
+                            self.push(f);
+                            self.count_stop(StopReason::Unnecessary)
+                        }
+                        None => self.count_stop(StopReason::ConnectorConfig),
+                    }
+                }
+            };
+        }
+        if ctx.target_stopped.contains_key(&conn) {
+            return self.count_stop(StopReason::TargetStopped);
+        }
+        if let Some(w) = &mut self.inc.window {
+            if !w.joined {
+                w.stopped_before_join = true;
+            }
+            w.stops.push(stop);
+            return;
+        }
+        self.inc.pending_stops.push(stop);
+    }
+
+    /// Judges stops outside any rebalance that no start has explained.
+    /// `boundary` is the line that ends the wait (`None`: the log ended).
+    pub(super) fn resolve_pending(&mut self, boundary: Option<&SourceLine>) {
+        for stop in std::mem::take(&mut self.inc.pending_stops) {
+            let Some(b) = boundary else {
+                self.count_stop(StopReason::NotJudged);
+                continue;
+            };
+            let owned = self.inc.owned.as_ref();
+            match (self.protocol(), owned) {
+                (Some(p), Some(o)) if p.is_cooperative() && o.holds(&stop.resource) => {
+                    let f = unnecessary_stop::unexplained(&self.who(), &stop, &o.line, b);
+                    self.push(f);
+                    self.count_stop(StopReason::Unnecessary);
+                }
+                (_, Some(o)) if !o.holds(&stop.resource) => {
+                    self.count_stop(StopReason::NotAssigned)
+                }
+                (None, _) => self.count_stop(StopReason::ProtocolUnknown),
+                _ => self.count_stop(StopReason::NotJudged),
+            }
+        }
+    }
+}
