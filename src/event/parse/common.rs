@@ -6,6 +6,8 @@
 //! ASCII literal it found (or at an index returned by `find`/`rfind`), so it
 //! never splits a multi-byte character.
 
+use rustc_hash::FxHashSet;
+use std::cell::RefCell;
 use std::sync::Arc;
 
 use nom::branch::alt;
@@ -27,9 +29,29 @@ pub(crate) fn reject<T>(i: &str, kind: ErrorKind) -> PResult<'_, T> {
     Err(nom::Err::Error(Error::new(i, kind)))
 }
 
-/// A connector name as the shared [`Name`].
+/// Names interned per thread: a cluster has a few hundred at most, and the
+/// same names come back in every assignment line. Bounded, so a log of
+/// ever-new names cannot grow it without limit.
+const INTERNED_MAX: usize = 4096;
+
+thread_local! {
+    static NAMES: RefCell<FxHashSet<Name>> = RefCell::new(FxHashSet::default());
+}
+
+/// A connector name as the shared [`Name`] (one allocation per distinct
+/// name, and equal names share it, which makes comparing them cheap).
 pub(crate) fn name(s: &str) -> Name {
-    Arc::from(s)
+    NAMES.with_borrow_mut(|names| {
+        if let Some(n) = names.get(s) {
+            return n.clone();
+        }
+        if names.len() >= INTERNED_MAX {
+            names.clear();
+        }
+        let n: Name = Arc::from(s);
+        names.insert(n.clone());
+        n
+    })
 }
 
 /// `ConnectorTaskId#toString`: the whole string is `<connector>-<index>`.
@@ -41,7 +63,10 @@ pub fn task_id(s: &str) -> Option<TaskId> {
         return None;
     }
     let index = index.parse::<u32>().ok()?;
-    Some(TaskId::new(connector, index))
+    Some(TaskId {
+        connector: name(connector),
+        index,
+    })
 }
 
 // ---------------------------------------------------------------------------
