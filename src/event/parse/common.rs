@@ -320,6 +320,19 @@ mod tests {
     }
 
     #[test]
+    fn names_are_shared_and_the_table_bounded() {
+        let a = task_id("orders-sink-3").unwrap().connector;
+        let b = name("orders-sink");
+        assert!(Arc::ptr_eq(&a, &b));
+        for k in 0..INTERNED_MAX + 10 {
+            assert_eq!(&*name(&format!("c{k}")), format!("c{k}"));
+        }
+        assert!(NAMES.with_borrow(|n| n.len()) <= INTERNED_MAX);
+        // Still right after the table was cleared.
+        assert_eq!(&*name("orders-sink"), "orders-sink");
+    }
+
+    #[test]
     fn task_ids_split_at_the_last_dash() {
         assert_eq!(task_id("my-conn-0"), Some(t("my-conn", 0)));
         assert_eq!(task_id("a-b-c-12"), Some(t("a-b-c", 12)));
