@@ -155,27 +155,11 @@ fn look_alikes_are_rejected_everywhere() {
         " ",
         "S",
     ] {
-        for kind in ALL_KINDS {
+        for kind in LoggerKind::ALL {
             assert_eq!(parse_message(kind, msg), None, "{kind:?}: {msg:?}");
         }
     }
 }
-
-const ALL_KINDS: [LoggerKind; 13] = [
-    LoggerKind::Herder,
-    LoggerKind::WorkerCoordinator,
-    LoggerKind::AbstractCoordinator,
-    LoggerKind::WorkerGroupMember,
-    LoggerKind::Assignor,
-    LoggerKind::Worker,
-    LoggerKind::WorkerConnector,
-    LoggerKind::WorkerTask,
-    LoggerKind::AbstractHerder,
-    LoggerKind::Connect,
-    LoggerKind::ConfigBackingStore,
-    LoggerKind::AbstractConfig,
-    LoggerKind::Unknown,
-];
 
 #[test]
 fn public_building_blocks_are_reachable() {
@@ -351,7 +335,7 @@ mod robustness {
 
         #[test]
         fn never_panics_on_arbitrary_text(s in "\\PC*") {
-            for kind in ALL_KINDS {
+            for kind in LoggerKind::ALL {
                 let _ = parse_message(kind, &s);
             }
             let _ = parse_already_exists(&s);
@@ -365,7 +349,7 @@ mod robustness {
         #[test]
         fn never_panics_on_format_prefixes(stem in 0..STEMS.len(), tail in ".{0,80}") {
             let s = format!("{}{}", STEMS[stem], tail);
-            for kind in ALL_KINDS {
+            for kind in LoggerKind::ALL {
                 let _ = parse_message(kind, &s);
             }
             let _ = assignment(&s[s.find("Assignment{").unwrap_or(0)..]);
