@@ -892,11 +892,7 @@ impl Cluster {
                     M::None,
                     Lg::Herder,
                     Site::ConnUpdated,
-                    |l, n| {
-                        l.s("Connector ");
-                        l.s(name(n, c));
-                        l.s(" config updated");
-                    },
+                    about("Connector ", c, " config updated"),
                 );
                 let wk = &mut self.workers[w];
                 wk.known = None;
@@ -917,18 +913,10 @@ impl Cluster {
                         M::None,
                         Lg::Kcbs,
                         Site::ConfigStoreRemoval,
-                        |l, n| {
-                            l.s("Successfully processed removal of connector '");
-                            l.s(name(n, c));
-                            l.s("'");
-                        },
+                        about("Successfully processed removal of connector '", c, "'"),
                     );
                 } else {
-                    self.emit(w, Lvl::Info, M::None, Lg::Kcbs, Site::ConfigStoreRemoval, |l, n| {
-                        l.s("Removed connector ");
-                        l.s(name(n, c));
-                        l.s(" due to null configuration. This is usually intentional and does not indicate an issue.");
-                    });
+                    self.emit(w, Lvl::Info, M::None, Lg::Kcbs, Site::ConfigStoreRemoval, about("Removed connector ", c, " due to null configuration. This is usually intentional and does not indicate an issue."));
                 }
                 self.emit(
                     w,
@@ -936,11 +924,7 @@ impl Cluster {
                     M::None,
                     Lg::Herder,
                     Site::ConnRemoved,
-                    |l, n| {
-                        l.s("Connector ");
-                        l.s(name(n, c));
-                        l.s(" config removed");
-                    },
+                    about("Connector ", c, " config removed"),
                 );
                 self.workers[w].known = None;
                 if self.in_snapshot(w, c) {
@@ -1000,11 +984,7 @@ impl Cluster {
                     M::None,
                     Lg::Herder,
                     Site::TargetChange,
-                    |l, n| {
-                        l.s("Connector ");
-                        l.s(name(n, c));
-                        l.s(" target state change");
-                    },
+                    about("Connector ", c, " target state change"),
                 );
                 let wk = &mut self.workers[w];
                 wk.known = None;
@@ -1019,11 +999,11 @@ impl Cluster {
                     M::None,
                     Lg::Herder,
                     Site::RestartRequest,
-                    |l, n| {
-                        l.s("Received and enqueuing restart request for {connectorName='");
-                        l.s(name(n, c));
-                        l.s("', onlyFailed=false, includeTasks=true}");
-                    },
+                    about(
+                        "Received and enqueuing restart request for {connectorName='",
+                        c,
+                        "', onlyFailed=false, includeTasks=true}",
+                    ),
                 );
                 // A config-topic record without a listener line in SPEC §4.1.
                 self.workers[w].known = None;
@@ -1089,10 +1069,11 @@ impl Cluster {
                     M::None,
                     Lg::Herder,
                     Site::HandlingConn,
-                    |l, n| {
-                        l.s("Handling connector-only config update by stopping connector ");
-                        l.s(name(n, c));
-                    },
+                    about(
+                        "Handling connector-only config update by stopping connector ",
+                        c,
+                        "",
+                    ),
                 );
                 self.stop(w, Res::Conn(c), Why::Removed);
             }
@@ -1225,10 +1206,11 @@ impl Cluster {
                 M::None,
                 Lg::Herder,
                 Site::HandlingConn,
-                |l, n| {
-                    l.s("Handling connector-only config update by restarting connector ");
-                    l.s(name(n, c));
-                },
+                about(
+                    "Handling connector-only config update by restarting connector ",
+                    c,
+                    "",
+                ),
             );
             self.stop(w, r, Why::ConnectorConfig);
             self.start(w, r, Why::ConnectorConfig);
@@ -1468,10 +1450,7 @@ impl Cluster {
                     M::Worker(c),
                     Lg::Worker,
                     Site::StoppingConnector,
-                    |l, n| {
-                        l.s("Stopping connector ");
-                        l.s(name(n, c));
-                    },
+                    about("Stopping connector ", c, ""),
                 );
                 if running {
                     self.judge_stop(w, r, line, why);
@@ -1483,10 +1462,7 @@ impl Cluster {
                             M::Worker(c),
                             Lg::Worker,
                             Site::StoppedConnector,
-                            |l, n| {
-                                l.s("Stopped connector ");
-                                l.s(name(n, c));
-                            },
+                            about("Stopped connector ", c, ""),
                         );
                     }
                     if self.v.connector_shutdown_lines() {
@@ -1496,11 +1472,7 @@ impl Cluster {
                             M::Worker(c),
                             Lg::WConn,
                             Site::ScheduledShutdown,
-                            |l, n| {
-                                l.s("Scheduled shutdown for WorkerConnector{id=");
-                                l.s(name(n, c));
-                                l.s("}");
-                            },
+                            about("Scheduled shutdown for WorkerConnector{id=", c, "}"),
                         );
                         self.emit(
                             w,
@@ -1508,11 +1480,7 @@ impl Cluster {
                             M::Worker(c),
                             Lg::WConn,
                             Site::CompletedShutdown,
-                            |l, n| {
-                                l.s("Completed shutdown for WorkerConnector{id=");
-                                l.s(name(n, c));
-                                l.s("}");
-                            },
+                            about("Completed shutdown for WorkerConnector{id=", c, "}"),
                         );
                     }
                 } else {
@@ -1522,10 +1490,7 @@ impl Cluster {
                         M::Worker(c),
                         Lg::Worker,
                         Site::IgnoringStopConnector,
-                        |l, n| {
-                            l.s("Ignoring stop request for unowned connector ");
-                            l.s(name(n, c));
-                        },
+                        about("Ignoring stop request for unowned connector ", c, ""),
                     );
                     if self.v.await_stop_connector_line() {
                         self.emit(
@@ -1534,10 +1499,11 @@ impl Cluster {
                             M::Worker(c),
                             Lg::Worker,
                             Site::IgnoringAwaitConnector,
-                            |l, n| {
-                                l.s("Ignoring await stop request for non-present connector ");
-                                l.s(name(n, c));
-                            },
+                            about(
+                                "Ignoring await stop request for non-present connector ",
+                                c,
+                                "",
+                            ),
                         );
                     }
                 }
@@ -1669,10 +1635,7 @@ impl Cluster {
                 M::None,
                 Lg::Herder,
                 Site::StartingConnector,
-                |l, n| {
-                    l.s("Starting connector ");
-                    l.s(name(n, c));
-                },
+                about("Starting connector ", c, ""),
             ),
             Res::Task(c, i) => self.emit(
                 w,
@@ -1752,10 +1715,7 @@ impl Cluster {
                     M::Worker(c),
                     Lg::Worker,
                     Site::FinishedCreating,
-                    |l, n| {
-                        l.s("Finished creating connector ");
-                        l.s(name(n, c));
-                    },
+                    about("Finished creating connector ", c, ""),
                 );
                 if !already {
                     self.workers[w].running.insert(
@@ -2011,6 +1971,19 @@ impl Cluster {
 }
 
 /// The name of connector `c` in a names table.
+/// The body of a line that is `before`, connector `c`'s name, `after`.
+fn about(
+    before: &'static str,
+    c: u16,
+    after: &'static str,
+) -> impl FnOnce(&mut WorkerLog, &[String]) {
+    move |l, n| {
+        l.s(before);
+        l.s(name(n, c));
+        l.s(after);
+    }
+}
+
 pub(super) fn name(names: &[String], c: u16) -> &str {
     names.get(usize::from(c)).map_or("?", String::as_str)
 }

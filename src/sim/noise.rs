@@ -370,6 +370,14 @@ impl Noise {
         } else {
             "WorkerSinkTask{id="
         };
+        // A record of the task class itself: `WorkerSourceTask{id=name-i…`.
+        let task_record = |log: &mut WorkerLog, clock: &mut Clock, lvl: Lvl, mdc: Mdc| {
+            log.head(clock, lvl, mdc, Th::Task);
+            log.s(id_cls);
+            log.s(name);
+            log.s("-");
+            log.num(i64::from(i));
+        };
         let roll = self.rng.below(60);
         match roll {
             0..=20 => {
@@ -384,27 +392,15 @@ impl Noise {
             }
             21..=32 if ty.source => {
                 let logger = "org.apache.kafka.connect.runtime.WorkerSourceTask";
-                log.head(clock, Lvl::Info, Mdc::Offsets(name, i), Th::Task);
-                log.s(id_cls);
-                log.s(name);
-                log.s("-");
-                log.num(i64::from(i));
+                task_record(log, clock, Lvl::Info, Mdc::Offsets(name, i));
                 log.s("} Committing offsets");
                 log.tail(logger, 478);
-                log.head(clock, Lvl::Info, Mdc::Offsets(name, i), Th::Task);
-                log.s(id_cls);
-                log.s(name);
-                log.s("-");
-                log.num(i64::from(i));
+                task_record(log, clock, Lvl::Info, Mdc::Offsets(name, i));
                 log.s("} flushing ");
                 log.num(self.rng.range(0, 900));
                 log.s(" outstanding messages for offset commit");
                 log.tail(logger, 495);
-                log.head(clock, Lvl::Info, Mdc::Offsets(name, i), Th::Task);
-                log.s(id_cls);
-                log.s(name);
-                log.s("-");
-                log.num(i64::from(i));
+                task_record(log, clock, Lvl::Info, Mdc::Offsets(name, i));
                 log.s("} Finished commitOffsets successfully in ");
                 log.num(self.rng.range(1, 60));
                 log.s(" ms");
@@ -469,11 +465,7 @@ impl Noise {
                 }
             }
             33..=38 if !ty.source => {
-                log.head(clock, Lvl::Info, Mdc::Task(name, i), Th::Task);
-                log.s(id_cls);
-                log.s(name);
-                log.s("-");
-                log.num(i64::from(i));
+                task_record(log, clock, Lvl::Info, Mdc::Task(name, i));
                 log.s("} Committing offsets asynchronously using sequence number ");
                 log.num(self.rng.range(1, 5000));
                 log.s(": {");
@@ -492,11 +484,7 @@ impl Noise {
                 log.trace(SOURCE_TRACE);
             }
             39 => {
-                log.head(clock, Lvl::Warn, Mdc::Task(name, i), Th::Task);
-                log.s(id_cls);
-                log.s(name);
-                log.s("-");
-                log.num(i64::from(i));
+                task_record(log, clock, Lvl::Warn, Mdc::Task(name, i));
                 log.s("} Offset commit failed during close");
                 log.tail("org.apache.kafka.connect.runtime.WorkerSinkTask", 437);
                 log.trace(SINK_TRACE);
