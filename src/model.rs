@@ -44,12 +44,6 @@ impl Resource {
             Resource::Task(t) => &t.connector,
         }
     }
-    pub fn kind_str(&self) -> &'static str {
-        match self {
-            Resource::Connector(_) => "connector",
-            Resource::Task(_) => "task",
-        }
-    }
     /// The id as Connect prints it (`name` or `name-N`).
     pub fn id(&self) -> String {
         match self {

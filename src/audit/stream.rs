@@ -602,11 +602,6 @@ impl StreamProcessor {
         self.sink.take_facts()
     }
 
-    /// Events skipped as repeats of an earlier overlapping segment.
-    pub fn repeats_skipped(&self) -> u64 {
-        self.sink.dedupe.skipped
-    }
-
     /// Ends the stream: the replays, the per-segment reports and errors.
     pub fn finish(mut self) -> (Vec<WorkerReplay>, Vec<InputReport>, Vec<InputError>, u64) {
         self.close_current();
