@@ -1,12 +1,14 @@
 //! Command line: flags → options → run → exit code.
 
-use crate::audit::{self, Options, Report};
+use crate::audit::{self, Collect, Live, Options, Report, Sink};
 use crate::finding::Severity;
-use crate::input;
+use crate::input::{self, Input};
+use crate::report::sinks::{JsonlSink, TextSink};
 use crate::report::{json, text};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::{self, Write};
 use std::path::PathBuf;
+use std::time::Duration;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -40,6 +42,9 @@ struct AuditArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// Write the output to this file instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
     /// Exit with status 1 when a finding of this severity or higher is found.
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     fail_on: FailOn,
@@ -52,6 +57,15 @@ struct AuditArgs {
     /// Print only findings, no summary (text output).
     #[arg(long)]
     no_summary: bool,
+    /// Keep reading files at their end as they grow, across rotation, and
+    /// look for new logs in the directories given (like `tail -F`); end
+    /// with Ctrl-C or SIGTERM, which print the summary.
+    #[arg(short, long)]
+    follow: bool,
+    /// Live input: a stream silent this long (seconds) no longer holds
+    /// back the cross-worker findings of the others.
+    #[arg(long, value_name = "SECONDS", default_value_t = 3.0)]
+    idle_timeout: f64,
     /// Print per-input statistics and timing on stderr.
     #[arg(short, long)]
     verbose: bool,
@@ -78,7 +92,8 @@ enum ColorWhen {
     Never,
 }
 
-/// Exit statuses (SPEC §5).
+/// Exit statuses: no finding at or above `--fail-on`; findings; usage or
+/// input error.
 pub const EXIT_OK: i32 = 0;
 pub const EXIT_FINDINGS: i32 = 1;
 pub const EXIT_ERROR: i32 = 2;
@@ -99,6 +114,51 @@ pub fn run() -> i32 {
         Some(Command::Replay(a)) => (a, true),
         None => (cli.audit, false),
     };
+    audit_command(&args, replay)
+}
+
+/// Where the output goes: standard output (coloured on a terminal as
+/// asked) or a file.
+fn output(args: &AuditArgs) -> io::Result<Box<dyn Write + Send>> {
+    match &args.output {
+        Some(p) => Ok(Box::new(io::BufWriter::new(std::fs::File::create(p)?))),
+        None => {
+            let choice = match args.color {
+                ColorWhen::Auto => anstream::ColorChoice::Auto,
+                ColorWhen::Always => anstream::ColorChoice::Always,
+                ColorWhen::Never => anstream::ColorChoice::Never,
+            };
+            Ok(Box::new(io::BufWriter::new(anstream::AutoStream::new(
+                io::stdout(),
+                choice,
+            ))))
+        }
+    }
+}
+
+/// Live input: stdin is read as it comes; `--follow` keeps files open.
+/// SIGINT and SIGTERM end the run cleanly (a second SIGINT kills it).
+fn live_options(args: &AuditArgs, inputs: &[Input]) -> Option<Live> {
+    if !args.follow && !inputs.contains(&Input::Stdin) {
+        return None;
+    }
+    let secs = if args.idle_timeout.is_finite() && args.idle_timeout >= 0.0 {
+        args.idle_timeout.min(86_400.0)
+    } else {
+        3.0
+    };
+    let mut live = Live::new(Duration::from_secs_f64(secs));
+    live.follow = args.follow;
+    live.roots = args.paths.iter().filter(|p| p.is_dir()).cloned().collect();
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        // A second signal while the first is handled ends the process.
+        let _ = signal_hook::flag::register_conditional_shutdown(sig, 130, live.stop.clone());
+        let _ = signal_hook::flag::register(sig, live.stop.clone());
+    }
+    Some(live)
+}
+
+fn audit_command(args: &AuditArgs, replay: bool) -> i32 {
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from("-")]
     } else {
@@ -110,12 +170,67 @@ pub fn run() -> i32 {
         jobs: args.jobs,
         cross: true,
         progress: true,
+        live: live_options(args, &inputs),
+    };
+    let mut out = match output(args) {
+        Ok(o) => o,
+        Err(e) => {
+            let name = args
+                .output
+                .as_ref()
+                .map_or_else(String::new, |p| p.display().to_string());
+            eprintln!("herder-audit: {name}: {}", input::describe(&e));
+            return EXIT_ERROR;
+        }
     };
     let started = std::time::Instant::now();
-    let mut report = audit::audit(&inputs, &opts);
+    let streaming = !replay && matches!(args.format, Format::Text | Format::Jsonl);
+    let result = if streaming {
+        match args.format {
+            Format::Jsonl => {
+                let mut sink = JsonlSink::new(out);
+                let r = audit::audit_to(&inputs, &opts, &mut sink);
+                out = sink.out;
+                r
+            }
+            _ => {
+                let mut sink = TextSink::new(out);
+                let r = audit::audit_to(&inputs, &opts, &mut sink);
+                out = sink.out;
+                r
+            }
+        }
+    } else {
+        let mut sink = Collect::default();
+        audit::audit_to(&inputs, &opts, &mut sink as &mut dyn Sink)
+    };
+    let mut report = match result {
+        Ok(r) => r,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return EXIT_OK,
+        Err(e) => {
+            eprintln!("herder-audit: writing output: {}", input::describe(&e));
+            return EXIT_ERROR;
+        }
+    };
     for (input, message) in walk_errors {
         report.errors.push(audit::InputError { input, message });
     }
+    report_errors(&report);
+    if args.verbose {
+        verbose(&report, started);
+    }
+    match finish_output(&report, args, replay, &mut *out).and_then(|()| out.flush()) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return EXIT_OK,
+        Err(e) => {
+            eprintln!("herder-audit: writing output: {}", input::describe(&e));
+            return EXIT_ERROR;
+        }
+    }
+    exit_status(&report, args.fail_on)
+}
+
+fn report_errors(report: &Report) {
     for e in &report.errors {
         eprintln!("herder-audit: {}: {}", e.input, e.message);
     }
@@ -128,34 +243,26 @@ pub fn run() -> i32 {
             );
         }
     }
-    if args.verbose {
-        for i in &report.inputs {
-            eprintln!(
-                "herder-audit: {}: {} bytes{}, {} lines, {} candidate lines, {} lifecycle events",
-                i.name,
-                i.bytes,
-                if i.gzip { " (gzip, uncompressed)" } else { "" },
-                i.lines,
-                i.candidates,
-                i.events
-            );
-        }
+}
+
+fn verbose(report: &Report, started: std::time::Instant) {
+    for i in &report.inputs {
         eprintln!(
-            "herder-audit: {} input(s), {} worker(s) in {:.3} s",
-            report.inputs.len(),
-            report.workers.len(),
-            started.elapsed().as_secs_f64()
+            "herder-audit: {}: {} bytes{}, {} lines, {} candidate lines, {} lifecycle events",
+            i.name,
+            i.bytes,
+            if i.gzip { " (gzip, uncompressed)" } else { "" },
+            i.lines,
+            i.candidates,
+            i.events
         );
     }
-    match write(&report, &args, replay) {
-        Ok(()) => {}
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return EXIT_OK,
-        Err(e) => {
-            eprintln!("herder-audit: writing output: {}", input::describe(&e));
-            return EXIT_ERROR;
-        }
-    }
-    exit_status(&report, args.fail_on)
+    eprintln!(
+        "herder-audit: {} input(s), {} worker(s) in {:.3} s",
+        report.inputs.len(),
+        report.workers.len(),
+        started.elapsed().as_secs_f64()
+    );
 }
 
 fn exit_status(report: &Report, fail_on: FailOn) -> i32 {
@@ -173,27 +280,20 @@ fn exit_status(report: &Report, fail_on: FailOn) -> i32 {
     }
 }
 
-fn write(report: &Report, args: &AuditArgs, replay: bool) -> io::Result<()> {
-    let choice = match args.color {
-        ColorWhen::Auto => anstream::ColorChoice::Auto,
-        ColorWhen::Always => anstream::ColorChoice::Always,
-        ColorWhen::Never => anstream::ColorChoice::Never,
-    };
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(anstream::AutoStream::new(stdout.lock(), choice));
+/// What is written once the run is over: the summary (text), the tail of
+/// JSON lines, the whole document (JSON), or the replay view.
+fn finish_output(
+    report: &Report,
+    args: &AuditArgs,
+    replay: bool,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     match (args.format, replay) {
-        (Format::Text, true) => text::write_replay(report, &mut out)?,
-        (_, true) => json::write_replay_json(report, &mut out)?,
-        (Format::Text, false) => {
-            for f in report.findings() {
-                text::write_finding(report, f, &mut out)?;
-            }
-            if !args.no_summary {
-                text::write_summary(report, &mut out)?;
-            }
-        }
-        (Format::Json, false) => json::write_json(report, &mut out)?,
-        (Format::Jsonl, false) => json::write_jsonl(report, &mut out)?,
+        (Format::Text, true) => text::write_replay(report, out),
+        (_, true) => json::write_replay_json(report, out),
+        (Format::Text, false) if args.no_summary => Ok(()),
+        (Format::Text, false) => text::write_summary(report, out),
+        (Format::Json, false) => json::write_json(report, out),
+        (Format::Jsonl, false) => json::write_jsonl_tail(report, out),
     }
-    out.flush()
 }

@@ -1,11 +1,11 @@
 //! Typed findings: what the replay proved wrong, with the lines that prove it.
 
 use crate::model::{Resource, SourceLine};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// The kinds of finding (SPEC §4).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Kind {
     UnnecessaryStop,
@@ -58,7 +58,7 @@ impl fmt::Display for Kind {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Warning,
@@ -75,7 +75,7 @@ impl Severity {
 }
 
 /// One line of the argument: a quoted log line and what it shows.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Evidence {
     /// Short label, e.g. "assigned here", "stopped here", "still running since".
     pub role: String,
@@ -96,7 +96,7 @@ impl Evidence {
 }
 
 /// A lifecycle operation the protocol did not justify.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Finding {
     pub kind: Kind,
     pub worker: String,
@@ -138,4 +138,63 @@ impl Finding {
             same
         });
     }
+}
+
+/// [`Finding`] as read back (map output): the upstream id is owned.
+#[derive(Deserialize)]
+struct FindingWire {
+    kind: Kind,
+    worker: String,
+    group: Option<String>,
+    generation: Option<i32>,
+    resource: Option<Resource>,
+    started: Vec<Resource>,
+    trigger: SourceLine,
+    evidence: Vec<Evidence>,
+    reason: String,
+    upstream: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for Finding {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Finding, D::Error> {
+        FindingWire::deserialize(d).map(Finding::from)
+    }
+}
+
+impl From<FindingWire> for Finding {
+    fn from(w: FindingWire) -> Finding {
+        Finding {
+            kind: w.kind,
+            worker: w.worker,
+            group: w.group,
+            generation: w.generation,
+            resource: w.resource,
+            started: w.started,
+            trigger: w.trigger,
+            evidence: w.evidence,
+            reason: w.reason,
+            upstream: w.upstream.as_deref().map(upstream_id),
+        }
+    }
+}
+
+/// An upstream issue id read back: each distinct id is interned once for
+/// the life of the process (ids are few: the known regressions).
+fn upstream_id(s: &str) -> &'static str {
+    use std::collections::HashSet;
+    use std::sync::{Mutex, OnceLock};
+    static IDS: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+    let mut ids = IDS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(&known) = ids.get(s) {
+        return known;
+    }
+    if ids.len() >= 1024 || s.len() > 64 {
+        return "unknown";
+    }
+    let leaked: &'static str = Box::leak(s.to_string().into_boxed_str());
+    ids.insert(leaked);
+    leaked
 }

@@ -1,7 +1,7 @@
 //! Plain data shared by every stage: resources, assignments, timestamps and
 //! references to the log lines that prove things.
 
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use std::sync::Arc;
 
@@ -81,6 +81,27 @@ impl Serialize for Resource {
                 st.serialize_field("task", &t.index)?;
                 st.end()
             }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Resource {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Resource, D::Error> {
+        #[derive(Deserialize)]
+        struct Wire {
+            #[serde(rename = "type")]
+            kind: String,
+            connector: String,
+            task: Option<u32>,
+        }
+        let w = Wire::deserialize(d)?;
+        match (w.kind.as_str(), w.task) {
+            ("connector", None) => Ok(Resource::Connector(Arc::from(w.connector))),
+            ("task", Some(i)) => Ok(Resource::Task(TaskId::new(&w.connector, i))),
+            _ => Err(serde::de::Error::custom(format!(
+                "not a resource: type {:?} with task {:?}",
+                w.kind, w.task
+            ))),
         }
     }
 }
@@ -256,6 +277,53 @@ impl Serialize for Timestamp {
     }
 }
 
+impl Timestamp {
+    /// Parses [`Timestamp::iso`]'s form back (any year, sign included).
+    pub fn parse_iso(s: &str) -> Option<Timestamp> {
+        let (date, time) = s.split_once('T')?;
+        let (neg, date) = match date.strip_prefix('-') {
+            Some(d) => (true, d),
+            None => (false, date),
+        };
+        let mut d = date.split('-');
+        let (y, mo, da) = (d.next()?, d.next()?, d.next()?);
+        let (hms, ms) = time.split_once('.')?;
+        let mut t = hms.split(':');
+        let (h, mi, se) = (t.next()?, t.next()?, t.next()?);
+        if d.next().is_some() || t.next().is_some() {
+            return None;
+        }
+        let digits = |x: &str, n: usize| -> Option<u32> {
+            (x.len() == n && x.bytes().all(|c| c.is_ascii_digit()))
+                .then(|| x.parse().ok())
+                .flatten()
+        };
+        if y.is_empty() || y.len() > 15 || !y.bytes().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        let year: i64 = y.parse().ok()?;
+        let ts = Timestamp::from_parts(
+            if neg { -year } else { year },
+            digits(mo, 2)?,
+            digits(da, 2)?,
+            digits(h, 2)?,
+            digits(mi, 2)?,
+            digits(se, 2)?,
+            digits(ms, 3)?,
+        )?;
+        // Only the canonical spelling round-trips.
+        (ts.iso() == s).then_some(ts)
+    }
+}
+
+impl<'de> Deserialize<'de> for Timestamp {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Timestamp, D::Error> {
+        let s = std::borrow::Cow::<str>::deserialize(d)?;
+        Timestamp::parse_iso(&s)
+            .ok_or_else(|| serde::de::Error::custom(format!("not a timestamp: {s:?}")))
+    }
+}
+
 // Howard Hinnant's days_from_civil / civil_from_days (proleptic Gregorian).
 fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
@@ -282,12 +350,12 @@ pub(crate) fn civil_from_days(z: i64) -> (i64, u32, u32) {
 }
 
 /// Index of an input in the run's table of sources.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct SourceId(pub u32);
 
 /// One physical log line that an event came from: where it is, when it was
 /// logged, and its text (kept so findings can quote it).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SourceLine {
     pub source: SourceId,
     /// 1-based line number within the source.
@@ -334,6 +402,17 @@ mod tests {
         let t = Timestamp::from_parts(2019, 8, 20, 11, 0, 0, 1).unwrap();
         assert_eq!(t.to_string(), "2019-08-20 11:00:00,001");
         assert_eq!(t.iso(), "2019-08-20T11:00:00.001");
+        assert_eq!(Timestamp::parse_iso(&t.iso()), Some(t));
+        for ms in [
+            -62_200_000_000_000,
+            -1,
+            0,
+            253_402_300_800_000,
+            4_000_000_000_000_000,
+        ] {
+            let t = Timestamp(ms);
+            assert_eq!(Timestamp::parse_iso(&t.iso()), Some(t), "{}", t.iso());
+        }
         let epoch = Timestamp::from_parts(1970, 1, 1, 0, 0, 0, 0).unwrap();
         assert_eq!(epoch.0, 0);
         let leap = Timestamp::from_parts(2024, 2, 29, 23, 59, 59, 999).unwrap();

@@ -7,18 +7,16 @@
 use crate::event::{
     Continuation, Event, LoggerKind, parse_already_exists, parse_config_value, parse_message,
 };
-use crate::input::scan::{Delivery, LineSink, Outcome, Scanner, Step};
-use crate::input::{self, Input};
+use crate::input::scan::{Delivery, LineSink, Step};
 use crate::layout::{self, envelope, split_stream};
 use crate::model::{SourceId, SourceLine, Timestamp};
-use crate::replay::{Fact, LineCtx, WorkerReplay};
+use crate::replay::{LineCtx, WorkerReplay};
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeMap, HashSet};
 use std::hash::{Hash, Hasher};
-use std::io::Read;
 use std::sync::Arc;
 
-use super::{InputError, InputReport};
+use super::{Item, Key};
 
 /// Continuation lines to look at after a config-dump head.
 const DUMP_LINES: usize = 2000;
@@ -124,6 +122,15 @@ impl Dedupe {
 pub struct StreamSink {
     source: SourceId,
     label: String,
+    /// The stream's place in the run (orders items of equal time).
+    rank: u32,
+    /// The latest time stamp read in the stream (log time only moves
+    /// forward here, whatever the lines say): the time of its items.
+    stream_ts: i64,
+    /// Items handed on so far.
+    item_seq: u64,
+    /// Items not yet taken, in key order.
+    items: Vec<Item>,
     keep_generations: bool,
     facts: bool,
     slots: BTreeMap<Option<String>, Slot>,
@@ -143,6 +150,10 @@ impl StreamSink {
         StreamSink {
             source,
             label,
+            rank: 0,
+            stream_ts: i64::MIN,
+            item_seq: 0,
+            items: Vec::new(),
             keep_generations,
             facts: false,
             slots: BTreeMap::new(),
@@ -155,15 +166,90 @@ impl StreamSink {
         }
     }
 
-    /// Have the replays collect facts for the cross-worker checks.
-    pub fn with_facts(mut self) -> StreamSink {
+    /// Have the replays hand on facts and findings as items (the audit
+    /// pipeline); `rank` is the stream's place in the run.
+    pub fn with_facts(mut self, rank: u32) -> StreamSink {
         self.facts = true;
+        self.rank = rank;
         self
+    }
+
+    /// The key the next item will have; items of this stream handed on
+    /// later never sort before it.
+    pub fn frontier(&self) -> Key {
+        Key {
+            ts: self.stream_ts,
+            stream: self.rank,
+            seq: self.item_seq + 1,
+        }
+    }
+
+    fn key_facts(&mut self, slot_key: &Option<String>) {
+        let Some(slot) = self.slots.get_mut(slot_key) else {
+            return;
+        };
+        let facts = slot.replay.take_facts();
+        if facts.is_empty() {
+            return;
+        }
+        let worker: Arc<str> = Arc::from(slot.replay.label());
+        for fact in facts {
+            self.item_seq += 1;
+            self.items.push(Item {
+                key: Key {
+                    ts: self.stream_ts,
+                    stream: self.rank,
+                    seq: self.item_seq,
+                },
+                worker: worker.clone(),
+                fact,
+            });
+        }
+    }
+
+    /// The latest generation a worker of the stream is in.
+    pub fn generation(&self) -> Option<i32> {
+        self.slots
+            .values()
+            .filter_map(|s| s.replay.generation())
+            .max()
+    }
+
+    /// Pause before the first line stamped later than this bound.
+    pub fn set_until(&mut self, until: Until) {
+        self.until = until;
+    }
+
+    /// The over-long lines skipped since the last call.
+    pub fn take_too_long(&mut self) -> Vec<(u64, u64)> {
+        std::mem::take(&mut self.too_long)
+    }
+
+    /// Events skipped as repeats of overlapping segments.
+    pub fn repeats_skipped(&self) -> u64 {
+        self.dedupe.skipped
+    }
+
+    /// The items made since the last call, in key order.
+    pub fn take_items(&mut self) -> Vec<Item> {
+        std::mem::take(&mut self.items)
+    }
+
+    /// Live input went quiet: what the replays hold back for lines that
+    /// may still follow (a start's failure) is handed on now.
+    pub fn flush_held(&mut self) {
+        let keys: Vec<Option<String>> = self.slots.keys().cloned().collect();
+        for k in keys {
+            if let Some(slot) = self.slots.get_mut(&k) {
+                slot.replay.flush_findings();
+            }
+            self.key_facts(&k);
+        }
     }
 
     /// The next lines come from another segment of the same stream
     /// (`last`: no segment follows it).
-    fn next_segment(&mut self, source: SourceId, first: bool, last: bool) {
+    pub(super) fn next_segment(&mut self, source: SourceId, first: bool, last: bool) {
         self.source = source;
         self.follow = Follow::None;
         self.dedupe.armed = !first && self.dedupe.last_ts.is_some();
@@ -203,25 +289,51 @@ impl StreamSink {
             msg: (raw.msg.0 as u32, raw.msg.1 as u32),
         };
         slot.replay.apply(ev, &line, ctx);
+        if self.facts {
+            let key = stream.map(str::to_string);
+            self.key_facts(&key);
+        }
     }
 
-    /// The facts the replays collected, per worker slot (stream label).
-    pub fn take_facts(&mut self) -> Vec<(String, Vec<Fact>)> {
-        self.slots
-            .values_mut()
-            .map(|s| (s.replay.label().to_string(), s.replay.take_facts()))
-            .filter(|(_, f)| !f.is_empty())
-            .collect()
-    }
-
-    /// The replays, in stream order; streams without a lifecycle event
-    /// (e.g. a broker's lines in a compose log) are left out.
-    pub fn into_replays(self) -> Vec<WorkerReplay> {
-        self.slots
-            .into_values()
-            .map(|s| s.replay)
-            .filter(|r| r.events() > 0)
-            .collect()
+    /// Ends the replays, in stream order (streams without a lifecycle
+    /// event, e.g. a broker's lines in a compose log, are left out); the
+    /// items their ends made (the last an `End`) are added to
+    /// [`StreamSink::take_items`].
+    pub fn finish_replays(&mut self) -> Vec<Result<crate::replay::WorkerReport, String>> {
+        let slots = std::mem::take(&mut self.slots);
+        let mut out = Vec::new();
+        for (_, s) in slots {
+            let label: Arc<str> = Arc::from(s.replay.label());
+            let events = s.replay.events();
+            let finished = crate::guard::guarded(|| s.replay.finish_with_facts());
+            let (report, facts) = match finished {
+                Ok(r) => (Ok(r.0), r.1),
+                Err(msg) => (
+                    Err(format!(
+                        "internal error ending the replay of {label}: {msg} (please report this)"
+                    )),
+                    Vec::new(),
+                ),
+            };
+            if self.facts {
+                for fact in facts {
+                    self.item_seq += 1;
+                    self.items.push(Item {
+                        key: Key {
+                            ts: self.stream_ts,
+                            stream: self.rank,
+                            seq: self.item_seq,
+                        },
+                        worker: label.clone(),
+                        fact,
+                    });
+                }
+            }
+            if events > 0 {
+                out.push(report);
+            }
+        }
+        out
     }
 
     fn continuation(&mut self, number: u64, text: &str) -> usize {
@@ -371,6 +483,9 @@ impl LineSink for StreamSink {
             self.paused_at = env.ts;
             return Step::Pause;
         }
+        if let Some(ts) = env.ts {
+            self.stream_ts = self.stream_ts.max(ts.0);
+        }
         if env.client {
             return Step::Next(0);
         }
@@ -425,192 +540,5 @@ impl LineSink for StreamSink {
 
     fn too_long(&mut self, number: u64, len: u64) {
         self.too_long.push((number, len));
-    }
-}
-
-/// Counts the bytes read from an input (compressed bytes for gzip), for
-/// the progress bar.
-pub struct Counting<R> {
-    inner: R,
-    pub count: Arc<std::sync::atomic::AtomicU64>,
-}
-
-impl<R: Read> Read for Counting<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.count
-            .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
-        Ok(n)
-    }
-}
-
-/// The segment being read: its id, its scanner, whether it is gzip.
-type Segment = (SourceId, Scanner<Box<dyn Read + Send>>, bool);
-
-/// Reads one stream — a file, its rotated segments, or stdin — in steps.
-pub struct StreamProcessor {
-    /// (source id, input) per segment, in reading order.
-    segments: Vec<(SourceId, Input)>,
-    next: usize,
-    current: Option<Segment>,
-    sink: StreamSink,
-    /// One report per segment read, in reading order.
-    pub inputs: Vec<InputReport>,
-    pub errors: Vec<InputError>,
-    /// Compressed bytes read, for the progress bar.
-    pub bytes_read: Arc<std::sync::atomic::AtomicU64>,
-    done: bool,
-}
-
-impl StreamProcessor {
-    pub fn new(
-        label: String,
-        segments: Vec<(SourceId, Input)>,
-        keep_generations: bool,
-        facts: bool,
-    ) -> StreamProcessor {
-        let first = segments.first().map_or(SourceId(0), |s| s.0);
-        let sink = StreamSink::new(first, label, keep_generations);
-        StreamProcessor {
-            segments,
-            next: 0,
-            current: None,
-            sink: if facts { sink.with_facts() } else { sink },
-            inputs: Vec::new(),
-            errors: Vec::new(),
-            bytes_read: Arc::new(std::sync::atomic::AtomicU64::new(0)),
-            done: false,
-        }
-    }
-
-    pub fn is_done(&self) -> bool {
-        self.done
-    }
-
-    fn open_next(&mut self) -> bool {
-        while let Some((id, input)) = self.segments.get(self.next).cloned() {
-            self.next += 1;
-            let name = input.display();
-            match input::open(&input) {
-                Ok((reader, gzip)) => {
-                    let counted: Box<dyn Read + Send> = Box::new(Counting {
-                        inner: reader,
-                        count: self.bytes_read.clone(),
-                    });
-                    let last = self.next == self.segments.len();
-                    self.sink.next_segment(id, self.next == 1, last);
-                    self.current = Some((id, Scanner::new(counted), gzip));
-                    return true;
-                }
-                Err(e) => {
-                    self.inputs.push(InputReport::empty(id, name.clone()));
-                    self.errors.push(InputError {
-                        input: name,
-                        message: input::describe(&e),
-                    });
-                }
-            }
-        }
-        false
-    }
-
-    fn close_current(&mut self) {
-        let Some((id, mut scanner, gzip)) = self.current.take() else {
-            return;
-        };
-        let name = self.name_of(id);
-        let stats = scanner.stats;
-        if let Some(e) = scanner.take_error() {
-            self.errors.push(InputError {
-                input: name.clone(),
-                message: format!(
-                    "{} after line {}; the lines before it were audited",
-                    super::read_error(&e, gzip),
-                    stats.lines
-                ),
-            });
-        }
-        self.inputs.push(InputReport {
-            id,
-            name,
-            gzip,
-            bytes: stats.bytes,
-            lines: stats.lines,
-            candidates: stats.candidates,
-            events: 0,
-            too_long: std::mem::take(&mut self.sink.too_long),
-        });
-    }
-
-    /// Reads until the stream ends or a line stamped after `until` comes
-    /// next. Returns the time stamp of that next line (`None`: the stream
-    /// is done).
-    pub fn advance(&mut self, until: Until) -> Option<Timestamp> {
-        if self.done {
-            return None;
-        }
-        match crate::guard::guarded(|| self.advance_inner(until)) {
-            Ok(next) => next,
-            Err(msg) => {
-                // A bug met on this input: report it, keep what was read,
-                // and go on with the other inputs.
-                let (name, line) = match &self.current {
-                    Some((id, scanner, _)) => (self.name_of(*id), scanner.stats.lines),
-                    None => (String::from("<stream>"), 0),
-                };
-                self.errors.push(InputError {
-                    input: name,
-                    message: format!(
-                        "internal error near line {}: {msg}; the rest of this input was skipped (please report this)",
-                        line + 1
-                    ),
-                });
-                self.current = None;
-                self.next = self.segments.len();
-                self.done = true;
-                None
-            }
-        }
-    }
-
-    fn name_of(&self, id: SourceId) -> String {
-        self.segments
-            .iter()
-            .find(|(s, _)| *s == id)
-            .map_or_else(String::new, |(_, i)| i.display())
-    }
-
-    fn advance_inner(&mut self, until: Until) -> Option<Timestamp> {
-        self.sink.until = until;
-        loop {
-            if self.current.is_none() && !self.open_next() {
-                self.done = true;
-                return None;
-            }
-            let Some((_, scanner, _)) = self.current.as_mut() else {
-                continue;
-            };
-            match scanner.run(&mut self.sink) {
-                Outcome::Paused => return self.sink.paused_at,
-                Outcome::Done => self.close_current(),
-            }
-        }
-    }
-
-    /// The facts collected since the last call, per worker label.
-    pub fn take_facts(&mut self) -> Vec<(String, Vec<Fact>)> {
-        self.sink.take_facts()
-    }
-
-    /// Ends the stream: the replays, the per-segment reports and errors.
-    pub fn finish(mut self) -> (Vec<WorkerReplay>, Vec<InputReport>, Vec<InputError>, u64) {
-        self.close_current();
-        let events = self.sink.events;
-        let skipped = self.sink.dedupe.skipped;
-        // Attribute events to the segments (the per-line split is not kept).
-        if let Some(first) = self.inputs.first_mut() {
-            first.events = events;
-        }
-        (self.sink.into_replays(), self.inputs, self.errors, skipped)
     }
 }

@@ -69,6 +69,11 @@ impl Live {
             self.0.insert(i, (r.clone(), m()));
         }
     }
+    fn remove(&mut self, r: &Resource) {
+        if let Ok(i) = self.find(r) {
+            self.0.remove(i);
+        }
+    }
     fn resources(&self) -> impl Iterator<Item = &Resource> {
         self.0.iter().map(|(r, _)| r)
     }
@@ -100,9 +105,6 @@ struct Bucket {
     first_ts: Option<Timestamp>,
     last_ts: Option<Timestamp>,
     entries: BTreeMap<usize, Entry>,
-    /// Foreign starts whose resource's owner has not reported this
-    /// generation yet: (worker, resource, finding index).
-    pending_foreign: Vec<(usize, Resource, usize)>,
     conflicts: HashSet<(Option<Resource>, usize, usize)>,
     /// Index: the workers whose assignment holds a resource.
     holders: HashMap<Resource, Workers>,
@@ -164,6 +166,8 @@ struct WState {
 #[derive(Debug, Default)]
 struct Group {
     workers: BTreeMap<usize, WState>,
+    /// The latest log time any fact of the group showed.
+    newest: Option<Timestamp>,
     buckets: BTreeMap<i32, Bucket>,
     /// Duplicate episodes already reported: resource and both instances.
     episodes: HashSet<Episode>,
@@ -182,25 +186,52 @@ pub struct CrossFinding {
     pub finding: Finding,
 }
 
-/// A `foreign-start` of `worker` (its finding `finding`) whose resource
-/// `owner` holds in the same generation, per `line`.
+/// A final finding, in the order the checker made it final.
 #[derive(Debug, Clone)]
-pub struct Owner {
+pub struct Emitted {
+    /// The worker it belongs to (whose line triggers it).
     pub worker: usize,
-    pub finding: usize,
-    pub owner: usize,
-    pub line: SourceLine,
-    pub generation: i32,
+    pub finding: Finding,
+    /// Made by the cross-worker checks (not by the worker's own replay).
+    pub cross: bool,
 }
 
-/// The cross-worker checker.
+/// The cross-worker checker. Facts go in ([`Checker::feed`]) in the order of
+/// log time across workers; final findings come out ([`Checker::out`]),
+/// single-worker findings passed through, cross-worker ones made here.
 #[derive(Debug, Default)]
 pub struct Checker {
     groups: BTreeMap<Arc<str>, Group>,
     labels: Vec<String>,
-    pub findings: Vec<CrossFinding>,
-    pub owners: Vec<Owner>,
+    /// Per worker: its group and identity as its latest fact gave them.
+    identities: Vec<GroupIdentity>,
+    /// Final findings not yet taken.
+    pub out: Vec<Emitted>,
+    /// Pairs of workers found to be the same worker (same identity), by label.
+    pub same_worker: std::collections::BTreeSet<(String, String)>,
+    /// `foreign-start` findings waiting (a little log time) for the owner's
+    /// assignment line.
+    pending_foreign: Vec<PendingForeign>,
 }
+
+/// A worker's group and identity, as its latest fact gave them.
+type GroupIdentity = (Option<Arc<str>>, Option<Arc<str>>);
+
+/// A `foreign-start` whose resource's owner is not known yet.
+#[derive(Debug)]
+struct PendingForeign {
+    worker: usize,
+    group: Arc<str>,
+    generation: i32,
+    resource: Resource,
+    finding: Finding,
+    /// Log time after which it is handed on without an owner.
+    deadline: i64,
+}
+
+/// How long (log time) a `foreign-start` waits for its owner's assignment
+/// line: the members of a generation log theirs within moments.
+pub const OWNER_WAIT_MS: i64 = 2000;
 
 fn later<'a>(a: &'a SourceLine, b: &'a SourceLine) -> bool {
     // Is `a` later than `b`? By time stamp; without one, not later.
@@ -219,6 +250,7 @@ impl Checker {
     /// Registers a worker; returns its index.
     pub fn worker(&mut self, label: String) -> usize {
         self.labels.push(label);
+        self.identities.push((None, None));
         self.labels.len() - 1
     }
 
@@ -226,225 +258,214 @@ impl Checker {
         self.labels.get(w).map_or("?", String::as_str)
     }
 
+    /// Are `a` and `b` two streams of one worker (the same log read twice)?
+    fn same(&self, a: usize, b: usize) -> bool {
+        matches!(
+            (self.identities.get(a), self.identities.get(b)),
+            (Some((Some(ga), Some(ia))), Some((Some(gb), Some(ib)))) if ga == gb && ia == ib
+        )
+    }
+
+    /// Hands on cross-worker findings, except those between two streams of
+    /// one worker (noted instead).
+    fn emit_cross(&mut self, found: Vec<CrossFinding>) {
+        for cf in found {
+            if self.same(cf.worker, cf.other) {
+                let (a, b) = (
+                    self.label(cf.worker).to_string(),
+                    self.label(cf.other).to_string(),
+                );
+                self.same_worker.insert(if a < b { (a, b) } else { (b, a) });
+                continue;
+            }
+            self.out.push(Emitted {
+                worker: cf.worker,
+                finding: cf.finding,
+                cross: true,
+            });
+        }
+    }
+
     /// Feeds one fact of worker `w`.
     pub fn feed(&mut self, w: usize, fact: Fact) {
-        let Some(group_name) = fact.group.clone() else {
-            return;
-        };
-        let labels = &self.labels;
-        let group = self.groups.entry(group_name.clone()).or_default();
-        let ws = group.workers.entry(w).or_default();
-        if fact.line.ts.is_some() {
-            ws.position = fact.line.ts;
+        if let Some(id) = self.identities.get_mut(w) {
+            *id = (fact.group.clone(), fact.identity.clone());
         }
-        let mut out = Vec::new();
-        let mut owners = Vec::new();
         match fact.kind {
-            FactKind::Assignment {
-                generation,
-                assigned,
-                leader,
-                offset,
-                error,
-                live,
-                ..
-            } => {
-                ws.generation = Some(generation);
-                let ts = fact.line.ts;
-                let bucket = group.buckets.entry(generation).or_default();
-                if let (Some(first), Some(t)) = (bucket.first_ts, ts)
-                    && (t.0 - first.0).abs() > EPOCH_GAP_MS
-                {
-                    *bucket = Bucket::default();
-                }
-                bucket.first_ts = bucket.first_ts.or(ts);
-                if ts > bucket.last_ts {
-                    bucket.last_ts = ts;
-                }
-                // The replay sends them sorted by resource.
-                let live = Live(
-                    live.into_iter()
-                        .map(|(r, instance)| {
-                            (
-                                r,
-                                Mark {
-                                    instance,
-                                    from: fact.line.clone(),
-                                    until: None,
-                                },
-                            )
-                        })
-                        .collect(),
-                );
-                bucket.entries.insert(
-                    w,
-                    Entry {
-                        line: fact.line.clone(),
-                        cluster: fact.cluster.clone(),
-                        assigned,
-                        leader,
-                        offset,
-                        error,
-                        live,
-                    },
-                );
-                let e = &bucket.entries[&w];
-                for res in e.assigned.iter() {
-                    Bucket::index(&mut bucket.holders, res, w);
-                }
-                for res in e.live.resources() {
-                    Bucket::index(&mut bucket.runners, res, w);
-                }
-                let ctx = Ctx {
-                    labels,
-                    group: &group_name,
-                    generation,
-                };
-                conflicts(&ctx, bucket, w, &mut out);
-                let resources: Vec<Resource> =
-                    bucket.entries[&w].live.resources().cloned().collect();
-                for r in resources {
-                    duplicates(&ctx, bucket, &mut group.episodes, w, &r, &mut out);
-                }
-                // Foreign starts waiting for this owner.
-                let pending = std::mem::take(&mut bucket.pending_foreign);
-                for (fw, r, finding) in pending {
-                    if fw != w && bucket.entries[&w].assigns(&r) {
-                        owners.push(Owner {
-                            worker: fw,
-                            finding,
-                            owner: w,
-                            line: fact.line.clone(),
-                            generation,
-                        });
-                    } else {
-                        bucket.pending_foreign.push((fw, r, finding));
-                    }
-                }
-            }
-            FactKind::Held { resources, since } => {
-                if let Some(g) = ws.generation {
-                    let ctx = Ctx {
-                        labels,
-                        group: &group_name,
-                        generation: g,
-                    };
-                    if let Some(bucket) = group.buckets.get_mut(&g) {
-                        if let Some(e) = bucket.entries.get_mut(&w) {
-                            for r in &resources {
-                                e.live.insert_new(r, || Mark {
-                                    instance: since.clone(),
-                                    from: since.clone(),
-                                    until: None,
-                                });
-                                Bucket::index(&mut bucket.runners, r, w);
-                            }
-                        }
-                        for r in &resources {
-                            duplicates(&ctx, bucket, &mut group.episodes, w, r, &mut out);
-                        }
-                    }
-                }
-            }
-            FactKind::Start { resource, .. } => {
-                if let Some(g) = ws.generation {
-                    let ctx = Ctx {
-                        labels,
-                        group: &group_name,
-                        generation: g,
-                    };
-                    if let Some(bucket) = group.buckets.get_mut(&g)
-                        && let Some(e) = bucket.entries.get_mut(&w)
-                    {
-                        e.live.insert(
-                            resource.clone(),
-                            Mark {
-                                instance: fact.line.clone(),
-                                from: fact.line.clone(),
-                                until: None,
-                            },
-                        );
-                        Bucket::index(&mut bucket.runners, &resource, w);
-                        duplicates(&ctx, bucket, &mut group.episodes, w, &resource, &mut out);
-                    }
-                }
-            }
-            FactKind::Stop { resource } => {
-                if let Some(g) = ws.generation
-                    && let Some(m) = group
-                        .buckets
-                        .get_mut(&g)
-                        .and_then(|b| b.entries.get_mut(&w))
-                        .and_then(|e| e.live.get_mut(&resource))
-                {
-                    m.until.get_or_insert(fact.line.clone());
-                }
-            }
-            FactKind::Reset => {
-                if let Some(g) = ws.generation.take()
-                    && let Some(e) = group
-                        .buckets
-                        .get_mut(&g)
-                        .and_then(|b| b.entries.get_mut(&w))
-                {
-                    for m in e.live.marks_mut() {
-                        m.until.get_or_insert(fact.line.clone());
-                    }
-                }
+            FactKind::Finding(f) => {
+                self.out.push(Emitted {
+                    worker: w,
+                    finding: *f,
+                    cross: false,
+                });
+                return;
             }
             FactKind::ForeignStart {
                 resource,
-                generation: Some(g),
+                generation,
                 finding,
             } => {
-                if let Some(bucket) = group.buckets.get_mut(&g) {
-                    let owner = bucket
-                        .entries
-                        .iter()
-                        .find(|(ow, e)| **ow != w && e.assigns(&resource))
-                        .map(|(ow, e)| (*ow, e.line.clone()));
-                    match owner {
-                        Some((ow, line)) => owners.push(Owner {
+                let mut finding = *finding;
+                if let (Some(g), Some(group)) = (generation, &fact.group) {
+                    if !self.name_owner(w, group, g, &resource, &mut finding) {
+                        let deadline = fact.line.ts.map_or(i64::MIN, |t| t.0 + OWNER_WAIT_MS);
+                        self.pending_foreign.push(PendingForeign {
                             worker: w,
-                            finding,
-                            owner: ow,
-                            line,
+                            group: group.clone(),
                             generation: g,
-                        }),
-                        None => bucket.pending_foreign.push((w, resource, finding)),
+                            resource,
+                            finding,
+                            deadline,
+                        });
+                        return;
                     }
                 }
+                self.out.push(Emitted {
+                    worker: w,
+                    finding,
+                    cross: false,
+                });
+                return;
             }
-            FactKind::ForeignStart {
-                generation: None, ..
-            } => {}
-        }
-        self.findings.extend(out);
-        self.owners.extend(owners);
-    }
-
-    /// Records how far worker `w`'s stream has been read (`ended`: to its end).
-    pub fn progress(&mut self, w: usize, position: Option<Timestamp>, ended: bool) {
-        for g in self.groups.values_mut() {
-            if let Some(ws) = g.workers.get_mut(&w) {
-                if position.is_some() {
-                    ws.position = position;
+            FactKind::End => {
+                for g in self.groups.values_mut() {
+                    if let Some(ws) = g.workers.get_mut(&w) {
+                        ws.ended = true;
+                    }
                 }
-                ws.ended |= ended;
+                return;
             }
+            _ => {}
+        }
+        let Some(group_name) = fact.group.clone() else {
+            return;
+        };
+        let found = {
+            let labels = &self.labels;
+            let group = self.groups.entry(group_name.clone()).or_default();
+            if let Some(t) = fact.line.ts {
+                group.newest = group.newest.max(Some(t));
+            }
+            let ws = group.workers.entry(w).or_default();
+            if let Some(t) = fact.line.ts {
+                ws.position = ws.position.max(Some(t));
+            }
+            let mut out = Vec::new();
+            let assignment = match &fact.kind {
+                FactKind::Assignment { generation, .. } => Some(*generation),
+                _ => None,
+            };
+            feed_group(labels, &group_name, group, w, fact, &mut out);
+            (out, assignment)
+        };
+        self.emit_cross(found.0);
+        if let Some(g) = found.1 {
+            self.owners_reported(&group_name, g);
         }
     }
 
-    /// Forgets generations every worker of their group has moved past.
+    /// Log time has reached `now` (the key of the next fact, or the
+    /// watermark): `foreign-start` findings whose wait is over are handed on.
+    pub fn advance_to(&mut self, now: i64) {
+        if self.pending_foreign.iter().all(|p| p.deadline >= now) {
+            return;
+        }
+        let (due, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pending_foreign)
+            .into_iter()
+            .partition(|p| p.deadline < now);
+        self.pending_foreign = keep;
+        self.hand_on(due);
+    }
+
+    /// The run is over: everything waiting is handed on.
+    pub fn finish(&mut self) {
+        let due = std::mem::take(&mut self.pending_foreign);
+        self.hand_on(due);
+    }
+
+    fn hand_on(&mut self, mut due: Vec<PendingForeign>) {
+        due.sort_by_key(|p| p.deadline);
+        for p in due {
+            self.out.push(Emitted {
+                worker: p.worker,
+                finding: p.finding,
+                cross: false,
+            });
+        }
+    }
+
+    /// A worker reported generation `g` of `group`: waiting foreign starts
+    /// of that generation whose resource it holds get their owner.
+    fn owners_reported(&mut self, group: &Arc<str>, g: i32) {
+        if !self
+            .pending_foreign
+            .iter()
+            .any(|p| p.generation == g && &p.group == group)
+        {
+            return;
+        }
+        let mut keep = Vec::new();
+        for mut p in std::mem::take(&mut self.pending_foreign) {
+            if p.generation == g
+                && &p.group == group
+                && self.name_owner(p.worker, group, g, &p.resource, &mut p.finding)
+            {
+                self.out.push(Emitted {
+                    worker: p.worker,
+                    finding: p.finding,
+                    cross: false,
+                });
+            } else {
+                keep.push(p);
+            }
+        }
+        self.pending_foreign = keep;
+    }
+
+    /// A `foreign-start` of worker `w` in generation `g`: names the worker
+    /// whose assignment of that generation holds the resource, when its log
+    /// is read and it reported the generation before the start.
+    fn name_owner(&self, w: usize, group: &str, g: i32, r: &Resource, f: &mut Finding) -> bool {
+        let Some(bucket) = self.groups.get(group).and_then(|gr| gr.buckets.get(&g)) else {
+            return false;
+        };
+        let Some((owner, line)) = bucket
+            .entries
+            .iter()
+            .find(|(ow, e)| **ow != w && e.assigns(r) && !self.same(w, **ow))
+            .map(|(ow, e)| (*ow, e.line.clone()))
+        else {
+            return false;
+        };
+        let owner = self.label(owner).to_string();
+        f.reason = format!(
+            "{} (generation {g} assigns it to {owner})",
+            f.reason.trim_end_matches('.')
+        );
+        f.evidence.push(Evidence {
+            role: format!("assigned to {owner} in the same generation"),
+            worker: Some(owner),
+            line,
+        });
+        f.normalise();
+        true
+    }
+
+    /// Forgets generations no fact can concern any more: every worker of
+    /// their group has moved past them or ended, or the group's log time is
+    /// [`RETIRE_MARGIN_MS`] past their last assignment line. The caller
+    /// runs this at points that depend only on the facts fed (so that the
+    /// outcome does not depend on how reading was scheduled).
     pub fn retire(&mut self) {
         for g in self.groups.values_mut() {
             let workers = &g.workers;
+            let newest = g.newest;
             g.buckets.retain(|generation, b| {
-                !workers.values().all(|ws| {
-                    ws.ended
-                        || ws.generation.is_some_and(|x| x > *generation)
-                        || matches!((ws.position, b.last_ts), (Some(p), Some(l)) if p.0 > l.0 + RETIRE_MARGIN_MS)
-                })
+                let passed = workers
+                    .values()
+                    .all(|ws| ws.ended || ws.generation.is_some_and(|x| x > *generation));
+                let stale = matches!((newest, b.last_ts), (Some(p), Some(l)) if p.0 > l.0 + RETIRE_MARGIN_MS);
+                !(passed || stale)
             });
         }
     }
@@ -452,6 +473,168 @@ impl Checker {
     /// Generations held in memory (for tests and the memory bound).
     pub fn held_generations(&self) -> usize {
         self.groups.values().map(|g| g.buckets.len()).sum()
+    }
+}
+
+/// Applies one fact of worker `w` to its group's state.
+fn feed_group(
+    labels: &[String],
+    group_name: &str,
+    group: &mut Group,
+    w: usize,
+    fact: Fact,
+    out: &mut Vec<CrossFinding>,
+) {
+    let ws = group.workers.entry(w).or_default();
+    match fact.kind {
+        FactKind::Assignment {
+            generation,
+            assigned,
+            leader,
+            offset,
+            error,
+            live,
+            ..
+        } => {
+            ws.generation = Some(generation);
+            let ts = fact.line.ts;
+            let bucket = group.buckets.entry(generation).or_default();
+            if let (Some(first), Some(t)) = (bucket.first_ts, ts)
+                && (t.0 - first.0).abs() > EPOCH_GAP_MS
+            {
+                *bucket = Bucket::default();
+            }
+            bucket.first_ts = bucket.first_ts.or(ts);
+            if ts > bucket.last_ts {
+                bucket.last_ts = ts;
+            }
+            // The replay sends them sorted by resource.
+            let live = Live(
+                live.into_iter()
+                    .map(|(r, instance)| {
+                        (
+                            r,
+                            Mark {
+                                instance,
+                                from: fact.line.clone(),
+                                until: None,
+                            },
+                        )
+                    })
+                    .collect(),
+            );
+            bucket.entries.insert(
+                w,
+                Entry {
+                    line: fact.line.clone(),
+                    cluster: fact.cluster.clone(),
+                    assigned,
+                    leader,
+                    offset,
+                    error,
+                    live,
+                },
+            );
+            let e = &bucket.entries[&w];
+            for res in e.assigned.iter() {
+                Bucket::index(&mut bucket.holders, res, w);
+            }
+            for res in e.live.resources() {
+                Bucket::index(&mut bucket.runners, res, w);
+            }
+            let ctx = Ctx {
+                labels,
+                group: group_name,
+                generation,
+            };
+            conflicts(&ctx, bucket, w, out);
+            let resources: Vec<Resource> = bucket.entries[&w].live.resources().cloned().collect();
+            for r in resources {
+                duplicates(&ctx, bucket, &mut group.episodes, w, &r, out);
+            }
+        }
+        FactKind::Held { resources, since } => {
+            if let Some(g) = ws.generation
+                && let Some(bucket) = group.buckets.get_mut(&g)
+            {
+                let ctx = Ctx {
+                    labels,
+                    group: group_name,
+                    generation: g,
+                };
+                if let Some(e) = bucket.entries.get_mut(&w) {
+                    for r in &resources {
+                        e.live.insert_new(r, || Mark {
+                            instance: since.clone(),
+                            from: since.clone(),
+                            until: None,
+                        });
+                        Bucket::index(&mut bucket.runners, r, w);
+                    }
+                }
+                for r in &resources {
+                    duplicates(&ctx, bucket, &mut group.episodes, w, r, out);
+                }
+            }
+        }
+        FactKind::Start { resource, .. } => {
+            if let Some(g) = ws.generation
+                && let Some(bucket) = group.buckets.get_mut(&g)
+                && let Some(e) = bucket.entries.get_mut(&w)
+            {
+                let ctx = Ctx {
+                    labels,
+                    group: group_name,
+                    generation: g,
+                };
+                e.live.insert(
+                    resource.clone(),
+                    Mark {
+                        instance: fact.line.clone(),
+                        from: fact.line.clone(),
+                        until: None,
+                    },
+                );
+                Bucket::index(&mut bucket.runners, &resource, w);
+                duplicates(&ctx, bucket, &mut group.episodes, w, &resource, out);
+            }
+        }
+        FactKind::StartFailed { resource } => {
+            // No instance ran: it never was live (a duplicate with it is
+            // no duplicate).
+            if let Some(g) = ws.generation
+                && let Some(e) = group
+                    .buckets
+                    .get_mut(&g)
+                    .and_then(|b| b.entries.get_mut(&w))
+            {
+                e.live.remove(&resource);
+            }
+        }
+        FactKind::Stop { resource } => {
+            if let Some(g) = ws.generation
+                && let Some(m) = group
+                    .buckets
+                    .get_mut(&g)
+                    .and_then(|b| b.entries.get_mut(&w))
+                    .and_then(|e| e.live.get_mut(&resource))
+            {
+                m.until.get_or_insert(fact.line.clone());
+            }
+        }
+        FactKind::Reset | FactKind::Left => {
+            if let Some(g) = ws.generation.take()
+                && let Some(e) = group
+                    .buckets
+                    .get_mut(&g)
+                    .and_then(|b| b.entries.get_mut(&w))
+            {
+                for m in e.live.marks_mut() {
+                    m.until.get_or_insert(fact.line.clone());
+                }
+            }
+        }
+        FactKind::Finding(_) | FactKind::ForeignStart { .. } | FactKind::End => {}
     }
 }
 

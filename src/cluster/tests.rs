@@ -20,6 +20,7 @@ fn fact(line: SourceLine, kind: FactKind) -> Fact {
     Fact {
         group: Some(Arc::from("g")),
         cluster: None,
+        identity: None,
         line,
         kind,
     }
@@ -41,6 +42,7 @@ fn assignment(
                 v.dedup();
                 Arc::from(v)
             },
+            revoked: Arc::from(Vec::new()),
             leader: "leader".into(),
             leader_url: "http://l/".into(),
             offset: 40,
@@ -51,7 +53,7 @@ fn assignment(
 }
 
 fn kinds(c: &Checker) -> Vec<(Kind, String, u64, usize)> {
-    c.findings
+    c.out
         .iter()
         .map(|f| {
             (
@@ -140,7 +142,7 @@ fn revoked_but_running_zombie_then_started_elsewhere() {
             &[(task(2), line(1, 31, 101))],
         ),
     );
-    assert_eq!(c.findings.len(), 1);
+    assert_eq!(c.out.len(), 1);
 }
 
 #[test]
@@ -172,7 +174,7 @@ fn a_handover_is_no_duplicate() {
             },
         ),
     );
-    assert!(c.findings.is_empty(), "{:?}", kinds(&c));
+    assert!(c.out.is_empty(), "{:?}", kinds(&c));
 }
 
 #[test]
@@ -208,13 +210,13 @@ fn same_group_id_on_two_kafka_clusters_is_not_compared() {
     // Different leaders, cluster unknown: maybe two clusters; no finding.
     c.feed(w1, with(a.clone(), None, "l1"));
     c.feed(w2, with(b.clone(), None, "l2"));
-    assert!(c.findings.is_empty(), "{:?}", kinds(&c));
+    assert!(c.out.is_empty(), "{:?}", kinds(&c));
     // Different cluster ids: never compared.
     let mut c = Checker::new();
     let (w1, w2) = (c.worker("w1".into()), c.worker("w2".into()));
     c.feed(w1, with(a.clone(), Some("A"), "l1"));
     c.feed(w2, with(b.clone(), Some("B"), "l1"));
-    assert!(c.findings.is_empty(), "{:?}", kinds(&c));
+    assert!(c.out.is_empty(), "{:?}", kinds(&c));
     // Same cluster, different leaders: a conflict.
     let mut c = Checker::new();
     let (w1, w2) = (c.worker("w1".into()), c.worker("w2".into()));
@@ -238,32 +240,177 @@ fn groups_never_mix() {
     let mut f = assignment(3, line(1, 30, 101), &[task(0)], &[(task(0), line(1, 1, 1))]);
     f.group = Some(Arc::from("other-cluster"));
     c.feed(w2, f);
-    assert!(c.findings.is_empty());
+    assert!(c.out.is_empty());
+}
+
+fn finding(kind: Kind, l: &SourceLine, r: &Resource) -> Box<Finding> {
+    Box::new(Finding {
+        kind,
+        worker: "w1".into(),
+        group: Some("g".into()),
+        generation: Some(4),
+        resource: Some(r.clone()),
+        started: Vec::new(),
+        trigger: l.clone(),
+        evidence: vec![Evidence::new("started here", l)],
+        reason: format!("{r} is started but not assigned here."),
+        upstream: None,
+    })
 }
 
 #[test]
-fn foreign_start_owner_named_when_the_owner_reports_later() {
+fn foreign_start_owner_named_when_the_owner_reported_before() {
     let mut c = Checker::new();
     let (w1, w2) = (c.worker("w1".into()), c.worker("w2".into()));
     c.feed(w1, assignment(4, line(0, 20, 100), &[], &[]));
+    c.feed(w2, assignment(4, line(1, 30, 100), &[task(1)], &[]));
+    let l = line(0, 22, 101);
+    let f = finding(Kind::ForeignStart, &l, &task(1));
+    c.feed(
+        w1,
+        fact(
+            l,
+            FactKind::ForeignStart {
+                resource: task(1),
+                generation: Some(4),
+                finding: f,
+            },
+        ),
+    );
+    assert_eq!(c.out.len(), 1);
+    let e = &c.out[0];
+    assert_eq!((e.worker, e.cross), (w1, false));
+    assert!(
+        e.finding.reason.contains("generation 4 assigns it to w2"),
+        "{}",
+        e.finding.reason
+    );
+    assert_eq!(e.finding.evidence.len(), 2);
+    assert_eq!(e.finding.evidence[1].worker.as_deref(), Some("w2"));
+}
+
+#[test]
+fn foreign_start_without_owner_passes_through() {
+    let mut c = Checker::new();
+    let w1 = c.worker("w1".into());
+    c.feed(w1, assignment(4, line(0, 20, 100), &[], &[]));
+    let l = line(0, 22, 101);
+    let f = finding(Kind::ForeignStart, &l, &task(1));
+    let expected = (*f).clone();
+    c.feed(
+        w1,
+        fact(
+            l,
+            FactKind::ForeignStart {
+                resource: task(1),
+                generation: Some(4),
+                finding: f,
+            },
+        ),
+    );
+    // It waits a little log time for the owner's assignment line.
+    assert!(c.out.is_empty());
+    c.advance_to(101_000 + OWNER_WAIT_MS - 1);
+    assert!(c.out.is_empty());
+    c.advance_to(101_000 + OWNER_WAIT_MS + 1);
+    assert_eq!(c.out.len(), 1);
+    assert_eq!(c.out[0].finding, expected);
+}
+
+#[test]
+fn foreign_start_owner_named_when_the_owner_reports_moments_later() {
+    let mut c = Checker::new();
+    let (w1, w2) = (c.worker("w1".into()), c.worker("w2".into()));
+    c.feed(w1, assignment(4, line(0, 20, 100), &[], &[]));
+    let l = line(0, 22, 101);
+    let f = finding(Kind::ForeignStart, &l, &task(1));
+    c.feed(
+        w1,
+        fact(
+            l,
+            FactKind::ForeignStart {
+                resource: task(1),
+                generation: Some(4),
+                finding: f,
+            },
+        ),
+    );
+    assert!(c.out.is_empty());
+    c.advance_to(102_000);
+    c.feed(w2, assignment(4, line(1, 30, 102), &[task(1)], &[]));
+    assert_eq!(c.out.len(), 1);
+    assert!(c.out[0].finding.reason.contains("assigns it to w2"));
+}
+
+#[test]
+fn same_worker_twice_is_not_compared() {
+    let mut c = Checker::new();
+    let (w1, w2) = (c.worker("a.log".into()), c.worker("copy.log".into()));
+    let id = |mut f: Fact| {
+        f.identity = Some(Arc::from("http://w:8083/"));
+        f
+    };
+    let s1 = line(0, 5, 10);
+    c.feed(
+        w1,
+        id(assignment(
+            9,
+            line(0, 20, 100),
+            &[task(0)],
+            &[(task(0), s1)],
+        )),
+    );
+    let s2 = line(1, 5, 10);
+    c.feed(
+        w2,
+        id(assignment(
+            9,
+            line(1, 20, 100),
+            &[task(0)],
+            &[(task(0), s2)],
+        )),
+    );
+    assert!(c.out.is_empty(), "{:?}", kinds(&c));
+    assert_eq!(
+        c.same_worker.iter().cloned().collect::<Vec<_>>(),
+        vec![("a.log".to_string(), "copy.log".to_string())]
+    );
+}
+
+#[test]
+fn failed_start_is_no_instance() {
+    let mut c = Checker::new();
+    let (w1, w2) = (c.worker("w1".into()), c.worker("w2".into()));
+    c.feed(w1, assignment(5, line(0, 20, 100), &[], &[]));
+    c.feed(w2, assignment(5, line(1, 20, 100), &[task(0)], &[]));
+    c.feed(
+        w1,
+        fact(
+            line(0, 21, 101),
+            FactKind::Start {
+                resource: task(0),
+                generation: Some(5),
+            },
+        ),
+    );
     c.feed(
         w1,
         fact(
             line(0, 22, 101),
-            FactKind::ForeignStart {
-                resource: task(1),
-                generation: Some(4),
-                finding: 7,
+            FactKind::StartFailed { resource: task(0) },
+        ),
+    );
+    c.feed(
+        w2,
+        fact(
+            line(1, 21, 102),
+            FactKind::Start {
+                resource: task(0),
+                generation: Some(5),
             },
         ),
     );
-    assert!(c.owners.is_empty());
-    c.feed(w2, assignment(4, line(1, 30, 100), &[task(1)], &[]));
-    assert_eq!(c.owners.len(), 1);
-    assert_eq!(
-        (c.owners[0].worker, c.owners[0].finding, c.owners[0].owner),
-        (w1, 7, w2)
-    );
+    assert!(c.out.is_empty(), "{:?}", kinds(&c));
 }
 
 #[test]
@@ -293,8 +440,9 @@ fn generations_are_retired_once_every_worker_moved_on() {
         c.retire();
     }
     assert!(c.held_generations() > 5);
-    c.progress(w3, None, true);
-    c.progress(w2, None, true);
+    let end = || fact(line(9, 1, 61 * 60), FactKind::End);
+    c.feed(w3, end());
+    c.feed(w2, end());
     c.retire();
     assert!(c.held_generations() <= 1, "{}", c.held_generations());
 }

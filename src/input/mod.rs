@@ -1,6 +1,7 @@
 //! Inputs: files, directories, stdin; gzip detected by its magic bytes.
 
 pub mod families;
+pub mod live;
 pub mod scan;
 
 use std::fs::File;
@@ -71,6 +72,29 @@ pub fn open(input: &Input) -> io::Result<(Box<dyn Read + Send>, bool)> {
     }
 }
 
+/// Opens an input for reading, live where asked: standard input through
+/// a reader thread (never blocking the run), and the last segment of a
+/// stream followed at its end when `follow` is set.
+pub fn open_live(
+    input: &Input,
+    live: Option<&live::LiveOpen>,
+    last_segment: bool,
+) -> io::Result<(Box<dyn Read + Send>, bool)> {
+    match (input, live) {
+        (Input::Stdin, Some(l)) => Ok((Box::new(live::StdinPump::start(l.wake.clone())), false)),
+        (Input::File(p), Some(l)) if l.follow && last_segment => {
+            let mut head = [0u8; 2];
+            let n = File::open(p)?.read(&mut head)?;
+            if n == 2 && head == GZIP_MAGIC {
+                // A compressed segment is complete: nothing to follow.
+                return open(input);
+            }
+            Ok((Box::new(live::Follow::open(p.clone())?), false))
+        }
+        _ => open(input),
+    }
+}
+
 /// Expands directories (recursively, in name order) into their files.
 /// Errors (unreadable directories, symlink loops) are returned with the
 /// path they concern; the walk goes on.
@@ -84,6 +108,11 @@ pub fn expand(paths: &[PathBuf]) -> (Vec<Input>, Vec<(String, String)>) {
         }
         walk(p, &mut out, &mut errors, &mut Vec::new());
     }
+    // One order whatever the order of the arguments: the run's output does
+    // not depend on it (and `map` over parts of a tree agrees with a run
+    // over the whole).
+    out.sort();
+    out.dedup();
     (out, errors)
 }
 

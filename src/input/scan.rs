@@ -133,6 +133,11 @@ pub enum Outcome {
     Paused,
     /// The input is exhausted (or a read failed: see [`Scanner::take_error`]).
     Done,
+    /// The reader has nothing more for now (it returned
+    /// [`io::ErrorKind::WouldBlock`]: live input); an unfinished last line
+    /// is kept until the rest of it comes. [`Scanner::run`] goes on where
+    /// it stopped.
+    Idle,
 }
 
 /// A resumable scan of one reader.
@@ -146,6 +151,8 @@ pub struct Scanner<R> {
     /// Skipping the rest of an over-long line: (its number, bytes so far).
     skipping: Option<(u64, u64)>,
     eof: bool,
+    /// The last read would have blocked.
+    blocked: bool,
     error: Option<io::Error>,
     pub stats: ScanStats,
 }
@@ -160,6 +167,7 @@ impl<R: Read> Scanner<R> {
             follow: 0,
             skipping: None,
             eof: false,
+            blocked: false,
             error: None,
             stats: ScanStats::default(),
         }
@@ -198,6 +206,10 @@ impl<R: Read> Scanner<R> {
                     }
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.blocked = true;
+                    return;
+                }
                 Err(e) => {
                     self.eof = true;
                     self.error = Some(e);
@@ -227,6 +239,10 @@ impl<R: Read> Scanner<R> {
                             *len += self.filled as u64;
                             self.filled = 0;
                         }
+                    }
+                    if self.blocked {
+                        self.blocked = false;
+                        return Outcome::Idle;
                     }
                     self.refill();
                     continue;
@@ -305,6 +321,10 @@ impl<R: Read> Scanner<R> {
             if self.start == self.filled && self.eof {
                 return Outcome::Done;
             }
+            if self.blocked {
+                self.blocked = false;
+                return Outcome::Idle;
+            }
             self.refill();
         }
     }
@@ -315,7 +335,7 @@ impl<R: Read> Scanner<R> {
 /// resumed at once.
 pub fn scan<R: Read>(reader: R, sink: &mut dyn LineSink) -> (ScanStats, Option<io::Error>) {
     let mut s = Scanner::new(reader);
-    while s.run(sink) == Outcome::Paused {}
+    while s.run(sink) != Outcome::Done {}
     let err = s.take_error();
     (s.stats, err)
 }

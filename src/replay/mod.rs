@@ -97,6 +97,14 @@ pub struct WorkerReplay {
     facts: Option<Vec<Fact>>,
     /// Shared copy of the group name for facts.
     group_arc: Option<Arc<str>>,
+    /// Shared copy of the identity for facts.
+    identity_arc: Option<Arc<str>>,
+    /// Findings pushed since the last [`WorkerReplay::flush_findings`]
+    /// start at this index of `findings` (facts mode: findings are handed
+    /// on as facts once final, and not kept).
+    held_from: usize,
+    /// Findings handed on and dropped so far (facts mode).
+    handed_on: usize,
     /// A line past the start-up preamble was seen.
     begun: bool,
     /// `Kafka cluster ID: …`: tells clusters with the same group id apart.
@@ -161,6 +169,9 @@ impl WorkerReplay {
             last_line: None,
             facts: None,
             group_arc: None,
+            identity_arc: None,
+            held_from: 0,
+            handed_on: 0,
             begun: false,
             kafka_cluster: None,
         }
@@ -178,17 +189,69 @@ impl WorkerReplay {
     }
 
     fn fact(&mut self, line: &SourceLine, kind: FactKind) {
-        if let Some(f) = &mut self.facts {
-            if self.group_arc.as_deref() != self.group.as_deref() {
-                self.group_arc = self.group.as_deref().map(Arc::from);
-            }
-            f.push(Fact {
-                group: self.group_arc.clone(),
-                cluster: self.kafka_cluster.clone(),
-                line: line.clone(),
-                kind,
-            });
+        if self.facts.is_none() {
+            return;
         }
+        if self.group_arc.as_deref() != self.group.as_deref() {
+            self.group_arc = self.group.as_deref().map(Arc::from);
+        }
+        let id = self.identity().1;
+        if self.identity_arc.as_deref() != id.as_deref() {
+            self.identity_arc = id.map(Arc::from);
+        }
+        let fact = Fact {
+            group: self.group_arc.clone(),
+            cluster: self.kafka_cluster.clone(),
+            identity: self.identity_arc.clone(),
+            line: line.clone(),
+            kind,
+        };
+        if let Some(f) = &mut self.facts {
+            f.push(fact);
+        }
+    }
+
+    /// Facts mode: hands the findings pushed so far on as facts (they are
+    /// final: nothing later amends them) and forgets them.
+    pub fn flush_findings(&mut self) {
+        if self.facts.is_none() || self.held_from == self.findings.len() {
+            return;
+        }
+        let fresh: Vec<Finding> = self.findings.drain(self.held_from..).collect();
+        self.handed_on += fresh.len();
+        self.held_from = self.findings.len();
+        for f in fresh {
+            let line = f.trigger.clone();
+            match &f.kind {
+                crate::finding::Kind::ForeignStart => {
+                    let resource = f.resource.clone();
+                    let generation = f.generation;
+                    if let Some(resource) = resource {
+                        self.fact(
+                            &line,
+                            FactKind::ForeignStart {
+                                resource,
+                                generation,
+                                finding: Box::new(f),
+                            },
+                        );
+                        continue;
+                    }
+                    self.fact(&line, FactKind::Finding(Box::new(f)));
+                }
+                _ => self.fact(&line, FactKind::Finding(Box::new(f))),
+            }
+        }
+        // Nothing before `held_from` is kept in facts mode.
+        self.findings.clear();
+        self.held_from = 0;
+    }
+
+    /// The finding at absolute index `i` (see [`WorkerReplay::push`]),
+    /// while it may still be amended.
+    fn finding_mut(&mut self, i: usize) -> Option<&mut Finding> {
+        i.checked_sub(self.handed_on)
+            .and_then(|j| self.findings.get_mut(j))
     }
 
     /// The most stable id the log reveals, and what kind it is (`None`:
@@ -230,6 +293,11 @@ impl WorkerReplay {
         self.group.as_deref()
     }
 
+    /// The generation the worker is in, when known.
+    pub fn generation(&self) -> Option<i32> {
+        self.inc.generation
+    }
+
     /// Lifecycle events applied so far.
     pub fn events(&self) -> u64 {
         self.summary.events
@@ -254,10 +322,12 @@ impl WorkerReplay {
         });
     }
 
+    /// Records a finding; returns its absolute index (stable while it may
+    /// be amended: see [`WorkerReplay::finding_mut`]).
     fn push(&mut self, f: Finding) -> usize {
         *self.summary.findings.entry(f.kind).or_default() += 1;
         self.findings.push(f);
-        self.findings.len() - 1
+        self.handed_on + self.findings.len() - 1
     }
 
     fn count_stop(&mut self, why: StopReason) {
@@ -270,6 +340,23 @@ impl WorkerReplay {
     /// Feeds one event read from `line`.
     pub fn apply(&mut self, ev: &Event, line: &SourceLine, ctx: LineCtx) {
         self.summary.events += 1;
+        // A start's findings may still be amended by the lines of its
+        // failure (`Task already exists in this worker`), which may come
+        // after the other starts of a start phase; anything else makes
+        // everything pushed so far final.
+        if !matches!(
+            ev,
+            Event::Starting(_)
+                | Event::Creating(_)
+                | Event::Instantiated(_)
+                | Event::FinishedCreatingConnector(_)
+                | Event::TaskInitialized(_)
+                | Event::StartFailed { .. }
+                | Event::AlreadyExists(_)
+                | Event::ConfigValue { .. }
+        ) {
+            self.flush_findings();
+        }
         if !self.begun && !is_preamble(ev) {
             self.begun = true;
             if !matches!(
@@ -572,11 +659,21 @@ impl WorkerReplay {
     }
 
     /// Ends the replay.
-    pub fn finish(mut self) -> WorkerReport {
+    pub fn finish(self) -> WorkerReport {
+        self.finish_with_facts().0
+    }
+
+    /// Ends the replay; also returns the facts its end produced (facts mode).
+    pub fn finish_with_facts(mut self) -> (WorkerReport, Vec<Fact>) {
         if let Some(l) = self.last_line.clone() {
             self.end_incarnation(&l, "the log ends");
-            self.fact(&l, FactKind::Reset);
+            // No `Reset`: the log ending stops nothing; what ran may run on
+            // (the cross-worker checks learn of the end from `End`).
+            self.flush_findings();
+            self.fact(&l, FactKind::End);
         }
+        self.flush_findings();
+        let facts = self.take_facts();
         self.summary.group = self.group.clone();
         self.summary.client_id = self.client_id.clone();
         self.summary.member_id = self.member_id.clone();
@@ -588,7 +685,7 @@ impl WorkerReplay {
             let n = self.summary.time_reversals;
             self.note(None, format!("timestamps go backwards {n} time(s)"));
         }
-        WorkerReport {
+        let report = WorkerReport {
             summary: self.summary,
             findings: self.findings,
             generations: if self.keep_generations {
@@ -596,7 +693,8 @@ impl WorkerReplay {
             } else {
                 Vec::new()
             },
-        }
+        };
+        (report, facts)
     }
 }
 

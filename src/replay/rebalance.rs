@@ -178,6 +178,12 @@ impl WorkerReplay {
                     v.dedup();
                     Arc::from(v)
                 },
+                revoked: {
+                    let mut v: Vec<Resource> = a.revoked().collect();
+                    v.sort();
+                    v.dedup();
+                    Arc::from(v)
+                },
                 leader: a.leader.clone(),
                 leader_url: a.leader_url.clone(),
                 offset: a.offset,

@@ -183,15 +183,7 @@ impl WorkerReplay {
                 foreign_start::check(self.inc.owned.as_ref(), self.inc.received.as_ref(), r)
         {
             let f = foreign_start::finding(&self.who(), r, line, &why, &origin);
-            let finding = self.push(f);
-            self.fact(
-                line,
-                FactKind::ForeignStart {
-                    resource: r.clone(),
-                    generation,
-                    finding,
-                },
-            );
+            self.push(f);
         }
         let mut double = None;
         if double_start::check(prev.as_ref()) {
@@ -225,6 +217,20 @@ impl WorkerReplay {
         if let Some(ps) = &mut self.inc.start_phase {
             ps.phase.failed.insert(r.clone());
         }
+        // Whatever the path, the failed start leaves no instance that
+        // processes data: the cross-worker checks must not count it.
+        let was_started = matches!(
+            (self.inc.res.get(r), self.inc.last_start.get(r)),
+            (Some(ResState::Running { since, .. }), Some((start, _, _))) if since == start
+        );
+        if was_started {
+            self.fact(
+                line,
+                FactKind::StartFailed {
+                    resource: r.clone(),
+                },
+            );
+        }
         if how == StartFailure::Initialization {
             // The task stays registered with the Worker (FAILED status).
             return;
@@ -240,7 +246,7 @@ impl WorkerReplay {
         };
         match double {
             Some(i) => {
-                if let Some(f) = self.findings.get_mut(i) {
+                if let Some(f) = self.finding_mut(i) {
                     f.evidence.push(Evidence::new(
                         "the Worker refuses: an instance already exists",
                         line,
@@ -257,11 +263,18 @@ impl WorkerReplay {
             }
         }
         // The old instance is still running.
-        let since = prev
-            .as_ref()
-            .and_then(ResState::live_since)
-            .cloned()
-            .unwrap_or(start);
+        let old = prev.as_ref().and_then(ResState::live_since).cloned();
+        if let Some(since) = &old {
+            // The failed start took it off the cross-worker checks' books.
+            self.fact(
+                line,
+                FactKind::Held {
+                    resources: vec![r.clone()],
+                    since: since.clone(),
+                },
+            );
+        }
+        let since = old.unwrap_or(start);
         self.inc.res.insert(
             r.clone(),
             ResState::Running {

@@ -3,7 +3,7 @@
 //! [`SCHEMA_VERSION`] on any incompatible change.
 
 use super::RunSummary;
-use crate::audit::Report;
+use crate::audit::{Names, Report};
 use crate::finding::{Evidence, Finding};
 use crate::model::{Resource, SourceLine};
 use crate::replay::{GenerationRecord, WorkerSummary};
@@ -13,7 +13,7 @@ use std::io::{self, Write};
 
 pub const SCHEMA_VERSION: u32 = 1;
 
-fn line_json(report: &Report, l: &SourceLine) -> Value {
+fn line_json(report: &dyn Names, l: &SourceLine) -> Value {
     json!({
         "source": report.source_name(l.source),
         "line": l.line,
@@ -22,14 +22,14 @@ fn line_json(report: &Report, l: &SourceLine) -> Value {
     })
 }
 
-fn evidence_json(report: &Report, e: &Evidence) -> Value {
+fn evidence_json(report: &dyn Names, e: &Evidence) -> Value {
     let mut v = line_json(report, &e.line);
     v["role"] = json!(e.role);
     v["worker"] = json!(e.worker);
     v
 }
 
-pub fn finding_json(report: &Report, f: &Finding) -> Value {
+pub fn finding_json(report: &dyn Names, f: &Finding) -> Value {
     json!({
         "kind": f.kind,
         "severity": f.severity(),
@@ -142,16 +142,18 @@ pub fn write_json(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out)
 }
 
-/// One line per finding (`"type": "finding"`), one per input error
+/// One finding as a JSON line (`"type": "finding"`).
+pub fn write_jsonl_finding(names: &dyn Names, f: &Finding, out: &mut dyn Write) -> io::Result<()> {
+    let mut v = finding_json(names, f);
+    v["type"] = json!("finding");
+    v["schema_version"] = json!(SCHEMA_VERSION);
+    serde_json::to_writer(&mut *out, &v)?;
+    writeln!(out)
+}
+
+/// What follows the findings in JSON lines: one line per input error
 /// (`"type": "error"`), then one `"type": "summary"` line.
-pub fn write_jsonl(report: &Report, out: &mut dyn Write) -> io::Result<()> {
-    for f in report.findings() {
-        let mut v = finding_json(report, f);
-        v["type"] = json!("finding");
-        v["schema_version"] = json!(SCHEMA_VERSION);
-        serde_json::to_writer(&mut *out, &v)?;
-        writeln!(out)?;
-    }
+pub fn write_jsonl_tail(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     for e in errors_json(report) {
         let mut v = e;
         v["type"] = json!("error");
@@ -172,6 +174,14 @@ pub fn write_jsonl(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     );
     serde_json::to_writer(&mut *out, &v)?;
     writeln!(out)
+}
+
+/// The kept findings (`"type": "finding"`), then [`write_jsonl_tail`].
+pub fn write_jsonl(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    for f in report.findings() {
+        write_jsonl_finding(report, f, out)?;
+    }
+    write_jsonl_tail(report, out)
 }
 
 fn resources(v: &[Resource]) -> Vec<String> {

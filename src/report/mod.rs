@@ -2,6 +2,7 @@
 //! read a [`Report`] and know nothing of parsing.
 
 pub mod json;
+pub mod sinks;
 pub mod text;
 
 use crate::audit::Report;
@@ -62,11 +63,11 @@ impl RunSummary {
         }
         s.groups = groups.len();
         s.rebalances = rebalances.len();
-        for f in report.findings() {
-            *s.by_kind.entry(f.kind).or_default() += 1;
-            match f.severity() {
-                Severity::Error => s.errors_found += 1,
-                Severity::Warning => s.warnings_found += 1,
+        for (k, n) in &report.counts {
+            *s.by_kind.entry(*k).or_default() += n;
+            match k.severity() {
+                Severity::Error => s.errors_found += *n as usize,
+                Severity::Warning => s.warnings_found += *n as usize,
             }
         }
         s

@@ -3,7 +3,7 @@
 //! then a summary per worker and for the run.
 
 use super::RunSummary;
-use crate::audit::Report;
+use crate::audit::{Names, Report};
 use crate::finding::{Finding, Severity};
 use crate::model::{Resource, SourceLine};
 use crate::replay::WorkerSummary;
@@ -27,7 +27,7 @@ fn quoted(l: &SourceLine) -> String {
 }
 
 /// Writes one finding.
-pub fn write_finding(report: &Report, f: &Finding, out: &mut dyn Write) -> io::Result<()> {
+pub fn write_finding(report: &dyn Names, f: &Finding, out: &mut dyn Write) -> io::Result<()> {
     let (sev, style) = match f.severity() {
         Severity::Error => ("error", ERR),
         Severity::Warning => ("warning", WARN),

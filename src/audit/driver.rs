@@ -1,0 +1,517 @@
+//! The run: streams read in rounds of log time (in parallel), their items
+//! merged up to the watermark and fed to the cross-worker stage, whose
+//! findings go to the sink as they become final; the report at the end.
+//!
+//! Finite inputs are read in lockstep: each round reads every stream up to
+//! the same log time, so memory holds one round of items. Live input
+//! (stdin, `--follow`) is read as it comes: a stream with nothing more for
+//! now is idle; it holds the watermark back for at most the idle timeout.
+
+use super::merge::{Item, Key, Merger, Reducer};
+use super::plan;
+use super::processor::{Advance, StreamEnd, StreamProcessor};
+use super::sink::{Collect, Sink, SourceTable};
+use super::stream::Until;
+use super::{InputReport, Options, Report};
+use crate::input::Input;
+use crate::input::live::{LiveOpen, Notify};
+use crate::model::{SourceId, Timestamp};
+use crate::replay::Note;
+use rayon::prelude::*;
+use std::io;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// How often followed directories are looked at for new logs.
+const RESCAN: Duration = Duration::from_secs(1);
+
+/// Log time one round covers at first; it adapts to keep rounds between
+/// [`ROUND_MIN_BYTES`] and [`ROUND_MAX_BYTES`].
+const ROUND_START_MS: i64 = 10 * 60 * 1000;
+const ROUND_MIN_BYTES: u64 = 8 << 20;
+const ROUND_MAX_BYTES: u64 = 64 << 20;
+
+/// How to wait for live input.
+#[derive(Debug, Clone)]
+pub struct Live {
+    /// A stream silent this long no longer holds the others back.
+    pub idle_timeout: Duration,
+    /// How often quiet inputs are looked at again.
+    pub poll: Duration,
+    /// Signalled when live input arrives (stdin's reader thread).
+    pub wake: Arc<Wake>,
+    /// Set to end the run cleanly (SIGINT, SIGTERM).
+    pub stop: Arc<AtomicBool>,
+    /// Follow files at their end (`--follow`), and look for new logs in
+    /// these directories.
+    pub follow: bool,
+    pub roots: Vec<std::path::PathBuf>,
+}
+
+impl Live {
+    pub fn new(idle_timeout: Duration) -> Live {
+        Live {
+            idle_timeout,
+            poll: Duration::from_millis(100),
+            wake: Arc::new(Wake::default()),
+            stop: Arc::new(AtomicBool::new(false)),
+            follow: false,
+            roots: Vec::new(),
+        }
+    }
+
+    fn open(&self) -> LiveOpen {
+        LiveOpen {
+            follow: self.follow,
+            wake: self.wake.clone(),
+        }
+    }
+}
+
+impl Notify for Wake {
+    fn notify(&self) {
+        Wake::notify(self);
+    }
+}
+
+/// A wake-up call between threads (a flag and a condition variable).
+#[derive(Debug, Default)]
+pub struct Wake {
+    flag: std::sync::Mutex<bool>,
+    cond: std::sync::Condvar,
+}
+
+impl Wake {
+    pub fn notify(&self) {
+        let mut f = self.flag.lock().unwrap_or_else(|e| e.into_inner());
+        *f = true;
+        self.cond.notify_all();
+    }
+
+    /// Waits until notified or `timeout` passed.
+    pub fn wait(&self, timeout: Duration) {
+        let f = self.flag.lock().unwrap_or_else(|e| e.into_inner());
+        let (mut f, _) = self
+            .cond
+            .wait_timeout_while(f, timeout, |set| !*set)
+            .unwrap_or_else(|e| e.into_inner());
+        *f = false;
+    }
+}
+
+/// Audits `inputs`, keeping every finding in the report.
+pub fn audit(inputs: &[Input], opts: &Options) -> Report {
+    let mut sink = Collect::default();
+    // Collecting cannot fail.
+    audit_to(inputs, opts, &mut sink).unwrap_or_default()
+}
+
+/// Audits `inputs`, handing each finding to `sink` as it becomes final.
+/// Fails only when the sink does (a closed pipe).
+pub fn audit_to(inputs: &[Input], opts: &Options, sink: &mut dyn Sink) -> io::Result<Report> {
+    match opts.jobs {
+        // One thread: no pool at all (cheap for many small audits).
+        Some(0 | 1) => Run::new(inputs, opts, false).go(sink),
+        Some(n) => match rayon::ThreadPoolBuilder::new().num_threads(n).build() {
+            Ok(pool) => pool.install(|| Run::new(inputs, opts, true).go(sink)),
+            Err(_) => Run::new(inputs, opts, true).go(sink),
+        },
+        None => Run::new(inputs, opts, true).go(sink),
+    }
+}
+
+/// One stream being read.
+struct Slot {
+    proc: StreamProcessor,
+    end: Option<StreamEnd>,
+    /// Since when a live stream has had nothing to read.
+    idle_since: Option<Instant>,
+    read_before: u64,
+}
+
+struct Run<'a> {
+    inputs: Vec<Input>,
+    opts: &'a Options,
+    parallel: bool,
+    /// Segments per stream.
+    segments: Vec<usize>,
+    slots: Vec<Slot>,
+    names: SourceTable,
+    /// Families (directory, rotation base) of the streams read, so that a
+    /// followed directory's rotated segments are not taken for new logs.
+    families: std::collections::HashSet<(std::path::PathBuf, String)>,
+    last_rescan: Instant,
+}
+
+/// The family of a file: its directory and the name before rotation.
+fn family_of(input: &Input) -> Option<(std::path::PathBuf, String)> {
+    let Input::File(p) = input else { return None };
+    let dir = p.parent().map(|d| d.to_path_buf()).unwrap_or_default();
+    let file = p.file_name()?.to_string_lossy().to_string();
+    Some((
+        dir,
+        crate::input::families::rotation_base(&file).to_string(),
+    ))
+}
+
+impl<'a> Run<'a> {
+    fn new(inputs: &[Input], opts: &'a Options, parallel: bool) -> Run<'a> {
+        let mut run = Run {
+            inputs: Vec::new(),
+            opts,
+            parallel,
+            segments: Vec::new(),
+            slots: Vec::new(),
+            names: SourceTable::default(),
+            families: Default::default(),
+            last_rescan: Instant::now(),
+        };
+        run.add(inputs);
+        run
+    }
+
+    /// Adds `inputs` to the run, as streams ranked after those read so far.
+    fn add(&mut self, inputs: &[Input]) {
+        let base = self.inputs.len();
+        self.inputs.extend(inputs.iter().cloned());
+        self.names.0.extend(inputs.iter().map(Input::display));
+        let live = self.opts.live.as_ref().map(Live::open);
+        for s in plan::streams(inputs, self.parallel) {
+            let rank = self.slots.len() as u32;
+            let segs = s
+                .segments
+                .iter()
+                .map(|&i| (SourceId((base + i) as u32), inputs[i].clone()))
+                .collect();
+            for &i in &s.segments {
+                if let Some(f) = family_of(&inputs[i]) {
+                    self.families.insert(f);
+                }
+            }
+            self.segments.push(s.segments.len());
+            self.slots.push(Slot {
+                proc: StreamProcessor::new(s.name, rank, segs, self.opts.keep_generations, true)
+                    .with_live(live.clone()),
+                end: None,
+                idle_since: None,
+                read_before: 0,
+            });
+        }
+    }
+
+    /// Following directories: logs that appeared since the last look (not
+    /// rotated segments of logs already read) become new streams.
+    fn rescan(&mut self) {
+        let Some(live) = &self.opts.live else { return };
+        if !live.follow || live.roots.is_empty() || self.last_rescan.elapsed() < RESCAN {
+            return;
+        }
+        self.last_rescan = Instant::now();
+        let (found, _) = crate::input::expand(&live.roots);
+        let known: std::collections::HashSet<&Input> = self.inputs.iter().collect();
+        let mut fresh: Vec<Input> = Vec::new();
+        let mut fams = std::collections::HashSet::new();
+        for i in found {
+            if known.contains(&i) {
+                continue;
+            }
+            match family_of(&i) {
+                Some(f) if self.families.contains(&f) => {}
+                // One file per new family: the live one (a fresh log has
+                // no rotated segments yet).
+                Some(f) if !fams.contains(&f) => {
+                    fams.insert(f);
+                    fresh.push(i);
+                }
+                Some(_) => {}
+                None => {}
+            }
+        }
+        if !fresh.is_empty() {
+            self.add(&fresh);
+        }
+    }
+
+    /// Reads one round; streams that end are finished at once.
+    fn read_round(slots: &mut [Slot], until: Until, parallel: bool) {
+        let step = |s: &mut Slot| {
+            if s.end.is_some() {
+                return;
+            }
+            if s.proc.advance(until) == Advance::Done {
+                s.end = Some(s.proc.finish());
+            }
+        };
+        if parallel {
+            slots.par_iter_mut().for_each(step);
+        } else {
+            slots.iter_mut().for_each(step);
+        }
+    }
+
+    /// The least key any stream may still hand on.
+    fn watermark(&self, now: Instant) -> Key {
+        let timeout = self.opts.live.as_ref().map(|l| l.idle_timeout);
+        self.slots
+            .iter()
+            .map(|s| match s.proc.state() {
+                Advance::Done => Key::MAX,
+                Advance::Paused(t) => s.proc.frontier().max(Key {
+                    ts: t.0,
+                    stream: 0,
+                    seq: 0,
+                }),
+                Advance::Idle => match (s.idle_since, timeout) {
+                    (Some(since), Some(t)) if now.duration_since(since) >= t => Key::MAX,
+                    _ => s.proc.frontier(),
+                },
+            })
+            .min()
+            .unwrap_or(Key::MAX)
+    }
+
+    fn go(mut self, sink: &mut dyn Sink) -> io::Result<Report> {
+        let mut merger = Merger::default();
+        let mut reducer = Reducer::new();
+        let progress = Progress::new(self.opts.progress, &self.inputs, self.opts.live.is_some());
+        let mut span = ROUND_START_MS;
+        let mut until = Until::FirstStamp;
+        // The items of one round go to the cross-worker stage while the
+        // next round is read.
+        let mut batch: (Vec<Item>, Key) = (Vec::new(), Key::MIN);
+        let parallel = self.parallel;
+        let stop = self.opts.live.as_ref().map(|l| l.stop.clone());
+        loop {
+            let stopping = stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
+            let fed = {
+                let names = &self.names;
+                let slots = &mut self.slots;
+                let mut feed = |(items, watermark): (Vec<Item>, Key)| -> io::Result<()> {
+                    for item in items {
+                        reducer.push(item, names, sink)?;
+                    }
+                    reducer.advance_to(watermark, names, sink)
+                };
+                let batch = std::mem::replace(&mut batch, (Vec::new(), Key::MIN));
+                if stopping {
+                    // End cleanly: what was read is all there is.
+                    for s in slots.iter_mut() {
+                        if s.end.is_none() {
+                            s.end = Some(s.proc.finish());
+                        }
+                    }
+                    feed(batch)
+                } else if parallel && !batch.0.is_empty() {
+                    rayon::join(|| Self::read_round(slots, until, true), || feed(batch)).1
+                } else {
+                    let r = feed(batch);
+                    Self::read_round(slots, until, parallel);
+                    r
+                }
+            };
+            fed?;
+            let now = Instant::now();
+            let mut read = 0;
+            for s in &mut self.slots {
+                merger.add(s.proc.take_items());
+                let total = s.proc.bytes_read.load(Ordering::Relaxed);
+                let fresh = total - s.read_before;
+                read += fresh;
+                s.read_before = total;
+                if s.proc.state() == Advance::Idle {
+                    if fresh > 0 || s.idle_since.is_none() {
+                        // Quiet now: what waits for more lines is final.
+                        s.proc.flush_held();
+                        merger.add(s.proc.take_items());
+                        s.idle_since = Some(now);
+                    }
+                } else {
+                    s.idle_since = None;
+                }
+            }
+            let wm = self.watermark(now);
+            batch = (merger.release(wm), wm);
+            progress.update(&self.slots, reducer.counts.values().sum());
+            if self.slots.iter().all(|s| s.end.is_some()) {
+                match &self.opts.live {
+                    // Following directories: new logs may still come.
+                    Some(l)
+                        if l.follow && !l.roots.is_empty() && !l.stop.load(Ordering::Relaxed) =>
+                    {
+                        l.wake.wait(l.poll);
+                        self.last_rescan = Instant::now() - RESCAN;
+                        self.rescan();
+                        continue;
+                    }
+                    _ => break,
+                }
+            }
+            self.rescan();
+            let paused = self
+                .slots
+                .iter()
+                .filter_map(|s| match s.proc.state() {
+                    Advance::Paused(t) => Some(t),
+                    _ => None,
+                })
+                .min();
+            until = match paused {
+                Some(t) if t.0 == i64::MIN => Until::FirstStamp,
+                Some(t) => {
+                    if matches!(until, Until::After(_)) {
+                        if read < ROUND_MIN_BYTES {
+                            span = (span * 2).min(7 * 24 * 3600 * 1000);
+                        } else if read > ROUND_MAX_BYTES {
+                            span = (span / 2).max(1000);
+                        }
+                    }
+                    Until::After(Timestamp(t.0.saturating_add(span)))
+                }
+                None => {
+                    // Only live streams with nothing to read: feed what is
+                    // final, then wait for more.
+                    if let Some(live) = &self.opts.live {
+                        let (items, wm) = std::mem::replace(&mut batch, (Vec::new(), Key::MIN));
+                        for item in items {
+                            reducer.push(item, &self.names, sink)?;
+                        }
+                        reducer.advance_to(wm, &self.names, sink)?;
+                        let wm = self.watermark(Instant::now());
+                        batch = (merger.release(wm), wm);
+                        if batch.0.is_empty() && !live.stop.load(Ordering::Relaxed) {
+                            live.wake.wait(live.poll);
+                        }
+                    }
+                    Until::End
+                }
+            };
+        }
+        for item in batch.0.into_iter().chain(merger.release(Key::MAX)) {
+            reducer.push(item, &self.names, sink)?;
+        }
+        reducer.finish(&self.names, sink)?;
+        progress.finish();
+        Ok(self.assemble(reducer, sink))
+    }
+
+    /// The report: inputs by id, workers in stream order.
+    fn assemble(self, reducer: Reducer, sink: &mut dyn Sink) -> Report {
+        let mut report = Report {
+            inputs: self
+                .inputs
+                .iter()
+                .enumerate()
+                .map(|(i, inp)| InputReport::empty(SourceId(i as u32), inp.display()))
+                .collect(),
+            ..Report::default()
+        };
+        for (slot, segs) in self.slots.into_iter().zip(self.segments) {
+            let Some(end) = slot.end else { continue };
+            if segs > 1 {
+                report
+                    .stitched
+                    .push((slot.proc.name.clone(), segs, end.repeats_skipped));
+            }
+            for r in end.inputs {
+                let i = r.id.0 as usize;
+                report.inputs[i] = r;
+            }
+            report.errors.extend(end.errors);
+            for mut w in end.workers {
+                if segs > 1 {
+                    w.summary.notes.push(Note {
+                        line: None,
+                        text: format!("stitched from {segs} rotated segments in time order"),
+                    });
+                }
+                if let Some(c) = reducer.cross_counts.get(&w.summary.worker) {
+                    for (k, n) in c {
+                        *w.summary.findings.entry(*k).or_default() += n;
+                    }
+                }
+                report.workers.push(w);
+            }
+        }
+        report.same_worker = reducer.same_worker();
+        report.counts = reducer.counts;
+        report.findings = sink.take_kept();
+        report
+    }
+}
+
+/// A progress bar (finite input) or a status line (live input) on stderr,
+/// on a terminal only.
+struct Progress {
+    bar: Option<indicatif::ProgressBar>,
+    started: Instant,
+    live: bool,
+}
+
+impl Progress {
+    fn new(enabled: bool, inputs: &[Input], live: bool) -> Progress {
+        use std::io::IsTerminal;
+        let bar = (enabled && std::io::stderr().is_terminal()).then(|| {
+            let total: u64 = inputs
+                .iter()
+                .filter_map(|i| match i {
+                    Input::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
+                    Input::Stdin => None,
+                    Input::Bytes { data, .. } => Some(data.len() as u64),
+                })
+                .sum();
+            let (len, template) = if live {
+                (None, "{spinner} {msg} [{elapsed_precise}]")
+            } else {
+                (
+                    Some(total),
+                    "{spinner} {bytes}/{total_bytes} ({bytes_per_sec}) {msg} [{elapsed_precise}, ETA {eta}]",
+                )
+            };
+            let bar =
+                indicatif::ProgressBar::with_draw_target(len, indicatif::ProgressDrawTarget::hidden());
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(template)
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            bar.set_message(format!("{} file(s)", inputs.len()));
+            bar
+        });
+        Progress {
+            bar,
+            started: Instant::now(),
+            live,
+        }
+    }
+
+    fn update(&self, slots: &[Slot], findings: u64) {
+        let Some(bar) = &self.bar else { return };
+        if bar.is_hidden() && (self.live || self.started.elapsed() > Duration::from_secs(1)) {
+            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        }
+        let total: u64 = slots.iter().map(|s| s.read_before).sum();
+        bar.set_position(total);
+        if self.live {
+            let lines: u64 = slots.iter().map(|s| s.proc.lines_read()).sum();
+            let generation = slots
+                .iter()
+                .filter_map(|s| s.proc.generation())
+                .max()
+                .map_or_else(|| "-".to_string(), |g| g.to_string());
+            bar.set_message(format!(
+                "{} stream(s), generation {generation}, {lines} lines, {findings} finding(s)",
+                slots.len()
+            ));
+            bar.tick();
+        } else {
+            let done = slots.iter().filter(|s| s.end.is_some()).count();
+            bar.set_message(format!("{done}/{} stream(s) done", slots.len()));
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! The second stage of the audit: the items of all streams merged in the
+//! order of their keys, fed to the cross-worker checker; its output, the
+//! findings of the run, goes to the sink.
+//!
+//! An item's [`Key`] is (log time of its stream when it was made, the
+//! stream's rank, its position in the stream). A stream's log time only
+//! moves forward (the latest time stamp it has read), so each stream hands
+//! on items in key order, and a stream that paused before a line stamped
+//! `t` (or went quiet at `t`) can only hand on items keyed from `t` on.
+//! Items below the least such frontier over all streams (the watermark) are
+//! final in position: releasing them in key order gives the same sequence
+//! however reading was scheduled.
+
+use super::sink::{Names, Sink};
+use crate::cluster::Checker;
+use crate::finding::Kind;
+use crate::replay::Fact;
+use rustc_hash::FxHashMap as HashMap;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::io;
+use std::sync::Arc;
+
+/// The place of an item in the merged order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Key {
+    /// Log time (ms) of the stream when the item was made; `i64::MIN`
+    /// before its first time stamp.
+    pub ts: i64,
+    /// The stream's rank in the run.
+    pub stream: u32,
+    /// Position among the stream's items (from 1).
+    pub seq: u64,
+}
+
+impl Key {
+    /// Below every item's key.
+    pub const MIN: Key = Key {
+        ts: i64::MIN,
+        stream: 0,
+        seq: 0,
+    };
+    /// Above every item's key.
+    pub const MAX: Key = Key {
+        ts: i64::MAX,
+        stream: u32::MAX,
+        seq: u64::MAX,
+    };
+}
+
+/// A fact of one worker, keyed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Item {
+    pub key: Key,
+    /// The worker's label (its stream, or `stream#name` in a multiplexed file).
+    pub worker: Arc<str>,
+    pub fact: Fact,
+}
+
+/// Items waiting for the watermark.
+#[derive(Debug, Default)]
+pub struct Merger {
+    pending: Vec<Item>,
+}
+
+impl Merger {
+    pub fn add(&mut self, items: impl IntoIterator<Item = Item>) {
+        self.pending.extend(items);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pending.is_empty()
+    }
+
+    /// Takes, in key order, the items keyed below `watermark`.
+    pub fn release(&mut self, watermark: Key) -> Vec<Item> {
+        if self.pending.is_empty() {
+            return Vec::new();
+        }
+        self.pending.sort_unstable_by_key(|i| i.key);
+        let cut = self.pending.partition_point(|i| i.key < watermark);
+        let rest = self.pending.split_off(cut);
+        std::mem::replace(&mut self.pending, rest)
+    }
+}
+
+/// How many items between two retirements of old generations (a count of
+/// items, so that the outcome depends on the items alone).
+const RETIRE_EVERY: u64 = 256;
+
+/// The cross-worker stage: items in key order in, findings out.
+#[derive(Debug, Default)]
+pub struct Reducer {
+    checker: Checker,
+    workers: HashMap<Arc<str>, usize>,
+    fed: u64,
+    /// Findings per kind over the run.
+    pub counts: BTreeMap<Kind, u64>,
+    /// Cross-worker findings per worker label and kind (the replays count
+    /// their own).
+    pub cross_counts: BTreeMap<String, BTreeMap<Kind, u64>>,
+}
+
+impl Reducer {
+    pub fn new() -> Reducer {
+        Reducer::default()
+    }
+
+    /// Feeds one item (in key order) and hands the findings it made final
+    /// to `sink`.
+    pub fn push(&mut self, item: Item, names: &dyn Names, sink: &mut dyn Sink) -> io::Result<()> {
+        let w = match self.workers.get(&item.worker) {
+            Some(&w) => w,
+            None => {
+                let w = self.checker.worker(item.worker.to_string());
+                self.workers.insert(item.worker, w);
+                w
+            }
+        };
+        self.checker.advance_to(item.key.ts);
+        self.checker.feed(w, item.fact);
+        self.fed += 1;
+        if self.fed.is_multiple_of(RETIRE_EVERY) {
+            self.checker.retire();
+        }
+        self.drain(names, sink)
+    }
+
+    fn drain(&mut self, names: &dyn Names, sink: &mut dyn Sink) -> io::Result<()> {
+        if self.checker.out.is_empty() {
+            return Ok(());
+        }
+        for e in std::mem::take(&mut self.checker.out) {
+            *self.counts.entry(e.finding.kind).or_default() += 1;
+            if e.cross {
+                *self
+                    .cross_counts
+                    .entry(self.checker.label(e.worker).to_string())
+                    .or_default()
+                    .entry(e.finding.kind)
+                    .or_default() += 1;
+            }
+            sink.finding(names, e.finding)?;
+        }
+        Ok(())
+    }
+
+    /// Everything up to `watermark` has been fed: what waited for log time
+    /// to pass it is final.
+    pub fn advance_to(
+        &mut self,
+        watermark: Key,
+        names: &dyn Names,
+        sink: &mut dyn Sink,
+    ) -> io::Result<()> {
+        self.checker.advance_to(watermark.ts);
+        self.drain(names, sink)
+    }
+
+    /// No item follows: everything still waiting is final.
+    pub fn finish(&mut self, names: &dyn Names, sink: &mut dyn Sink) -> io::Result<()> {
+        self.checker.finish();
+        self.drain(names, sink)
+    }
+
+    /// Pairs of streams found to be one worker, by label.
+    pub fn same_worker(&self) -> Vec<(String, String)> {
+        self.checker.same_worker.iter().cloned().collect()
+    }
+
+    /// Generations the checker holds (memory bound).
+    pub fn held_generations(&self) -> usize {
+        self.checker.held_generations()
+    }
+}

@@ -1,0 +1,279 @@
+//! Reading one stream (a file, its rotated segments in time order, or
+//! stdin) in steps: a [`StreamProcessor`] pauses at a given log time so many
+//! streams can advance together, and says when live input has nothing more
+//! for now.
+
+use super::stream::{StreamSink, Until};
+use super::{InputError, InputReport, Item, Key};
+use crate::input::scan::{Outcome, Scanner};
+use crate::input::{self, Input};
+use crate::model::{SourceId, Timestamp};
+use crate::replay::WorkerReport;
+use std::io::Read;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Counts the bytes read from an input (compressed bytes for gzip), for
+/// the progress bar.
+pub struct Counting<R> {
+    inner: R,
+    pub count: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// The segment being read: its id, its scanner, whether it is gzip.
+type Segment = (SourceId, Scanner<Box<dyn Read + Send>>, bool);
+
+/// Where a stream stands after [`StreamProcessor::advance`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Advance {
+    /// Paused before a line stamped this (later than the bound).
+    Paused(Timestamp),
+    /// Live input has nothing more for now.
+    Idle,
+    /// Read to its end (or given up after an error).
+    Done,
+}
+
+/// What a finished stream leaves.
+pub struct StreamEnd {
+    pub workers: Vec<WorkerReport>,
+    /// One report per segment, in reading order.
+    pub inputs: Vec<InputReport>,
+    pub errors: Vec<InputError>,
+    /// Events skipped as repeats of overlapping segments.
+    pub repeats_skipped: u64,
+}
+
+/// Reads one stream — a file, its rotated segments, or stdin — in steps.
+pub struct StreamProcessor {
+    /// The stream's name (its file, or `dir/base` of a rotation).
+    pub name: String,
+    /// (source id, input) per segment, in reading order.
+    segments: Vec<(SourceId, Input)>,
+    next: usize,
+    current: Option<Segment>,
+    sink: StreamSink,
+    inputs: Vec<InputReport>,
+    errors: Vec<InputError>,
+    /// Compressed bytes read, for the progress bar.
+    pub bytes_read: Arc<AtomicU64>,
+    state: Advance,
+    live: Option<input::live::LiveOpen>,
+}
+
+impl StreamProcessor {
+    /// `rank`: the stream's place in the run; `facts`: hand on items for
+    /// the cross-worker stage.
+    pub fn new(
+        name: String,
+        rank: u32,
+        segments: Vec<(SourceId, Input)>,
+        keep_generations: bool,
+        facts: bool,
+    ) -> StreamProcessor {
+        let first = segments.first().map_or(SourceId(0), |s| s.0);
+        let sink = StreamSink::new(first, name.clone(), keep_generations);
+        StreamProcessor {
+            name,
+            segments,
+            next: 0,
+            current: None,
+            sink: if facts { sink.with_facts(rank) } else { sink },
+            inputs: Vec::new(),
+            errors: Vec::new(),
+            bytes_read: Arc::new(AtomicU64::new(0)),
+            state: Advance::Paused(Timestamp(i64::MIN)),
+            live: None,
+        }
+    }
+
+    /// Read standard input and (with `follow`) the last segment as live
+    /// input.
+    pub fn with_live(mut self, live: Option<input::live::LiveOpen>) -> StreamProcessor {
+        self.live = live;
+        self
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.state == Advance::Done
+    }
+
+    pub fn state(&self) -> Advance {
+        self.state
+    }
+
+    /// No item this stream hands on later sorts before this key.
+    pub fn frontier(&self) -> Key {
+        self.sink.frontier()
+    }
+
+    /// The items made since the last call, in key order.
+    pub fn take_items(&mut self) -> Vec<Item> {
+        self.sink.take_items()
+    }
+
+    /// Lines read so far.
+    pub fn lines_read(&self) -> u64 {
+        self.inputs.iter().map(|i| i.lines).sum::<u64>()
+            + self.current.as_ref().map_or(0, |(_, s, _)| s.stats.lines)
+    }
+
+    /// The latest generation a worker of the stream is in.
+    pub fn generation(&self) -> Option<i32> {
+        self.sink.generation()
+    }
+
+    /// Live input went quiet: hand on what waits for lines that may follow.
+    pub fn flush_held(&mut self) {
+        self.sink.flush_held();
+    }
+
+    fn open_next(&mut self) -> bool {
+        while let Some((id, input)) = self.segments.get(self.next).cloned() {
+            self.next += 1;
+            let name = input.display();
+            let last = self.next == self.segments.len();
+            match input::open_live(&input, self.live.as_ref(), last) {
+                Ok((reader, gzip)) => {
+                    let counted: Box<dyn Read + Send> = Box::new(Counting {
+                        inner: reader,
+                        count: self.bytes_read.clone(),
+                    });
+                    self.sink.next_segment(id, self.next == 1, last);
+                    self.current = Some((id, Scanner::new(counted), gzip));
+                    return true;
+                }
+                Err(e) => {
+                    self.inputs.push(InputReport::empty(id, name.clone()));
+                    self.errors.push(InputError {
+                        input: name,
+                        message: input::describe(&e),
+                    });
+                }
+            }
+        }
+        false
+    }
+
+    fn close_current(&mut self) {
+        let Some((id, mut scanner, gzip)) = self.current.take() else {
+            return;
+        };
+        let name = self.name_of(id);
+        let stats = scanner.stats;
+        if let Some(e) = scanner.take_error() {
+            self.errors.push(InputError {
+                input: name.clone(),
+                message: format!(
+                    "{} after line {}; the lines before it were audited",
+                    super::read_error(&e, gzip),
+                    stats.lines
+                ),
+            });
+        }
+        self.inputs.push(InputReport {
+            id,
+            name,
+            gzip,
+            bytes: stats.bytes,
+            lines: stats.lines,
+            candidates: stats.candidates,
+            events: 0,
+            too_long: self.sink.take_too_long(),
+        });
+    }
+
+    /// Reads until the stream ends, live input has nothing more for now,
+    /// or a line stamped after `until` comes next.
+    pub fn advance(&mut self, until: Until) -> Advance {
+        if self.state == Advance::Done {
+            return Advance::Done;
+        }
+        self.state = match crate::guard::guarded(|| self.advance_inner(until)) {
+            Ok(next) => next,
+            Err(msg) => {
+                // A bug met on this input: report it, keep what was read,
+                // and go on with the other inputs.
+                let (name, line) = match &self.current {
+                    Some((id, scanner, _)) => (self.name_of(*id), scanner.stats.lines),
+                    None => (String::from("<stream>"), 0),
+                };
+                self.errors.push(InputError {
+                    input: name,
+                    message: format!(
+                        "internal error near line {}: {msg}; the rest of this input was skipped (please report this)",
+                        line + 1
+                    ),
+                });
+                self.current = None;
+                self.next = self.segments.len();
+                Advance::Done
+            }
+        };
+        self.state
+    }
+
+    fn name_of(&self, id: SourceId) -> String {
+        self.segments
+            .iter()
+            .find(|(s, _)| *s == id)
+            .map_or_else(String::new, |(_, i)| i.display())
+    }
+
+    fn advance_inner(&mut self, until: Until) -> Advance {
+        self.sink.set_until(until);
+        loop {
+            if self.current.is_none() && !self.open_next() {
+                return Advance::Done;
+            }
+            let Some((_, scanner, _)) = self.current.as_mut() else {
+                continue;
+            };
+            match scanner.run(&mut self.sink) {
+                Outcome::Paused => {
+                    return Advance::Paused(self.sink.paused_at.unwrap_or(Timestamp(i64::MIN)));
+                }
+                Outcome::Idle => return Advance::Idle,
+                Outcome::Done => self.close_current(),
+            }
+        }
+    }
+
+    /// Ends the stream: its replays end (their last items are added to
+    /// [`StreamProcessor::take_items`]), with the per-segment reports and
+    /// errors.
+    pub fn finish(&mut self) -> StreamEnd {
+        self.close_current();
+        self.state = Advance::Done;
+        let mut errors = std::mem::take(&mut self.errors);
+        let mut workers = Vec::new();
+        for r in self.sink.finish_replays() {
+            match r {
+                Ok(w) => workers.push(w),
+                Err(message) => errors.push(InputError {
+                    input: self.name.clone(),
+                    message,
+                }),
+            }
+        }
+        let mut inputs = std::mem::take(&mut self.inputs);
+        // Attribute events to the segments (the per-line split is not kept).
+        if let Some(first) = inputs.first_mut() {
+            first.events = self.sink.events;
+        }
+        StreamEnd {
+            workers,
+            inputs,
+            errors,
+            repeats_skipped: self.sink.repeats_skipped(),
+        }
+    }
+}
