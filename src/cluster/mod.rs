@@ -306,19 +306,19 @@ impl Checker {
                 finding,
             } => {
                 let mut finding = *finding;
-                if let (Some(g), Some(group)) = (generation, &fact.group) {
-                    if !self.name_owner(w, group, g, &resource, &mut finding) {
-                        let deadline = fact.line.ts.map_or(i64::MIN, |t| t.0 + OWNER_WAIT_MS);
-                        self.pending_foreign.push(PendingForeign {
-                            worker: w,
-                            group: group.clone(),
-                            generation: g,
-                            resource,
-                            finding,
-                            deadline,
-                        });
-                        return;
-                    }
+                if let (Some(g), Some(group)) = (generation, &fact.group)
+                    && !self.name_owner(w, group, g, &resource, &mut finding)
+                {
+                    let deadline = fact.line.ts.map_or(i64::MIN, |t| t.0 + OWNER_WAIT_MS);
+                    self.pending_foreign.push(PendingForeign {
+                        worker: w,
+                        group: group.clone(),
+                        generation: g,
+                        resource,
+                        finding,
+                        deadline,
+                    });
+                    return;
                 }
                 self.out.push(Emitted {
                     worker: w,
