@@ -5,7 +5,7 @@ use crate::finding::Severity;
 use crate::input::{self, Input};
 use crate::report::sinks::{JsonlSink, TextSink};
 use crate::report::{json, text};
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -32,6 +32,13 @@ enum Command {
     /// Simulate a Connect cluster: write one log per worker and the ground
     /// truth (`truth.json`) to a directory.
     Simulate(crate::sim::SimArgs),
+    /// Explain a finding kind: what it means, why it matters, the protocol
+    /// rule behind it, the upstream issues it matches, what to do.
+    Explain(crate::explain::ExplainArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(crate::generate::CompletionsArgs),
+    /// Print the manual page (roff) to standard output.
+    Man,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -98,6 +105,11 @@ pub const EXIT_OK: i32 = 0;
 pub const EXIT_FINDINGS: i32 = 1;
 pub const EXIT_ERROR: i32 = 2;
 
+/// The clap definition of the command line (completions, man page).
+pub fn command() -> clap::Command {
+    Cli::command()
+}
+
 /// Runs the command line; returns the exit status.
 pub fn run() -> i32 {
     crate::guard::install_hook();
@@ -111,6 +123,9 @@ pub fn run() -> i32 {
     };
     let (args, replay) = match cli.command {
         Some(Command::Simulate(a)) => return crate::sim::run_cli(&a),
+        Some(Command::Explain(a)) => return crate::explain::run(&a),
+        Some(Command::Completions(a)) => return crate::generate::run_completions(&a, command()),
+        Some(Command::Man) => return crate::generate::run_man(command()),
         Some(Command::Replay(a)) => (a, true),
         None => (cli.audit, false),
     };

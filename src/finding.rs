@@ -4,13 +4,14 @@ use crate::model::{Resource, SourceLine};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// The kinds of finding (SPEC §4).
+/// The kinds of finding (docs/rules.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Kind {
     UnnecessaryStop,
     ForeignStart,
     OffsetMismatchStart,
+    StaleConfigStart,
     DoubleStart,
     LostAssignment,
     Zombie,
@@ -18,10 +19,11 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 7] = [
+    pub const ALL: [Kind; 8] = [
         Kind::UnnecessaryStop,
         Kind::ForeignStart,
         Kind::OffsetMismatchStart,
+        Kind::StaleConfigStart,
         Kind::DoubleStart,
         Kind::LostAssignment,
         Kind::Zombie,
@@ -33,6 +35,7 @@ impl Kind {
             Kind::UnnecessaryStop => "unnecessary-stop",
             Kind::ForeignStart => "foreign-start",
             Kind::OffsetMismatchStart => "offset-mismatch-start",
+            Kind::StaleConfigStart => "stale-config-start",
             Kind::DoubleStart => "double-start",
             Kind::LostAssignment => "lost-assignment",
             Kind::Zombie => "zombie",

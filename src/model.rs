@@ -175,7 +175,7 @@ impl Assignment {
     }
 }
 
-/// The group protocol a worker runs (SPEC §3).
+/// The group protocol a worker runs (docs/rules.md, "Protocols").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Protocol {

@@ -177,7 +177,8 @@ pub enum TaskUpdateWording {
     Stopping,
 }
 
-/// Startup/shutdown milestones of the process and its components (§1.9).
+/// Startup/shutdown milestones of the process and its components
+/// (docs/log-formats.md §1.9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Milestone {
     /// C `Kafka Connect starting`: a new process.
@@ -228,10 +229,10 @@ pub enum ConfigKey {
 /// said, not after what it means: meaning is the replay's job.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
-    // ---- process / component lifecycle (§1.9) ----
+    // ---- process / component lifecycle (docs/log-formats.md §1.9) ----
     Milestone(Milestone),
 
-    // ---- group membership (§1.1) ----
+    // ---- group membership (docs/log-formats.md §1.1, §1.10) ----
     /// `Rebalance started` (WC 2.3.0+, DH ≤ 2.2.2 inside onRevoked).
     RebalanceStarted {
         by_herder: bool,
@@ -278,7 +279,7 @@ pub enum Event {
     /// EA/ICA/WC `Was selected to perform assignments, but do not have latest config …`
     LeaderLacksConfig,
 
-    // ---- assignment and revocation (§1.2) ----
+    // ---- assignment and revocation (docs/log-formats.md §1.2) ----
     /// `Joined group and got assignment: A` (≤ 2.2.2: generation `None`,
     /// version `None`), `Joined group at generation N and got assignment: A`
     /// (2.3.x), `Joined group at generation N with protocol version P and got
@@ -305,7 +306,7 @@ pub enum Event {
     /// WARN `worker poll timeout has expired. …` (3.8+)
     PollTimeoutExpired,
 
-    // ---- config-offset checks (§1.3) ----
+    // ---- config-offset checks (docs/log-formats.md §1.3) ----
     /// DEBUG `Handling completed but unresolved rebalance`
     UnresolvedRebalance,
     /// WARN `Join group completed, but assignment failed …`
@@ -337,7 +338,7 @@ pub enum Event {
         retries: i64,
     },
 
-    // ---- starting work (§1.4) ----
+    // ---- starting work (docs/log-formats.md §1.4) ----
     /// `Starting connectors and tasks using config offset O`
     StartingWork {
         offset: i64,
@@ -354,7 +355,7 @@ pub enum Event {
     /// DH `Failed to shut down connector <name>`
     ShutdownFailed(Name),
 
-    // ---- worker side (§1.5, §1.6) ----
+    // ---- worker side (docs/log-formats.md §1.5, §1.6) ----
     /// W `Creating connector X of type T` / `Creating task X-n`
     Creating(Resource),
     /// W `Instantiated connector X with version V of type T` / `Instantiated task …`
@@ -390,7 +391,7 @@ pub enum Event {
     /// `{} Task threw an uncaught and unrecoverable exception[. Task is being killed …]`
     TaskKilled(TaskId),
 
-    // ---- config updates and target state (§1.7) ----
+    // ---- config updates and target state (docs/log-formats.md §1.7) ----
     /// DH `Connector X config updated`
     ConnectorConfigUpdated(Name),
     /// DH `Connector X config removed`
@@ -424,7 +425,7 @@ pub enum Event {
     /// DH `Session key updated`
     SessionKeyUpdated,
 
-    // ---- REST restarts, KIP-745 (§1.8) ----
+    // ---- REST restarts, KIP-745 (docs/log-formats.md §1.8) ----
     /// `Received and enqueuing restart request for {connectorName='X', onlyFailed=B, includeTasks=B}`
     RestartRequested {
         connector: Name,

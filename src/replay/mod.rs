@@ -1,6 +1,7 @@
 //! Per-worker replay: typed events in, state transitions and findings out
-//! (SPEC §3). One [`WorkerReplay`] per worker stream; it knows nothing of
-//! layouts, and decisions are delegated to the pure rules in [`crate::rules`].
+//! (docs/design.md, "The replay model"). One [`WorkerReplay`] per worker
+//! stream; it knows nothing of layouts, and decisions are delegated to the
+//! pure rules in [`crate::rules`].
 
 pub mod facts;
 mod rebalance;

@@ -1,5 +1,5 @@
-//! Stops: what justifies each (SPEC §4 "justified stops"), and the
-//! `unnecessary-stop` findings when nothing does.
+//! Stops: what justifies each (docs/rules.md, "Stops the protocol
+//! justifies"), and the `unnecessary-stop` findings when nothing does.
 
 use super::*;
 

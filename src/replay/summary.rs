@@ -13,9 +13,10 @@ pub struct Note {
     pub text: String,
 }
 
-/// What identifies a worker (SPEC §2): its advertised REST URL, else the
-/// member id the coordinator gave it, else an explicit client id, else only
-/// the file it was read from (`clientId=connect-1` is the same in every JVM).
+/// What identifies a worker (docs/rules.md, "Identity and groups"): its
+/// advertised REST URL, else the member id the coordinator gave it, else an
+/// explicit client id, else only the file it was read from
+/// (`clientId=connect-1` is the same in every JVM).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Identity {

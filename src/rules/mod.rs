@@ -1,4 +1,4 @@
-//! The decision rules of SPEC §4, one file per finding kind: small pure
+//! The decision rules of docs/rules.md, one file per finding kind: small pure
 //! functions over the replay's facts. They never parse and never mutate.
 
 pub mod double_start;

@@ -1,5 +1,5 @@
 //! `offset-mismatch-start`: the post-rebalance start of work proceeds while
-//! the worker's config snapshot does not match the assignment (SPEC §4).
+//! the worker's config snapshot does not match the assignment (docs/rules.md).
 
 use super::Who;
 use crate::finding::{Evidence, Finding, Kind};

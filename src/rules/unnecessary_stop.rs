@@ -1,6 +1,7 @@
 //! `unnecessary-stop`: under a cooperative protocol, a connector or task is
 //! stopped while it stays in the worker's assignment, is not revoked, and no
-//! justification applies (SPEC §4, §4.1 "Config freshness").
+//! justification applies (docs/rules.md, `unnecessary-stop`, "Config
+//! freshness").
 
 use super::{StopReason, Who, instance_evidence};
 use crate::finding::{Evidence, Finding, Kind};

@@ -125,7 +125,8 @@ pub(super) struct Worker {
     pub q_restart: Vec<u16>,
     pub needs_reconfig: bool,
     pub rejoin: bool,
-    /// The config offset the auditor can know from this log (SPEC §4.1).
+    /// The config offset the auditor can know from this log (docs/rules.md,
+    /// "Known config offset").
     pub known: Option<i64>,
     pub in_window: bool,
     pub window_attempts: BTreeSet<Res>,
@@ -1005,7 +1006,8 @@ impl Cluster {
                         "', onlyFailed=false, includeTasks=true}",
                     ),
                 );
-                // A config-topic record without a listener line in SPEC §4.1.
+                // A config-topic record: the known offset becomes unknown
+                // (docs/rules.md, "Known config offset").
                 self.workers[w].known = None;
                 self.workers[w].q_restart.push(c);
             }
@@ -1014,8 +1016,7 @@ impl Cluster {
                     self.dh(w, Lvl::Info, Site::SessionKey, "Session key updated");
                     // A config-topic record like any other: the herder's next
                     // snapshot includes it, so the log no longer pins the
-                    // offset down. (SPEC §4.1 lists only the connector and
-                    // task lines; see the report to the lead.)
+                    // offset down (docs/rules.md, "Known config offset").
                     self.workers[w].known = None;
                 }
             }
@@ -1602,7 +1603,7 @@ impl Cluster {
         }
     }
 
-    /// The SPEC's config-freshness rule for a task-config stop; `Some(reason)`
+    /// The config-freshness rule of docs/rules.md for a task-config stop; `Some(reason)`
     /// when the stop is unnecessary.
     fn task_config_verdict(&self, w: usize, r: Res, start: Option<u64>) -> Option<String> {
         let s = start?;

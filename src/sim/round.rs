@@ -620,7 +620,7 @@ impl Cluster {
         if self.fault.ready(FaultKind::SpuriousStop) {
             let wk = &self.workers[w];
             // Not a resource of a connector whose target state is STOPPED or
-            // PAUSED: the SPEC excuses stops under a STOPPED target.
+            // PAUSED: the rules excuse stops under a STOPPED target.
             let started = |r: &Res| {
                 self.conns
                     .get(usize::from(r.conn()))
@@ -705,7 +705,8 @@ impl Cluster {
                 format!("work started at offset {o} while the config snapshot is at {known}"),
             );
         }
-        // Oracle (mirrors SPEC §4.1): a known snapshot that differs.
+        // Oracle (mirrors docs/rules.md, `offset-mismatch-start`): a known
+        // snapshot that differs.
         if let Some(k) = self.workers[w].known
             && k != o
         {

@@ -1,11 +1,11 @@
 //! Kafka versions the simulator can speak, as wording profiles taken from
-//! the log catalog (`docs/log-catalog.md`). Each profile names a release the
-//! catalog lists; behaviour is always the correct herder's, only the lines
-//! (wording, loggers, order where the catalog says it changed) differ.
+//! docs/log-formats.md. Each profile names a release whose wording that
+//! document gives; behaviour is always the correct herder's, only the lines
+//! (wording, loggers, order where that document says it changed) differ.
 
 use std::fmt;
 
-/// A catalogued release. Ordered by age.
+/// A release the simulator speaks. Ordered by age.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Version {
     /// 2.0.1: eager only, no MDC, herder lines without LogContext prefix.

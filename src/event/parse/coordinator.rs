@@ -1,4 +1,4 @@
-//! Group-membership lines (§1.1): `AbstractCoordinator` (≤ 2.8) and
+//! Group-membership lines (docs/log-formats.md §1.1): `AbstractCoordinator` (≤ 2.8) and
 //! `WorkerCoordinator` (its own lines, and AC's from 3.0 on), plus the
 //! assignors' `Was selected to perform assignments…`.
 

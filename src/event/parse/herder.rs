@@ -1,5 +1,5 @@
-//! `DistributedHerder` lines (§1.2–§1.4, §1.7–§1.9), including those of its
-//! RebalanceListener and ConfigUpdateListener.
+//! `DistributedHerder` lines (docs/log-formats.md §1.2–§1.4, §1.7–§1.9),
+//! including those of its RebalanceListener and ConfigUpdateListener.
 
 use nom::Parser;
 use nom::branch::alt;
@@ -97,7 +97,7 @@ pub(super) fn parse(msg: &str) -> Option<Event> {
     }
 }
 
-// ---- assignment (§1.2) ----
+// ---- assignment (docs/log-formats.md §1.2) ----
 
 /// `Joined group and got assignment: A` (≤ 2.2.2, V0 shape).
 fn joined_v0(i: &str) -> PResult<'_, Event> {
@@ -278,7 +278,7 @@ fn rebalance_started(i: &str) -> PResult<'_, Event> {
     .parse(i)
 }
 
-// ---- config-offset checks (§1.3) ----
+// ---- config-offset checks (docs/log-formats.md §1.3) ----
 
 /// DEBUG `Handling completed but unresolved rebalance` (2.6.3+)
 fn unresolved_rebalance(i: &str) -> PResult<'_, Event> {
@@ -381,7 +381,7 @@ fn revoking_after_retries(i: &str) -> PResult<'_, Event> {
     .parse(i)
 }
 
-// ---- starting work (§1.4) ----
+// ---- starting work (docs/log-formats.md §1.4) ----
 
 /// `Starting connectors and tasks using config offset O`
 fn starting_work(i: &str) -> PResult<'_, Event> {
@@ -477,7 +477,7 @@ fn failed_to_shut_down(i: &str) -> PResult<'_, Event> {
     .parse(i)
 }
 
-// ---- config updates (§1.7) ----
+// ---- config updates (docs/log-formats.md §1.7) ----
 
 /// `Connector X config updated`
 fn connector_config_updated(i: &str) -> PResult<'_, Event> {
@@ -605,7 +605,7 @@ fn session_key_updated(i: &str) -> PResult<'_, Event> {
     value(Event::SessionKeyUpdated, (tag("Session key updated"), eof)).parse(i)
 }
 
-// ---- REST restarts, KIP-745 (§1.8) ----
+// ---- REST restarts, KIP-745 (docs/log-formats.md §1.8) ----
 
 /// `Received and enqueuing restart request for {connectorName='X', onlyFailed=B, includeTasks=B}`
 fn restart_requested(i: &str) -> PResult<'_, Event> {
@@ -683,7 +683,7 @@ fn task_restart_outcome(i: &str) -> PResult<'_, Event> {
     .parse(i)
 }
 
-// ---- startup and shutdown (§1.9) ----
+// ---- startup and shutdown (docs/log-formats.md §1.9) ----
 
 /// `Herder starting|started|stopping|stopped`
 fn herder_milestone(i: &str) -> PResult<'_, Event> {

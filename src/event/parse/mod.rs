@@ -1,5 +1,5 @@
 //! nom parsers, one per message kind, grouped by the logger family that
-//! prints them (catalog §1):
+//! prints them (docs/log-formats.md §1):
 //!
 //! * `coordinator` — `WorkerCoordinator` / `AbstractCoordinator` (§1.1) and
 //!   the assignors' `Was selected to perform assignments…`;

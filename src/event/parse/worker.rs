@@ -1,4 +1,4 @@
-//! Worker-side lines (§1.5, §1.6, §1.9): `Worker`, `WorkerConnector` and the
+//! Worker-side lines (docs/log-formats.md §1.5, §1.6, §1.9): `Worker`, `WorkerConnector` and the
 //! task classes (`WorkerTask`, `WorkerSinkTask`, `WorkerSourceTask`, …).
 
 use nom::Parser;
