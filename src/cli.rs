@@ -30,6 +30,12 @@ enum Command {
     /// Simulate a Connect cluster: write one log per worker and the ground
     /// truth (`truth.json`) to a directory.
     Simulate(crate::sim::SimArgs),
+    /// Audit every trace that has an expectation file and compare its
+    /// findings with the expected ones, like a test run.
+    Check(crate::check::CheckArgs),
+    /// Compare two JSON reports: findings that appeared and disappeared,
+    /// and how the counts changed.
+    Diff(crate::baseline::diff::DiffArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -55,6 +61,8 @@ struct AuditArgs {
     /// Print per-input statistics and timing on stderr.
     #[arg(short, long)]
     verbose: bool,
+    #[command(flatten)]
+    baseline: crate::baseline::BaselineArgs,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -96,6 +104,8 @@ pub fn run() -> i32 {
     };
     let (args, replay) = match cli.command {
         Some(Command::Simulate(a)) => return crate::sim::run_cli(&a),
+        Some(Command::Check(a)) => return crate::check::run_cli(&a),
+        Some(Command::Diff(a)) => return crate::baseline::diff::run_cli(&a),
         Some(Command::Replay(a)) => (a, true),
         None => (cli.audit, false),
     };
@@ -147,7 +157,14 @@ pub fn run() -> i32 {
             started.elapsed().as_secs_f64()
         );
     }
-    match write(&report, &args, replay) {
+    let known = match replay {
+        true => None,
+        false => match crate::baseline::apply(&args.baseline, &mut report) {
+            Ok(k) => k,
+            Err(code) => return code,
+        },
+    };
+    match write(&report, &args, replay, known.as_ref()) {
         Ok(()) => {}
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return EXIT_OK,
         Err(e) => {
@@ -173,7 +190,12 @@ fn exit_status(report: &Report, fail_on: FailOn) -> i32 {
     }
 }
 
-fn write(report: &Report, args: &AuditArgs, replay: bool) -> io::Result<()> {
+fn write(
+    report: &Report,
+    args: &AuditArgs,
+    replay: bool,
+    known: Option<&crate::baseline::Known>,
+) -> io::Result<()> {
     let choice = match args.color {
         ColorWhen::Auto => anstream::ColorChoice::Auto,
         ColorWhen::Always => anstream::ColorChoice::Always,
@@ -190,10 +212,19 @@ fn write(report: &Report, args: &AuditArgs, replay: bool) -> io::Result<()> {
             }
             if !args.no_summary {
                 text::write_summary(report, &mut out)?;
+                if let Some(k) = known {
+                    crate::baseline::write_text(k, &mut out)?;
+                }
             }
         }
-        (Format::Json, false) => json::write_json(report, &mut out)?,
-        (Format::Jsonl, false) => json::write_jsonl(report, &mut out)?,
+        (Format::Json, false) => match known {
+            Some(k) => crate::baseline::write_json(report, k, &mut out)?,
+            None => json::write_json(report, &mut out)?,
+        },
+        (Format::Jsonl, false) => match known {
+            Some(k) => crate::baseline::write_jsonl(report, k, &mut out)?,
+            None => json::write_jsonl(report, &mut out)?,
+        },
     }
     out.flush()
 }
