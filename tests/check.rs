@@ -1,0 +1,731 @@
+//! The regression workflow through the binary: `check` (passing, failing,
+//! new and broken traces; text, JSON and JUnit output), the `--bless`
+//! round trip, baselines that survive shifted line numbers, and `diff` of
+//! two simulated runs, one with an injected fault.
+
+use herder_audit::baseline::{self, Fingerprint, WorkerIdentity, load};
+use herder_audit::check::{self, CheckOptions};
+use quick_xml::events::Event;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_herder-audit"));
+    c.env_remove("NO_COLOR");
+    c
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("herder-audit-check-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn run(c: &mut Command) -> (i32, String, String) {
+    let out = c.output().expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn check_cmd(args: &[&str], paths: &[&Path]) -> (i32, String, String) {
+    run(bin()
+        .arg("check")
+        .args(["--color", "never"])
+        .args(args)
+        .args(paths))
+}
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+fn write(p: &Path, s: &str) {
+    std::fs::write(p, s).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+}
+
+const K8676: &str = "fault-kafka-8676-2.3.0";
+const CLEAN: &str = "clean-coop-3.6-worker-joins";
+
+/// Copies a corpus log (without its expectation) into `dir`.
+fn copy_log(name: &str, dir: &Path) -> PathBuf {
+    let to = dir.join(format!("{name}.log"));
+    std::fs::copy(format!("corpus/{name}.log"), &to).unwrap();
+    to
+}
+
+/// Copies a corpus directory trace, optionally renaming its files.
+fn copy_dir(name: &str, to: &Path, rename: impl Fn(&str) -> String) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(format!("corpus/{name}")).unwrap() {
+        let p = e.unwrap().path();
+        let f = p.file_name().unwrap().to_string_lossy().to_string();
+        let target = if f == "expect" { f } else { rename(&f) };
+        std::fs::copy(&p, to.join(target)).unwrap();
+    }
+}
+
+#[test]
+fn the_corpus_passes_through_the_binary() {
+    let (traces, errors) = check::discover::discover(&[PathBuf::from("corpus")]);
+    assert!(errors.is_empty(), "{errors:?}");
+    let (code, out, err) = check_cmd(&[], &[Path::new("corpus/")]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(out.matches(" ... ok\n").count(), traces.len(), "{out}");
+    assert_eq!(
+        out.lines().last(),
+        Some(format!("{} passed, 0 failed", traces.len()).as_str())
+    );
+}
+
+#[test]
+fn a_failing_trace_lists_missing_and_unexpected_findings() {
+    let d = tmp("failing");
+    copy_log(K8676, &d);
+    copy_log(CLEAN, &d);
+    write(&d.join(format!("{CLEAN}.expect")), "# clean\n");
+    write(
+        &d.join(format!("{K8676}.expect")),
+        "# KAFKA-8676\n61 unnecessary-stop task:clicks-sink-0  # off by one\n70 zombie task:x-0\n",
+    );
+    let (code, out, err) = check_cmd(&[], &[&d]);
+    assert_eq!(code, 1, "{out}{err}");
+    let name = d.join(format!("{K8676}.log")).display().to_string();
+    assert!(out.contains(&format!("trace {name} ... FAILED\n")), "{out}");
+    let clean = d.join(format!("{CLEAN}.log")).display().to_string();
+    assert!(out.contains(&format!("trace {clean} ... ok\n")), "{out}");
+    let expect = d.join(format!("{K8676}.expect")).display().to_string();
+    assert!(
+        out.contains(&format!(
+            "missing (expected, not found):\n  {expect}:2: 61 unnecessary-stop task:clicks-sink-0  # off by one\n  {expect}:3: 70 zombie task:x-0\n"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "unexpected (found, not expected):\n  60 unnecessary-stop task:clicks-sink-0\n  62 unnecessary-stop task:clicks-sink-1\n"
+        ),
+        "{out}"
+    );
+    // Each unexpected finding is rendered as the normal diagnostic.
+    assert_eq!(
+        out.matches("error[unnecessary-stop]: task clicks-sink-")
+            .count(),
+        2,
+        "{out}"
+    );
+    assert!(out.contains(&format!("--> {name}:62\n")), "{out}");
+    assert!(out.ends_with("1 passed, 1 failed\n"), "{out}");
+}
+
+/// The 8676 trace edited: two unrelated lines near the top (every line
+/// number moves by two) and the stop of clicks-sink-1 removed (that finding
+/// goes, a double start of it appears).
+fn edit_8676(log: &Path) {
+    let text = read(log);
+    let mut lines: Vec<&str> = text.lines().collect();
+    let stop = lines
+        .iter()
+        .position(|l| l.contains("INFO Stopping task clicks-sink-1 "))
+        .unwrap();
+    assert_eq!(stop + 1, 62);
+    lines.remove(stop);
+    lines.insert(
+        9,
+        "[2019-08-20 10:41:00,000] INFO an unrelated line (org.example.Chatter)",
+    );
+    lines.insert(
+        10,
+        "[2019-08-20 10:41:00,001] INFO another one (org.example.Chatter)",
+    );
+    write(log, &(lines.join("\n") + "\n"));
+}
+
+#[test]
+fn bless_round_trip() {
+    let d = tmp("bless");
+    let log = copy_log(K8676, &d);
+    copy_log(CLEAN, &d);
+    // A directory trace starts with an empty expect file.
+    let dir = d.join("moved");
+    copy_dir("multi-restart-moved-task", &dir, str::to_string);
+    write(&dir.join("expect"), "");
+    let expect = d.join(format!("{K8676}.expect"));
+
+    // Without expectation files: new (not passed), nothing written.
+    let (code, out, _) = check_cmd(&[], &[&d]);
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(out.matches(" ... new\n").count(), 2, "{out}");
+    assert!(
+        out.contains(&format!("trace {} ... FAILED", dir.display())),
+        "{out}"
+    );
+    assert!(
+        out.contains("    60 unnecessary-stop task:clicks-sink-0\n"),
+        "{out}"
+    );
+    assert!(!expect.exists());
+
+    // --bless writes them; then check passes.
+    let (code, out, err) = check_cmd(&["--bless"], &[&d]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("3 expectation file(s) written"), "{out}");
+    assert_eq!(
+        read(&expect),
+        "60 unnecessary-stop task:clicks-sink-0\n62 unnecessary-stop task:clicks-sink-1\n"
+    );
+    assert_eq!(read(&d.join(format!("{CLEAN}.expect"))), "");
+    assert_eq!(
+        read(&dir.join("expect")),
+        "connect-east-1.log:68 foreign-start task:es-sink-1\nconnect-east-2.log:63 zombie task:es-sink-1\n"
+    );
+    let (code, out, _) = check_cmd(&[], &[&d]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.ends_with("3 passed, 0 failed\n"), "{out}");
+
+    // Say why each finding is expected, then edit the trace: check fails
+    // with exactly the right lines.
+    write(
+        &expect,
+        "# KAFKA-8676 on 2.3.0\n\n# clicks-sink shows no config change of its own\n60 unnecessary-stop task:clicks-sink-0  # the first one\n# the second task\n62 unnecessary-stop task:clicks-sink-1\n# end\n",
+    );
+    edit_8676(&log);
+    let (code, out, _) = check_cmd(&[], &[&log]);
+    assert_eq!(code, 1, "{out}");
+    let e = expect.display();
+    assert!(
+        out.contains(&format!(
+            "missing (expected, not found):\n  {e}:4: 60 unnecessary-stop task:clicks-sink-0  # the first one\n  {e}:6: 62 unnecessary-stop task:clicks-sink-1\n"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "unexpected (found, not expected):\n  62 unnecessary-stop task:clicks-sink-0\n  78 double-start task:clicks-sink-1\n"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("warning[double-start]"), "{out}");
+
+    // Bless again: the moved finding keeps its comments, the gone one
+    // loses its own, the new one is added; the header and trailer stay.
+    let (code, out, _) = check_cmd(&["--bless"], &[&log]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("blessed (1 added, 1 removed, 1 moved)"),
+        "{out}"
+    );
+    assert_eq!(
+        read(&expect),
+        "# KAFKA-8676 on 2.3.0\n\n# clicks-sink shows no config change of its own\n62 unnecessary-stop task:clicks-sink-0  # the first one\n78 double-start task:clicks-sink-1\n# end\n"
+    );
+    let (code, out, _) = check_cmd(&[], &[&d]);
+    assert_eq!(code, 0, "{out}");
+    // Blessing what matches changes nothing.
+    let before = read(&expect);
+    let (code, out, _) = check_cmd(&["--bless"], &[&d]);
+    assert_eq!(code, 0);
+    assert!(!out.contains("blessed"), "{out}");
+    assert_eq!(read(&expect), before);
+}
+
+#[test]
+fn gzipped_and_qualified_traces() {
+    let d = tmp("gzip");
+    let plain = read(Path::new(&format!("corpus/{K8676}.log")));
+    let gz = d.join(format!("{K8676}.log.gz"));
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut enc, plain.as_bytes()).unwrap();
+    std::fs::write(&gz, enc.finish().unwrap()).unwrap();
+    let expect = d.join(format!("{K8676}.expect"));
+    // Qualifiers must hold: the worker (its label, relative to the
+    // directory: a single file is labelled by its name) and generation.
+    let worker = format!("{K8676}.log.gz");
+    write(
+        &expect,
+        &format!(
+            "60 unnecessary-stop task:clicks-sink-0 worker={worker} generation=7\n62 unnecessary-stop task:clicks-sink-1 generation=7\n"
+        ),
+    );
+    let (code, out, err) = check_cmd(&[], &[&d]);
+    assert_eq!(code, 0, "{out}{err}");
+    write(
+        &expect,
+        "60 unnecessary-stop task:clicks-sink-0 generation=8\n62 unnecessary-stop task:clicks-sink-1\n",
+    );
+    let (code, out, _) = check_cmd(&[], &[&gz]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(
+            "unexpected (found, not expected):\n  60 unnecessary-stop task:clicks-sink-0\n"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn broken_inputs_are_errors_naming_them() {
+    let d = tmp("broken");
+    copy_log(K8676, &d);
+    write(
+        &d.join(format!("{K8676}.expect")),
+        "# x\n60 unnecessary-stop\n",
+    );
+    write(&d.join("orphan.expect"), "");
+    let (code, out, err) = check_cmd(&[], &[&d]);
+    assert_eq!(code, 2, "{out}{err}");
+    let expect = d.join(format!("{K8676}.expect")).display().to_string();
+    assert!(
+        out.contains(&format!(
+            "error: could not check: {expect}:2: missing resource"
+        )),
+        "{out}"
+    );
+    assert!(
+        err.contains(&format!(
+            "herder-audit check: {}: expectation file without a log beside it",
+            d.join("orphan.expect").display()
+        )),
+        "{err}"
+    );
+    let empty = tmp("empty");
+    let (code, _, err) = check_cmd(&[], &[&empty]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no trace found"), "{err}");
+    let (code, _, err) = check_cmd(&[], &[Path::new("no/such/dir")]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("no/such/dir: no such file or directory"),
+        "{err}"
+    );
+}
+
+/// Elements of an XML document: (name, attributes, text inside), in order.
+fn xml_elements(xml: &str) -> Vec<(String, BTreeMap<String, String>, String)> {
+    let mut reader = quick_xml::Reader::from_str(xml);
+    let mut out: Vec<(String, BTreeMap<String, String>, String)> = Vec::new();
+    let mut open: Vec<usize> = Vec::new();
+    loop {
+        let ev = reader.read_event().expect("well-formed XML");
+        match ev {
+            Event::Start(ref e) | Event::Empty(ref e) => {
+                let name = e.name().0.to_string();
+                let attrs = e
+                    .attributes()
+                    .map(|a| {
+                        let a = a.expect("well-formed attribute");
+                        (
+                            a.key.0.to_string(),
+                            a.normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                                .expect("escaped value")
+                                .to_string(),
+                        )
+                    })
+                    .collect();
+                out.push((name, attrs, String::new()));
+                if matches!(ev, Event::Start(_)) {
+                    open.push(out.len() - 1);
+                }
+            }
+            Event::Text(t) => {
+                if let Some(&i) = open.last() {
+                    out[i].2.push_str(&t.xml10_content());
+                }
+            }
+            Event::GeneralRef(r) => {
+                if let Some(&i) = open.last() {
+                    let name: &str = &r;
+                    let c = match name {
+                        "lt" => "<",
+                        "gt" => ">",
+                        "amp" => "&",
+                        "apos" => "'",
+                        "quot" => "\"",
+                        other => panic!("unexpected entity {other}"),
+                    };
+                    out[i].2.push_str(c);
+                }
+            }
+            Event::End(_) => {
+                open.pop();
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    assert!(open.is_empty());
+    out
+}
+
+#[test]
+fn junit_xml_has_what_the_schema_requires() {
+    let d = tmp("junit");
+    copy_log(K8676, &d);
+    copy_log(CLEAN, &d);
+    std::fs::copy(
+        format!("corpus/{CLEAN}.expect"),
+        d.join(format!("{CLEAN}.expect")),
+    )
+    .unwrap();
+    write(
+        &d.join(format!("{K8676}.expect")),
+        "60 unnecessary-stop task:clicks-sink-0\n",
+    );
+    copy_log("fault-kafka-17105-3.8.0", &d); // new
+    copy_log("fault-kafka-9851-2.5.0", &d);
+    write(
+        &d.join("fault-kafka-9851-2.5.0.expect"),
+        "48 lost-assignment\n",
+    ); // broken
+    write(&d.join("orphan.expect"), "");
+    let (code, xml, _) = check_cmd(&["--format", "junit"], &[&d]);
+    assert_eq!(code, 2);
+    let els = xml_elements(&xml);
+    let of = |n: &'static str| els.iter().filter(move |e| e.0 == n);
+    let root = &els[0];
+    assert_eq!(root.0, "testsuites");
+    let suites: Vec<_> = of("testsuite").collect();
+    assert_eq!(suites.len(), 1);
+    for (_, attrs, _) in [root].into_iter().chain(suites.iter().copied()) {
+        for a in ["name", "tests", "failures", "errors"] {
+            assert!(attrs.contains_key(a), "{a} missing in {attrs:?}");
+        }
+        assert_eq!(attrs["tests"], "5");
+        assert_eq!(attrs["failures"], "2");
+        assert_eq!(attrs["errors"], "2");
+    }
+    let cases: Vec<_> = of("testcase").collect();
+    assert_eq!(cases.len(), 5);
+    for (_, attrs, _) in &cases {
+        assert!(
+            attrs.contains_key("name") && attrs.contains_key("classname"),
+            "{attrs:?}"
+        );
+    }
+    let names: Vec<&str> = cases.iter().map(|c| c.1["name"].as_str()).collect();
+    assert!(names.contains(&"fault-kafka-8676-2.3.0.log"), "{names:?}");
+    for (tag, n) in [("failure", 2), ("error", 2)] {
+        let v: Vec<_> = of(tag).collect();
+        assert_eq!(v.len(), n, "{tag}");
+        for (_, attrs, _) in &v {
+            assert!(!attrs["message"].is_empty(), "{attrs:?}");
+        }
+    }
+    let mismatch = of("failure").find(|f| f.1["type"] == "mismatch").unwrap();
+    assert_eq!(
+        mismatch.1["message"],
+        "0 expected finding(s) missing, 1 unexpected finding(s)"
+    );
+    assert!(
+        mismatch
+            .2
+            .contains("  62 unnecessary-stop task:clicks-sink-1\n"),
+        "{}",
+        mismatch.2
+    );
+    assert!(
+        mismatch
+            .2
+            .contains("error[unnecessary-stop]: task clicks-sink-1"),
+        "{}",
+        mismatch.2
+    );
+    assert!(
+        mismatch.2.contains("other connectors' tasks"),
+        "{}",
+        mismatch.2
+    );
+    assert!(of("failure").any(|f| f.1["type"] == "new"));
+    assert!(of("error").any(|e| e.1["message"].contains("missing resource")));
+}
+
+#[test]
+fn json_output_reports_every_trace() {
+    let d = tmp("json");
+    copy_log(K8676, &d);
+    write(
+        &d.join(format!("{K8676}.expect")),
+        "62 unnecessary-stop task:clicks-sink-1  # kept\n61 zombie -\n",
+    );
+    let (code, out, _) = check_cmd(&["--format", "json"], &[&d]);
+    assert_eq!(code, 1);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["summary"]["failed"], 1);
+    let t = &v["traces"][0];
+    assert_eq!(t["status"], "failed");
+    assert_eq!(t["missing"][0]["text"], "61 zombie -");
+    assert_eq!(t["missing"][0]["expectation_line"], 2);
+    assert_eq!(
+        t["unexpected"][0]["expectation"],
+        "60 unnecessary-stop task:clicks-sink-0"
+    );
+    assert_eq!(t["unexpected"][0]["finding"]["trigger"]["line"], 60);
+    assert!(
+        t["unexpected"][0]["diagnostic"]
+            .as_str()
+            .unwrap()
+            .starts_with("error[unnecessary-stop]")
+    );
+}
+
+#[test]
+fn fingerprints_from_reports_and_from_their_json_agree() {
+    let (outcomes, _) =
+        check::check_paths(&[PathBuf::from("corpus")], CheckOptions::default(), Some(1));
+    let mut compared = 0;
+    for o in &outcomes {
+        let report = o.report.as_ref().unwrap();
+        let mut direct: Vec<Fingerprint> = Vec::new();
+        for w in &report.workers {
+            let who = WorkerIdentity::of(&w.summary);
+            direct.extend(w.findings.iter().map(|f| baseline::fingerprint(f, &who)));
+        }
+        let doc = herder_audit::report::json::document(report).to_string();
+        let loaded = load::parse_report(&doc, "x").unwrap();
+        let mut from_json: Vec<Fingerprint> =
+            loaded.findings.into_iter().map(|f| f.fingerprint).collect();
+        direct.sort();
+        from_json.sort();
+        assert_eq!(direct, from_json, "{}", o.trace.name);
+        compared += direct.len();
+        // No line number, no time stamp in the message.
+        for fp in &direct {
+            assert!(
+                !fp.message.contains("2019-") && !fp.message.contains("INFO"),
+                "{fp}"
+            );
+        }
+    }
+    assert!(compared >= 30, "{compared}");
+}
+
+/// The 8676 JSON report's findings as (kind, resource id).
+fn findings_of(json: &str) -> Vec<(String, String)> {
+    let v: Value = serde_json::from_str(json).unwrap();
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["kind"].as_str().unwrap().to_string(),
+                f["resource"]["id"].as_str().unwrap_or("-").to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_baseline_still_matches_with_shifted_line_numbers() {
+    let d = tmp("baseline");
+    let log = copy_log(K8676, &d);
+    let base = d.join("base.json");
+    let (code, out, _) = run(bin()
+        .arg(&log)
+        .args(["--format", "json", "--write-baseline"])
+        .arg(&base));
+    assert_eq!(code, 1);
+    assert_eq!(read(&base), out, "--write-baseline writes the JSON report");
+
+    // Unrelated lines added at the top and in the middle, one removed.
+    let text = read(&log);
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let noise = "[2019-08-20 10:41:00,000] INFO [Worker clientId=connect-1, groupId=connect-cluster] Unrelated chatter (org.example.Chatter)";
+    lines.insert(3, noise.to_string());
+    lines.insert(40, noise.to_string());
+    lines.insert(40, noise.to_string());
+    let committing = lines
+        .iter()
+        .position(|l| l.contains("Committing offsets"))
+        .unwrap();
+    lines.remove(committing);
+    write(&log, &(lines.join("\n") + "\n"));
+
+    let (code, out, err) = run(bin()
+        .arg(&log)
+        .args(["--color", "never", "--baseline"])
+        .arg(&base));
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!out.contains("error["), "{out}");
+    assert!(
+        out.contains(&format!(
+            "  baseline {}: 2 known finding(s) not reported (unnecessary-stop 2); 0 of its 2 finding(s) no longer found\n",
+            base.display()
+        )),
+        "{out}"
+    );
+    let (code, out, _) = run(bin()
+        .arg(&log)
+        .args(["--format", "json", "--baseline"])
+        .arg(&base));
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["findings"].as_array().unwrap().len(), 0);
+    assert_eq!(v["baseline"]["known"], 2);
+    let (_, out, _) = run(bin()
+        .arg(&log)
+        .args(["--format", "jsonl", "--baseline"])
+        .arg(&base));
+    let summary: Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    assert_eq!(
+        (summary["type"].as_str(), &summary["baseline"]["known"]),
+        (Some("summary"), &Value::from(2))
+    );
+
+    // A baseline without one of them: only that one is reported.
+    let mut b: Value = serde_json::from_str(&read(&base)).unwrap();
+    b["findings"].as_array_mut().unwrap().remove(1);
+    let partial = d.join("partial.json");
+    write(&partial, &b.to_string());
+    let (code, out, _) = run(bin()
+        .arg(&log)
+        .args(["--format", "json", "--baseline"])
+        .arg(&partial));
+    assert_eq!(code, 1);
+    assert_eq!(
+        findings_of(&out),
+        vec![("unnecessary-stop".to_string(), "clicks-sink-1".to_string())]
+    );
+
+    // An unreadable baseline is an error naming it.
+    write(&d.join("bad.json"), "{\"schema_version\": 1}");
+    let (code, _, err) = run(bin().arg(&log).arg("--baseline").arg(d.join("bad.json")));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("bad.json: not a herder-audit JSON report"),
+        "{err}"
+    );
+}
+
+#[test]
+fn workers_with_a_rest_url_match_whatever_their_files_are_called() {
+    let d = tmp("rest");
+    let a = d.join("a");
+    let b = d.join("b");
+    copy_dir("multi-restart-moved-task", &a, str::to_string);
+    copy_dir("multi-restart-moved-task", &b, |f| format!("renamed-{f}"));
+    let base = d.join("base.json");
+    let (code, _, _) = run(bin()
+        .arg(&a)
+        .args(["--format", "json", "--write-baseline"])
+        .arg(&base));
+    assert_eq!(code, 1);
+    let (code, out, err) = run(bin()
+        .arg(&b)
+        .args(["--color", "never", "--baseline"])
+        .arg(&base));
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("2 known finding(s) not reported"), "{out}");
+}
+
+fn simulate(out: &Path, fault: Option<&str>) -> PathBuf {
+    let mut c = bin();
+    c.args([
+        "simulate", "--seed", "3", "--events", "20", "--noise", "0.2", "--out",
+    ])
+    .arg(out);
+    if let Some(f) = fault {
+        c.args(["--fault", f]);
+    }
+    let (code, _, err) = run(&mut c);
+    assert_eq!(code, 0, "{err}");
+    let json = out.with_extension("json");
+    let (code, report, err) = run(bin().arg(out).args(["--format", "json"]));
+    assert!(code <= 1, "{err}");
+    write(&json, &report);
+    json
+}
+
+#[test]
+fn diff_of_two_simulated_runs_shows_the_injected_fault() {
+    let d = tmp("diff");
+    let clean = simulate(&d.join("clean"), None);
+    let faulty = simulate(&d.join("faulty"), Some("spurious-stop"));
+    let truth: Value = serde_json::from_str(&read(&d.join("faulty/truth.json"))).unwrap();
+    let expected: Vec<(String, u64, String, String)> = truth["expected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["file"].as_str().unwrap().to_string(),
+                e["line"].as_u64().unwrap(),
+                e["kind"].as_str().unwrap().to_string(),
+                e["resource"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert!(!expected.is_empty(), "the fault was injected");
+
+    let (code, out, err) = run(bin()
+        .args(["diff", "--format", "json"])
+        .arg(&clean)
+        .arg(&faulty));
+    assert_eq!(code, 1, "{out}{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let appeared: Vec<(String, u64, String, String)> = v["appeared"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            let f = &a["finding"];
+            let source = f["trigger"]["source"].as_str().unwrap();
+            (
+                Path::new(source)
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .to_string(),
+                f["trigger"]["line"].as_u64().unwrap(),
+                f["kind"].as_str().unwrap().to_string(),
+                f["resource"]["id"].as_str().unwrap_or("-").to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(appeared, expected);
+    assert_eq!(v["disappeared"].as_array().unwrap().len(), 0);
+    let n = expected.len() as i64;
+    assert_eq!(v["findings_by_kind"]["unnecessary-stop"]["old"], 0);
+    assert_eq!(v["findings_by_kind"]["unnecessary-stop"]["change"], n);
+    assert_eq!(v["stops"]["unnecessary"]["new"], n);
+    assert!(v["stops"]["unnecessary"]["old"] == 0);
+    assert!(v["starts"].as_object().unwrap().contains_key("rebalance"));
+
+    // Text, and the other way round: the finding disappeared (exit 0).
+    let (code, out, _) = run(bin()
+        .args(["diff", "--color", "never"])
+        .arg(&faulty)
+        .arg(&clean));
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains(&format!(
+            "disappeared ({n}):\n  - error[unnecessary-stop] task:"
+        )),
+        "{out}"
+    );
+    assert!(out.contains("appeared (0):\n"), "{out}");
+    assert!(
+        out.contains(&format!("\n0 appeared, {n} disappeared\n")),
+        "{out}"
+    );
+    assert!(out.contains("  unnecessary-stop "), "{out}");
+
+    // A report against itself: nothing changed.
+    let (code, out, _) = run(bin()
+        .args(["diff", "--color", "never"])
+        .arg(&faulty)
+        .arg(&faulty));
+    assert_eq!(code, 0);
+    assert!(out.ends_with("\n0 appeared, 0 disappeared\n"), "{out}");
+    let (code, _, err) = run(bin().arg("diff").arg(&faulty).arg(d.join("none.json")));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("none.json: no such file or directory"),
+        "{err}"
+    );
+}
