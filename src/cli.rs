@@ -157,12 +157,13 @@ pub fn run() -> i32 {
             started.elapsed().as_secs_f64()
         );
     }
-    let known = match replay {
-        true => None,
-        false => match crate::baseline::apply(&args.baseline, &mut report) {
+    let known = if replay {
+        None
+    } else {
+        match crate::baseline::apply(&args.baseline, &mut report) {
             Ok(k) => k,
             Err(code) => return code,
-        },
+        }
     };
     match write(&report, &args, replay, known.as_ref()) {
         Ok(()) => {}

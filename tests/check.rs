@@ -592,6 +592,18 @@ fn a_baseline_still_matches_with_shifted_line_numbers() {
         vec![("unnecessary-stop".to_string(), "clicks-sink-1".to_string())]
     );
 
+    // A ratchet: the same file as baseline and as new baseline.
+    let ratchet = || {
+        run(bin()
+            .arg(&log)
+            .args(["--no-summary", "--baseline"])
+            .arg(&partial)
+            .arg("--write-baseline")
+            .arg(&partial))
+    };
+    assert_eq!(ratchet().0, 1, "the finding is new once");
+    assert_eq!(ratchet().0, 0, "then it is in the baseline");
+
     // An unreadable baseline is an error naming it.
     write(&d.join("bad.json"), "{\"schema_version\": 1}");
     let (code, _, err) = run(bin().arg(&log).arg("--baseline").arg(d.join("bad.json")));

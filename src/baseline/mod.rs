@@ -32,7 +32,7 @@ pub struct BaselineArgs {
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
     /// Also write this run's JSON report, every finding included, to FILE
-    /// (a baseline for later runs).
+    /// (a baseline for later runs; it may be the `--baseline` file).
     #[arg(long, value_name = "FILE")]
     pub write_baseline: Option<PathBuf>,
 }
@@ -151,10 +151,19 @@ pub fn filter(report: &mut Report, baseline: &mut Baseline) -> Known {
     known
 }
 
-/// `--write-baseline` then `--baseline`, for the audit command: writes the
-/// full report, then filters it. On error, the message is printed and the
-/// exit status returned.
+/// `--baseline` and `--write-baseline`, for the audit command: reads the
+/// baseline, writes the full report (so both may name one file: the
+/// baseline moves on to this run), then filters the report. On error, the
+/// message is printed and the exit status returned.
 pub fn apply(args: &BaselineArgs, report: &mut Report) -> Result<Option<Known>, i32> {
+    let baseline = match args.baseline.as_deref().map(Baseline::load) {
+        None => None,
+        Some(Ok(b)) => Some(b),
+        Some(Err(e)) => {
+            eprintln!("herder-audit: baseline {e}");
+            return Err(crate::cli::EXIT_ERROR);
+        }
+    };
     if let Some(path) = &args.write_baseline {
         let written = std::fs::File::create(path).and_then(|f| {
             let mut w = io::BufWriter::new(f);
@@ -170,16 +179,7 @@ pub fn apply(args: &BaselineArgs, report: &mut Report) -> Result<Option<Known>, 
             return Err(crate::cli::EXIT_ERROR);
         }
     }
-    let Some(path) = &args.baseline else {
-        return Ok(None);
-    };
-    match Baseline::load(path) {
-        Ok(mut b) => Ok(Some(filter(report, &mut b))),
-        Err(e) => {
-            eprintln!("herder-audit: baseline {e}");
-            Err(crate::cli::EXIT_ERROR)
-        }
-    }
+    Ok(baseline.map(|mut b| filter(report, &mut b)))
 }
 
 fn kinds(k: &Known) -> String {

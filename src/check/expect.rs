@@ -180,6 +180,7 @@ impl fmt::Display for ParseError {
 pub fn parse(text: &str, default_file: Option<&str>) -> Result<ExpectFile, ParseError> {
     let mut file = ExpectFile::default();
     let mut pending: Vec<String> = Vec::new();
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for (i, raw) in text.lines().enumerate() {
         let raw = raw.strip_suffix('\r').unwrap_or(raw);
         let trimmed = raw.trim();
@@ -562,6 +563,8 @@ mod tests {
         let only_comments = parse("# clean\n", None).unwrap();
         assert_eq!(only_comments.header, vec!["# clean"]);
         assert_eq!(only_comments.render(), "# clean\n");
+        let bom = parse("\u{feff}1 zombie -\n", Some("t")).unwrap();
+        assert_eq!(bom.items.len(), 1);
         let err = parse("# x\n1 zombie -\nbad\n", Some("t")).unwrap_err();
         assert_eq!(err.line, 3);
     }

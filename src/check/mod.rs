@@ -79,6 +79,9 @@ impl ColorWhen {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CheckOptions {
     pub bless: bool,
+    /// Threads for one trace's audit (`None`: one per core). [`check_all`]
+    /// audits one trace per thread when there are several.
+    pub audit_jobs: Option<usize>,
 }
 
 /// A trace's result.
@@ -257,7 +260,7 @@ fn check_inner(trace: &Trace, opts: CheckOptions) -> Outcome {
         &inputs,
         &Options {
             keep_generations: false,
-            jobs: Some(1),
+            jobs: opts.audit_jobs,
             cross: true,
             progress: false,
         },
@@ -325,6 +328,18 @@ fn check_inner(trace: &Trace, opts: CheckOptions) -> Outcome {
 /// Checks the traces, in parallel on `jobs` threads; outcomes in trace
 /// order.
 pub fn check_all(traces: &[Trace], opts: CheckOptions, jobs: Option<usize>) -> Vec<Outcome> {
+    if let [one] = traces {
+        // One trace (an archive, say): its streams in parallel instead.
+        let opts = CheckOptions {
+            audit_jobs: jobs,
+            ..opts
+        };
+        return vec![check_trace(one, opts)];
+    }
+    let opts = CheckOptions {
+        audit_jobs: Some(1),
+        ..opts
+    };
     let go = || {
         traces
             .par_iter()
@@ -367,7 +382,10 @@ pub fn exit_status(outcomes: &[Outcome], discovery_errors: usize) -> i32 {
 
 /// Runs `herder-audit check`; returns the exit status.
 pub fn run_cli(args: &CheckArgs) -> i32 {
-    let opts = CheckOptions { bless: args.bless };
+    let opts = CheckOptions {
+        bless: args.bless,
+        ..CheckOptions::default()
+    };
     let (outcomes, errors) = check_paths(&args.paths, opts, args.jobs);
     for (path, message) in &errors {
         eprintln!("herder-audit check: {path}: {message}");
