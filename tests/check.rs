@@ -741,3 +741,31 @@ fn diff_of_two_simulated_runs_shows_the_injected_fault() {
         "{err}"
     );
 }
+
+#[test]
+fn traces_named_on_the_command_line() {
+    use check::discover::{TraceKind, discover};
+    let d = tmp("named");
+    let log = copy_log(K8676, &d);
+    let dir = d.join("moved");
+    copy_dir("multi-restart-moved-task", &dir, str::to_string);
+    let expect = d.join(format!("{K8676}.expect"));
+    write(&expect, "");
+    let one = |p: PathBuf| {
+        let (t, errors) = discover(&[p]);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(t.len(), 1, "{t:?}");
+        (t[0].kind, t[0].name.clone(), t[0].files.len())
+    };
+    let file_trace = (TraceKind::File, log.display().to_string(), 1);
+    assert_eq!(one(log.clone()), file_trace);
+    assert_eq!(one(expect.clone()), file_trace);
+    let dir_trace = (TraceKind::Directory, dir.display().to_string(), 2);
+    assert_eq!(one(dir.clone()), dir_trace);
+    assert_eq!(one(dir.join("expect")), dir_trace);
+    // A log of a directory trace stands for the directory's trace.
+    assert_eq!(one(dir.join("connect-east-2.log")), dir_trace);
+    // Both, and the directory holding them: each trace once.
+    let (all, _) = discover(&[d.clone(), log, dir]);
+    assert_eq!(all.len(), 2);
+}

@@ -7,8 +7,14 @@
 //! earlier run; `--write-baseline FILE` writes one. Each baseline finding
 //! excuses one finding with its fingerprint.
 //!
-//! The decision is per finding ([`Baseline::take`]), so a streaming printer
-//! can make it as findings come.
+//! The decision is per finding ([`Baseline::take`] with the finding's
+//! [`fingerprint`]), so a streaming printer can make it as findings come.
+//! It must then use the worker's identity as the JSON report will state it
+//! ([`WorkerIdentity::of`] the final summary): a worker's REST URL normally
+//! comes from its startup lines, before any finding, but a log that starts
+//! mid-life may reveal it only later (its own URL as the group leader), and
+//! a fingerprint taken before that would name the worker by its file.
+//! [`filter`] is the batch form: it drops the known findings from a report.
 
 pub mod diff;
 pub mod fingerprint;

@@ -9,8 +9,9 @@
 //!   its base name ends in `.log` or when an expectation file is beside it;
 //!   the expectation of `name.log` (or `name.txt`, `name.json`,
 //!   `name.jsonl`, `name`) is `name.expect`.
-//! * A file given by name is the trace of its log; an expectation file
-//!   given by name is the trace it describes.
+//! * A file given by name is the trace of its log (or, without an
+//!   expectation of its own in a directory trace, that directory's); an
+//!   expectation file given by name is the trace it describes.
 //!
 //! A trace whose expectation file does not exist yet is `new`.
 
@@ -121,14 +122,19 @@ impl Discovery {
             return self.dir(p);
         }
         let dir = p.parent().unwrap_or(Path::new("")).to_path_buf();
-        let name = file_name(p);
-        let logs = match self.logs_in(&dir) {
-            Some(l) => l,
-            None => return,
+        // The directory as a directory trace is named.
+        let here = if dir.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            dir.clone()
         };
+        let name = file_name(p);
         if name == "expect" {
-            return self.directory_trace(&dir);
+            return self.directory_trace(&here);
         }
+        let Some(logs) = self.logs_in(&dir) else {
+            return;
+        };
         let found = if name.ends_with(".expect") {
             logs.into_iter().find(|l| expect_name(&l.base) == name)
         } else {
@@ -136,6 +142,14 @@ impl Discovery {
             logs.into_iter().find(|l| l.base == base)
         };
         match found {
+            // A log of a directory trace, without an expectation of its own.
+            Some(log)
+                if !name.ends_with(".expect")
+                    && !dir.join(expect_name(&log.base)).is_file()
+                    && here.join("expect").is_file() =>
+            {
+                self.directory_trace(&here)
+            }
             Some(log) => self.traces.push(file_trace(&dir, log)),
             None if name.ends_with(".expect") => self.error(p, no_log_message(&name)),
             None => self.error(p, "not found among the files of its directory"),
