@@ -234,6 +234,12 @@ fn broken_inputs_are_errors_naming_them() {
         )),
         "{err}"
     );
+    // A directory trace without any log.
+    let nolog = tmp("nolog");
+    write(&nolog.join("expect"), "");
+    let (code, out, _) = check_cmd(&[], &[&nolog]);
+    assert_eq!(code, 2);
+    assert!(out.contains("no log file in this trace"), "{out}");
     let empty = tmp("empty");
     let (code, _, err) = check_cmd(&[], &[&empty]);
     assert_eq!(code, 2);

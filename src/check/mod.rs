@@ -250,6 +250,9 @@ fn check_inner(trace: &Trace, opts: CheckOptions) -> Outcome {
     } else {
         None
     };
+    if trace.files.is_empty() {
+        return out.error(format!("{}: no log file in this trace", trace.name));
+    }
     let inputs: Vec<crate::input::Input> = trace
         .files
         .iter()
@@ -265,11 +268,6 @@ fn check_inner(trace: &Trace, opts: CheckOptions) -> Outcome {
             progress: false,
         },
     );
-    let mut out = Outcome {
-        report: Some(report),
-        ..out
-    };
-    let report = out.report.as_ref().expect("set above");
     if !report.errors.is_empty() {
         let msgs: Vec<String> = report
             .errors
@@ -278,8 +276,12 @@ fn check_inner(trace: &Trace, opts: CheckOptions) -> Outcome {
             .collect();
         return out.error(msgs.join("; "));
     }
-    let found = matching::found(report, trace);
-    out.found = found.len();
+    let found = matching::found(&report, trace);
+    let mut out = Outcome {
+        report: Some(report),
+        found: found.len(),
+        ..out
+    };
     if opts.bless {
         let (file, change) = bless::bless(old.as_ref(), &found, trace);
         if !change.is_empty() || !exists {
