@@ -39,6 +39,12 @@ enum Command {
     Completions(crate::generate::CompletionsArgs),
     /// Print the manual page (roff) to standard output.
     Man,
+    /// Audit every trace that has an expectation file and compare its
+    /// findings with the expected ones, like a test run.
+    Check(crate::check::CheckArgs),
+    /// Compare two JSON reports: findings that appeared and disappeared,
+    /// and how the counts changed.
+    Diff(crate::baseline::diff::DiffArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -76,6 +82,8 @@ struct AuditArgs {
     /// Print per-input statistics and timing on stderr.
     #[arg(short, long)]
     verbose: bool,
+    #[command(flatten)]
+    baseline: crate::baseline::BaselineArgs,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,6 +134,8 @@ pub fn run() -> i32 {
         Some(Command::Explain(a)) => return crate::explain::run(&a),
         Some(Command::Completions(a)) => return crate::generate::run_completions(&a, command()),
         Some(Command::Man) => return crate::generate::run_man(command()),
+        Some(Command::Check(a)) => return crate::check::run_cli(&a),
+        Some(Command::Diff(a)) => return crate::baseline::diff::run_cli(&a),
         Some(Command::Replay(a)) => (a, true),
         None => (cli.audit, false),
     };
@@ -187,7 +197,7 @@ fn audit_command(args: &AuditArgs, replay: bool) -> i32 {
         progress: true,
         live: live_options(args, &inputs),
     };
-    let mut out = match output(args) {
+    let out = match output(args) {
         Ok(o) => o,
         Err(e) => {
             let name = args
@@ -200,25 +210,19 @@ fn audit_command(args: &AuditArgs, replay: bool) -> i32 {
     };
     let started = std::time::Instant::now();
     let streaming = !replay && matches!(args.format, Format::Text | Format::Jsonl);
-    let result = if streaming {
-        match args.format {
-            Format::Jsonl => {
-                let mut sink = JsonlSink::new(out);
-                let r = audit::audit_to(&inputs, &opts, &mut sink);
-                out = sink.out;
-                r
-            }
-            _ => {
-                let mut sink = TextSink::new(out);
-                let r = audit::audit_to(&inputs, &opts, &mut sink);
-                out = sink.out;
-                r
-            }
-        }
-    } else {
-        let mut sink = Collect::default();
-        audit::audit_to(&inputs, &opts, &mut sink as &mut dyn Sink)
+    let mut printer: Box<dyn PrintSink> = match (streaming, args.format) {
+        (true, Format::Jsonl) => Box::new(JsonlSink::new(out)),
+        (true, _) => Box::new(TextSink::new(out)),
+        (false, _) => Box::new(Collected(Collect::default(), out)),
     };
+    let mut filtered = match crate::baseline::Filtered::new(&args.baseline, printer.as_sink()) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("herder-audit: {e}");
+            return EXIT_ERROR;
+        }
+    };
+    let result = audit::audit_to(&inputs, &opts, &mut filtered);
     let mut report = match result {
         Ok(r) => r,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return EXIT_OK,
@@ -230,11 +234,20 @@ fn audit_command(args: &AuditArgs, replay: bool) -> i32 {
     for (input, message) in walk_errors {
         report.errors.push(audit::InputError { input, message });
     }
+    let known = match filtered.finish(&args.baseline, &mut report) {
+        Ok(k) => k,
+        Err(e) => {
+            eprintln!("herder-audit: {e}");
+            return EXIT_ERROR;
+        }
+    };
+    let mut out = printer.into_output();
     report_errors(&report);
     if args.verbose {
         verbose(&report, started);
     }
-    match finish_output(&report, args, replay, &mut *out).and_then(|()| out.flush()) {
+    match finish_output(&report, args, replay, known.as_ref(), &mut *out).and_then(|()| out.flush())
+    {
         Ok(()) => {}
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return EXIT_OK,
         Err(e) => {
@@ -296,19 +309,66 @@ fn exit_status(report: &Report, fail_on: FailOn) -> i32 {
 }
 
 /// What is written once the run is over: the summary (text), the tail of
-/// JSON lines, the whole document (JSON), or the replay view.
+/// JSON lines, the whole document (JSON), or the replay view; with a
+/// baseline, what it kept back.
 fn finish_output(
     report: &Report,
     args: &AuditArgs,
     replay: bool,
+    known: Option<&crate::baseline::Known>,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    match (args.format, replay) {
-        (Format::Text, true) => text::write_replay(report, out),
-        (_, true) => json::write_replay_json(report, out),
-        (Format::Text, false) if args.no_summary => Ok(()),
-        (Format::Text, false) => text::write_summary(report, out),
-        (Format::Json, false) => json::write_json(report, out),
-        (Format::Jsonl, false) => json::write_jsonl_tail(report, out),
+    use crate::baseline as b;
+    match (args.format, replay, known) {
+        (Format::Text, true, _) => text::write_replay(report, out),
+        (_, true, _) => json::write_replay_json(report, out),
+        (Format::Text, false, _) if args.no_summary => Ok(()),
+        (Format::Text, false, k) => {
+            text::write_summary(report, out)?;
+            match k {
+                Some(k) => b::write_text(k, out),
+                None => Ok(()),
+            }
+        }
+        (Format::Json, false, Some(k)) => b::write_json(report, k, out),
+        (Format::Json, false, None) => json::write_json(report, out),
+        (Format::Jsonl, false, Some(k)) => b::write_jsonl_tail(report, k, out),
+        (Format::Jsonl, false, None) => json::write_jsonl_tail(report, out),
+    }
+}
+
+/// A printer's sink that hands its output back once the run is over.
+trait PrintSink {
+    fn as_sink(&mut self) -> &mut dyn Sink;
+    fn into_output(self: Box<Self>) -> Box<dyn Write + Send>;
+}
+
+/// Keeps the findings for a printer that needs the whole run.
+struct Collected(Collect, Box<dyn Write + Send>);
+
+impl PrintSink for Collected {
+    fn as_sink(&mut self) -> &mut dyn Sink {
+        &mut self.0
+    }
+    fn into_output(self: Box<Self>) -> Box<dyn Write + Send> {
+        self.1
+    }
+}
+
+impl PrintSink for TextSink<Box<dyn Write + Send>> {
+    fn as_sink(&mut self) -> &mut dyn Sink {
+        self
+    }
+    fn into_output(self: Box<Self>) -> Box<dyn Write + Send> {
+        self.out
+    }
+}
+
+impl PrintSink for JsonlSink<Box<dyn Write + Send>> {
+    fn as_sink(&mut self) -> &mut dyn Sink {
+        self
+    }
+    fn into_output(self: Box<Self>) -> Box<dyn Write + Send> {
+        self.out
     }
 }

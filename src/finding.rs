@@ -118,6 +118,10 @@ pub struct Finding {
     pub reason: String,
     /// Upstream issue whose signature this is.
     pub upstream: Option<&'static str>,
+    /// Its identity across runs (set when the audit hands it on: see
+    /// [`crate::baseline`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<crate::baseline::Fingerprint>,
 }
 
 impl Finding {
@@ -156,6 +160,8 @@ struct FindingWire {
     evidence: Vec<Evidence>,
     reason: String,
     upstream: Option<String>,
+    #[serde(default)]
+    fingerprint: Option<crate::baseline::Fingerprint>,
 }
 
 impl<'de> Deserialize<'de> for Finding {
@@ -177,6 +183,7 @@ impl From<FindingWire> for Finding {
             evidence: w.evidence,
             reason: w.reason,
             upstream: w.upstream.as_deref().map(upstream_id),
+            fingerprint: w.fingerprint,
         }
     }
 }

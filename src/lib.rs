@@ -2,6 +2,8 @@
 //! whether every connector/task start and stop was justified.
 
 pub mod audit;
+pub mod baseline;
+pub mod check;
 pub mod cli;
 pub mod cluster;
 pub mod event;

@@ -204,7 +204,7 @@ pub struct Checker {
     groups: BTreeMap<Arc<str>, Group>,
     labels: Vec<String>,
     /// Per worker: its group and identity as its latest fact gave them.
-    identities: Vec<GroupIdentity>,
+    identities: Vec<Who>,
     /// Final findings not yet taken.
     pub out: Vec<Emitted>,
     /// Pairs of workers found to be the same worker (same identity), by label.
@@ -214,8 +214,15 @@ pub struct Checker {
     pending_foreign: Vec<PendingForeign>,
 }
 
-/// A worker's group and identity, as its latest fact gave them.
-type GroupIdentity = (Option<Arc<str>>, Option<Arc<str>>);
+/// A worker as its facts describe it.
+#[derive(Debug, Default)]
+struct Who {
+    group: Option<Arc<str>>,
+    /// `rest:URL`, `member:ID`, `client:ID` (latest fact).
+    identity: Option<Arc<str>>,
+    /// The generation of its first assignment line.
+    first_generation: Option<i32>,
+}
 
 /// A `foreign-start` whose resource's owner is not known yet.
 #[derive(Debug)]
@@ -250,7 +257,7 @@ impl Checker {
     /// Registers a worker; returns its index.
     pub fn worker(&mut self, label: String) -> usize {
         self.labels.push(label);
-        self.identities.push((None, None));
+        self.identities.push(Who::default());
         self.labels.len() - 1
     }
 
@@ -260,10 +267,35 @@ impl Checker {
 
     /// Are `a` and `b` two streams of one worker (the same log read twice)?
     fn same(&self, a: usize, b: usize) -> bool {
-        matches!(
-            (self.identities.get(a), self.identities.get(b)),
-            (Some((Some(ga), Some(ia))), Some((Some(gb), Some(ib)))) if ga == gb && ia == ib
-        )
+        match (self.identities.get(a), self.identities.get(b)) {
+            (Some(x), Some(y)) => {
+                x.group.is_some()
+                    && x.identity.is_some()
+                    && x.group == y.group
+                    && x.identity == y.identity
+            }
+            _ => false,
+        }
+    }
+
+    /// Hands a final finding on, with its fingerprint (the worker's
+    /// identity as known now).
+    fn emit(&mut self, worker: usize, mut finding: Finding, cross: bool) {
+        let label = self.label(worker);
+        let who = match self.identities.get(worker) {
+            Some(id) => crate::baseline::WorkerIdentity::from_fact(
+                label,
+                id.identity.as_deref(),
+                id.first_generation,
+            ),
+            None => crate::baseline::WorkerIdentity::label_only(label),
+        };
+        finding.fingerprint = Some(crate::baseline::fingerprint(&finding, &who));
+        self.out.push(Emitted {
+            worker,
+            finding,
+            cross,
+        });
     }
 
     /// Hands on cross-worker findings, except those between two streams of
@@ -278,26 +310,22 @@ impl Checker {
                 self.same_worker.insert(if a < b { (a, b) } else { (b, a) });
                 continue;
             }
-            self.out.push(Emitted {
-                worker: cf.worker,
-                finding: cf.finding,
-                cross: true,
-            });
+            self.emit(cf.worker, cf.finding, true);
         }
     }
 
     /// Feeds one fact of worker `w`.
     pub fn feed(&mut self, w: usize, fact: Fact) {
         if let Some(id) = self.identities.get_mut(w) {
-            *id = (fact.group.clone(), fact.identity.clone());
+            id.group.clone_from(&fact.group);
+            id.identity.clone_from(&fact.identity);
+            if let FactKind::Assignment { generation, .. } = &fact.kind {
+                id.first_generation.get_or_insert(*generation);
+            }
         }
         match fact.kind {
             FactKind::Finding(f) => {
-                self.out.push(Emitted {
-                    worker: w,
-                    finding: *f,
-                    cross: false,
-                });
+                self.emit(w, *f, false);
                 return;
             }
             FactKind::ForeignStart {
@@ -320,11 +348,7 @@ impl Checker {
                     });
                     return;
                 }
-                self.out.push(Emitted {
-                    worker: w,
-                    finding,
-                    cross: false,
-                });
+                self.emit(w, finding, false);
                 return;
             }
             FactKind::End => {
@@ -386,11 +410,7 @@ impl Checker {
     fn hand_on(&mut self, mut due: Vec<PendingForeign>) {
         due.sort_by_key(|p| p.deadline);
         for p in due {
-            self.out.push(Emitted {
-                worker: p.worker,
-                finding: p.finding,
-                cross: false,
-            });
+            self.emit(p.worker, p.finding, false);
         }
     }
 
@@ -410,11 +430,7 @@ impl Checker {
                 && &p.group == group
                 && self.name_owner(p.worker, group, g, &p.resource, &mut p.finding)
             {
-                self.out.push(Emitted {
-                    worker: p.worker,
-                    finding: p.finding,
-                    cross: false,
-                });
+                self.emit(p.worker, p.finding, false);
             } else {
                 keep.push(p);
             }
@@ -669,6 +685,7 @@ impl Ctx<'_> {
             evidence,
             reason,
             upstream: None,
+            fingerprint: None,
         };
         f.normalise();
         f

@@ -255,6 +255,7 @@ fn finding(kind: Kind, l: &SourceLine, r: &Resource) -> Box<Finding> {
         evidence: vec![Evidence::new("started here", l)],
         reason: format!("{r} is started but not assigned here."),
         upstream: None,
+        fingerprint: None,
     })
 }
 
@@ -314,7 +315,9 @@ fn foreign_start_without_owner_passes_through() {
     assert!(c.out.is_empty());
     c.advance_to(101_000 + OWNER_WAIT_MS + 1);
     assert_eq!(c.out.len(), 1);
-    assert_eq!(c.out[0].finding, expected);
+    let mut got = c.out[0].finding.clone();
+    assert!(got.fingerprint.take().is_some());
+    assert_eq!(got, expected);
 }
 
 #[test]

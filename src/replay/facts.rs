@@ -17,8 +17,9 @@ pub struct Fact {
     pub group: Option<Arc<str>>,
     /// The Kafka cluster id the worker logged, if it did.
     pub cluster: Option<Arc<str>>,
-    /// The most stable id the worker's log revealed so far (REST URL,
-    /// member id, explicit client id); `None`: only its file identifies it.
+    /// The most stable id the worker's log revealed so far, with its kind:
+    /// `rest:URL`, `member:ID` or `client:ID`; `None`: only its file
+    /// identifies it.
     #[serde(default)]
     pub identity: Option<Arc<str>>,
     pub line: SourceLine,

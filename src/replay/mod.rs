@@ -196,7 +196,10 @@ impl WorkerReplay {
         if self.group_arc.as_deref() != self.group.as_deref() {
             self.group_arc = self.group.as_deref().map(Arc::from);
         }
-        let id = self.identity().1;
+        let id = match self.identity() {
+            (kind, Some(v)) => Some(format!("{}:{v}", identity_prefix(kind))),
+            (_, None) => None,
+        };
         if self.identity_arc.as_deref() != id.as_deref() {
             self.identity_arc = id.map(Arc::from);
         }
@@ -696,6 +699,16 @@ impl WorkerReplay {
             },
         };
         (report, facts)
+    }
+}
+
+/// How a fact names the kind of a worker's identity (`rest:URL`, …).
+fn identity_prefix(kind: Identity) -> &'static str {
+    match kind {
+        Identity::RestUrl => "rest",
+        Identity::MemberId => "member",
+        Identity::ClientId => "client",
+        Identity::FilePath => "file",
     }
 }
 

@@ -30,7 +30,7 @@ fn evidence_json(report: &dyn Names, e: &Evidence) -> Value {
 }
 
 pub fn finding_json(report: &dyn Names, f: &Finding) -> Value {
-    json!({
+    let mut v = json!({
         "kind": f.kind,
         "severity": f.severity(),
         "worker": f.worker,
@@ -42,7 +42,11 @@ pub fn finding_json(report: &dyn Names, f: &Finding) -> Value {
         "evidence": f.evidence.iter().map(|e| evidence_json(report, e)).collect::<Vec<_>>(),
         "reason": f.reason,
         "upstream": f.upstream,
-    })
+    });
+    if let Some(fp) = &f.fingerprint {
+        v["fingerprint"] = serde_json::to_value(fp).unwrap_or(Value::Null);
+    }
+    v
 }
 
 fn map_json<K: Serialize + Ord, V: Serialize>(m: &std::collections::BTreeMap<K, V>) -> Value {
@@ -154,6 +158,15 @@ pub fn write_jsonl_finding(names: &dyn Names, f: &Finding, out: &mut dyn Write) 
 /// What follows the findings in JSON lines: one line per input error
 /// (`"type": "error"`), then one `"type": "summary"` line.
 pub fn write_jsonl_tail(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    write_jsonl_tail_with(report, &[], out)
+}
+
+/// [`write_jsonl_tail`] with more fields in the summary line.
+pub fn write_jsonl_tail_with(
+    report: &Report,
+    extra: &[(&str, Value)],
+    out: &mut dyn Write,
+) -> io::Result<()> {
     for e in errors_json(report) {
         let mut v = e;
         v["type"] = json!("error");
@@ -172,6 +185,9 @@ pub fn write_jsonl_tail(report: &Report, out: &mut dyn Write) -> io::Result<()> 
             .map(|w| worker_json(report, &w.summary))
             .collect::<Vec<_>>()
     );
+    for (k, x) in extra {
+        v[*k] = x.clone();
+    }
     serde_json::to_writer(&mut *out, &v)?;
     writeln!(out)
 }

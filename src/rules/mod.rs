@@ -41,6 +41,7 @@ impl Who<'_> {
             evidence,
             reason,
             upstream,
+            fingerprint: None,
         };
         f.normalise();
         f
