@@ -7,7 +7,7 @@
 //! (stdin, `--follow`) is read as it comes: a stream with nothing more for
 //! now is idle; it holds the watermark back for at most the idle timeout.
 
-use super::merge::{Item, Key, Merger, Reducer};
+use super::merge::{Item, Merger, Reducer};
 use super::plan;
 use super::processor::{Advance, StreamEnd, StreamProcessor};
 use super::sink::{Collect, Sink, SourceTable};
@@ -15,6 +15,7 @@ use super::stream::Until;
 use super::{InputReport, Options, Report};
 use crate::input::Input;
 use crate::input::live::{LiveOpen, Notify};
+use crate::model::Key;
 use crate::model::{SourceId, Timestamp};
 use crate::replay::Note;
 use rayon::prelude::*;

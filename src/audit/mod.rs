@@ -28,8 +28,9 @@ pub mod processor;
 pub mod sink;
 pub mod stream;
 
+pub use crate::model::Key;
 pub use driver::{Live, audit, audit_to};
-pub use merge::{Item, Key};
+pub use merge::Item;
 pub use sink::{Collect, Names, Sink};
 
 use crate::finding::{Finding, Kind, Severity};

@@ -4,9 +4,10 @@
 //! for now.
 
 use super::stream::{StreamSink, Until};
-use super::{InputError, InputReport, Item, Key};
+use super::{InputError, InputReport, Item};
 use crate::input::scan::{Outcome, Scanner};
 use crate::input::{self, Input};
+use crate::model::Key;
 use crate::model::{SourceId, Timestamp};
 use crate::replay::WorkerReport;
 use std::io::Read;

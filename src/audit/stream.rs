@@ -16,7 +16,8 @@ use std::collections::{BTreeMap, HashSet};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-use super::{Item, Key};
+use super::Item;
+use crate::model::Key;
 
 /// Continuation lines to look at after a config-dump head.
 const DUMP_LINES: usize = 2000;
