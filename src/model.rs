@@ -176,7 +176,7 @@ impl Assignment {
 }
 
 /// The group protocol a worker runs (docs/rules.md, "Protocols").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Protocol {
     /// Version 0: every rebalance stops everything.

@@ -103,6 +103,24 @@ impl StreamProcessor {
         self
     }
 
+    /// The stream's rank in the run.
+    pub fn rank(&self) -> u32 {
+        self.sink.rank()
+    }
+
+    /// Its segments' source ids and names, in reading order.
+    pub fn segment_names(&self) -> Vec<(SourceId, String)> {
+        self.segments
+            .iter()
+            .map(|(id, i)| (*id, i.display()))
+            .collect()
+    }
+
+    /// Its segments' source ids, in reading order.
+    pub fn segment_ids(&self) -> Vec<SourceId> {
+        self.segments.iter().map(|(id, _)| *id).collect()
+    }
+
     pub fn is_done(&self) -> bool {
         self.state == Advance::Done
     }

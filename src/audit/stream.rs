@@ -175,6 +175,11 @@ impl StreamSink {
         self
     }
 
+    /// The stream's rank in the run.
+    pub fn rank(&self) -> u32 {
+        self.rank
+    }
+
     /// The key the next item will have; items of this stream handed on
     /// later never sort before it.
     pub fn frontier(&self) -> Key {
