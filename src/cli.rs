@@ -3,7 +3,7 @@
 use crate::audit::{self, Options, Report};
 use crate::finding::Severity;
 use crate::input;
-use crate::report::{json, text};
+use crate::report::{html, json, text};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -37,9 +37,12 @@ struct AuditArgs {
     /// Log files or directories (read recursively; .gz is read
     /// transparently). `-` or no path reads standard input.
     paths: Vec<PathBuf>,
-    /// Output format.
+    /// Output format (`html`: one self-contained page with the timeline).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// Write the output to this file instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
     /// Exit with status 1 when a finding of this severity or higher is found.
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     fail_on: FailOn,
@@ -62,6 +65,7 @@ enum Format {
     Text,
     Json,
     Jsonl,
+    Html,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,6 +114,7 @@ pub fn run() -> i32 {
         jobs: args.jobs,
         cross: true,
         progress: true,
+        timeline: args.format == Format::Html,
     };
     let started = std::time::Instant::now();
     let mut report = audit::audit(&inputs, &opts);
@@ -180,8 +185,23 @@ fn write(report: &Report, args: &AuditArgs, replay: bool) -> io::Result<()> {
         ColorWhen::Never => anstream::ColorChoice::Never,
     };
     let stdout = io::stdout();
-    let mut out = io::BufWriter::new(anstream::AutoStream::new(stdout.lock(), choice));
+    let mut out: Box<dyn Write> = match &args.output {
+        Some(path) => {
+            let file = std::fs::File::create(path).map_err(|e| {
+                io::Error::new(
+                    e.kind(),
+                    format!("{}: {}", path.display(), input::describe(&e)),
+                )
+            })?;
+            Box::new(io::BufWriter::new(anstream::AutoStream::new(file, choice)))
+        }
+        None => Box::new(io::BufWriter::new(anstream::AutoStream::new(
+            stdout.lock(),
+            choice,
+        ))),
+    };
     match (args.format, replay) {
+        (Format::Html, _) => html::write_html(report, &mut out)?,
         (Format::Text, true) => text::write_replay(report, &mut out)?,
         (_, true) => json::write_replay_json(report, &mut out)?,
         (Format::Text, false) => {

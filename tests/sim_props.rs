@@ -82,6 +82,7 @@ fn audit_all(r: &Run) -> BTreeSet<Key> {
         jobs: Some(1),
         cross: true,
         progress: false,
+        timeline: false,
     };
     let report = audit::audit(&inputs, &opts);
     assert!(report.errors.is_empty(), "{:?}", report.errors);

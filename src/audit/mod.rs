@@ -32,6 +32,8 @@ pub struct Options {
     /// Show a progress bar on stderr (when it is a terminal and the run is
     /// long).
     pub progress: bool,
+    /// Record each worker's timeline (for the HTML report).
+    pub timeline: bool,
 }
 
 impl Default for Options {
@@ -41,6 +43,7 @@ impl Default for Options {
             jobs: None,
             cross: true,
             progress: false,
+            timeline: false,
         }
     }
 }
@@ -218,7 +221,8 @@ fn run(inputs: &[Input], opts: &Options, parallel: bool) -> Report {
             } else {
                 f.name.clone()
             };
-            StreamProcessor::new(label, segs, opts.keep_generations, opts.cross)
+            let p = StreamProcessor::new(label, segs, opts.keep_generations, opts.cross);
+            if opts.timeline { p.with_timeline() } else { p }
         })
         .collect();
 

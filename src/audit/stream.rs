@@ -126,6 +126,7 @@ pub struct StreamSink {
     label: String,
     keep_generations: bool,
     facts: bool,
+    timeline: bool,
     slots: BTreeMap<Option<String>, Slot>,
     follow: Follow,
     until: Until,
@@ -145,6 +146,7 @@ impl StreamSink {
             label,
             keep_generations,
             facts: false,
+            timeline: false,
             slots: BTreeMap::new(),
             follow: Follow::None,
             until: Until::End,
@@ -176,9 +178,14 @@ impl StreamSink {
             Some(s) => format!("{}#{s}", self.label),
             None => self.label.clone(),
         };
-        let (keep, facts) = (self.keep_generations, self.facts);
+        let (keep, facts, timeline) = (self.keep_generations, self.facts, self.timeline);
         self.slots.entry(key).or_insert_with(|| {
             let replay = WorkerReplay::new(label, keep);
+            let replay = if timeline {
+                replay.with_timeline()
+            } else {
+                replay
+            };
             Slot {
                 replay: if facts { replay.with_facts() } else { replay },
                 seq: 0,
@@ -485,6 +492,12 @@ impl StreamProcessor {
 
     pub fn is_done(&self) -> bool {
         self.done
+    }
+
+    /// Have the replays record their timelines (for the HTML report).
+    pub fn with_timeline(mut self) -> StreamProcessor {
+        self.sink.timeline = true;
+        self
     }
 
     fn open_next(&mut self) -> bool {

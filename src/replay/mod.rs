@@ -8,6 +8,7 @@ mod starts;
 pub mod state;
 mod stops;
 mod summary;
+pub mod timeline;
 
 pub use facts::{Fact, FactKind};
 pub use summary::{GenerationRecord, Identity, Note, WorkerReport, WorkerSummary};
@@ -101,6 +102,8 @@ pub struct WorkerReplay {
     begun: bool,
     /// `Kafka cluster ID: …`: tells clusters with the same group id apart.
     kafka_cluster: Option<Arc<str>>,
+    /// The timeline for the HTML report, when it is wanted.
+    timeline: Option<Box<timeline::Recorder>>,
 }
 
 /// Two lines of one rebalance further apart than this (log time) suggest
@@ -163,7 +166,14 @@ impl WorkerReplay {
             group_arc: None,
             begun: false,
             kafka_cluster: None,
+            timeline: None,
         }
+    }
+
+    /// Record the worker's [`timeline::Timeline`] (for the HTML report).
+    pub fn with_timeline(mut self) -> WorkerReplay {
+        self.timeline = Some(Box::default());
+        self
     }
 
     /// Collect facts for the cross-worker checks ([`WorkerReplay::take_facts`]).
@@ -260,16 +270,22 @@ impl WorkerReplay {
         self.findings.len() - 1
     }
 
-    fn count_stop(&mut self, why: StopReason) {
+    fn count_stop(&mut self, why: StopReason, stop: &Stop) {
         *self.summary.stops.entry(why).or_default() += 1;
         if let Some(g) = self.generations.last_mut() {
             g.stop_reasons.push(why);
+        }
+        if let Some(t) = &mut self.timeline {
+            t.judged(&stop.resource, &stop.line, why);
         }
     }
 
     /// Feeds one event read from `line`.
     pub fn apply(&mut self, ev: &Event, line: &SourceLine, ctx: LineCtx) {
         self.summary.events += 1;
+        if let Some(t) = &mut self.timeline {
+            t.event(ev, line);
+        }
         if !self.begun && !is_preamble(ev) {
             self.begun = true;
             if !matches!(
@@ -517,6 +533,9 @@ impl WorkerReplay {
                         self.summary.restarts += 1;
                         self.note(Some(line), "worker restarted: state reset".to_string());
                     }
+                    if let Some(t) = &mut self.timeline {
+                        t.known_from(line, true);
+                    }
                 }
                 self.inc.baseline = Some(line.clone());
                 self.inc.offset = Some((-1, line.clone()));
@@ -564,8 +583,8 @@ impl WorkerReplay {
                     w.stops.len()
                 ),
             );
-            for _ in &w.stops {
-                self.count_stop(StopReason::NotJudged);
+            for s in &w.stops {
+                self.count_stop(StopReason::NotJudged, s);
             }
         }
         self.close_generation();
@@ -596,6 +615,7 @@ impl WorkerReplay {
             } else {
                 Vec::new()
             },
+            timeline: self.timeline.map(|t| t.finish()),
         }
     }
 }

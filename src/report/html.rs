@@ -1,0 +1,136 @@
+//! `--format html`: one self-contained page. The template
+//! (`templates/report.html`, minijinja, HTML auto-escaping) lays out the
+//! run and worker summaries and embeds, as JSON inside
+//! `<script type="application/json">` elements, the same document
+//! `--format json` prints ([`super::json::document`]) and the timeline
+//! ([`super::timeline::timeline_json`]); the inline script
+//! (`assets/report.js`) draws the swim lanes, markers, filters and the
+//! findings table from them. Nothing is loaded from the network.
+
+use super::{json, timeline};
+use crate::audit::Report;
+use minijinja::value::Serde;
+use minijinja::{Environment, Value, context};
+use serde_json::Value as Json;
+use std::error::Error as _;
+use std::io::{self, Write};
+
+const TEMPLATE: &str = include_str!("../../templates/report.html");
+pub const CSS: &str = include_str!("../../assets/report.css");
+pub const JS: &str = include_str!("../../assets/report.js");
+
+/// One group of the page: its name and the document's worker entries.
+fn groups(doc: &Json, tl: &Json) -> Vec<Json> {
+    let workers = doc["workers"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    let lanes = tl["lanes"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    let findings = tl["findings"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    let mut out = Vec::new();
+    for (gi, g) in tl["groups"].as_array().into_iter().flatten().enumerate() {
+        let members: Vec<usize> = g["lanes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.as_u64().map(|n| n as usize))
+            .collect();
+        let count = findings
+            .iter()
+            .filter(|f| {
+                f[0].as_u64()
+                    .and_then(|w| lanes.get(w as usize))
+                    .is_some_and(|l| l["group"].as_u64() == Some(gi as u64))
+            })
+            .count();
+        out.push(serde_json::json!({
+            "index": gi,
+            "name": g["name"],
+            "kafka_cluster": g["kafka_cluster"],
+            "findings": count,
+            "workers": members.iter().filter_map(|&i| workers.get(i)).map(with_counts).collect::<Vec<_>>(),
+        }));
+    }
+    out
+}
+
+/// `12 (rebalance 10, restart 2)`, as the text summary writes counts.
+fn counts(m: &Json) -> String {
+    let Some(m) = m.as_object() else {
+        return "0".to_string();
+    };
+    let total: u64 = m.values().filter_map(Json::as_u64).sum();
+    if total == 0 {
+        return "0".to_string();
+    }
+    let parts: Vec<String> = m
+        .iter()
+        .map(|(k, n)| format!("{k} {}", n.as_u64().unwrap_or(0)))
+        .collect();
+    format!("{total} ({})", parts.join(", "))
+}
+
+/// A worker entry of the document with its counts written out.
+fn with_counts(w: &Json) -> Json {
+    let mut w = w.clone();
+    w["counts"] = serde_json::json!({
+        "starts": counts(&w["starts"]),
+        "stops": counts(&w["stops"]),
+        "findings": counts(&w["findings"]),
+    });
+    w
+}
+
+fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = n as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITS.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
+/// Writes the whole report as one HTML page.
+pub fn write_html(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    let doc = json::document(report);
+    let tl = timeline::timeline_json(report);
+    let mut env = Environment::new();
+    env.add_template("report.html", TEMPLATE)
+        .map_err(io::Error::other)?;
+    let tmpl = env.get_template("report.html").map_err(io::Error::other)?;
+    let ctx = context! {
+        tool_version => env!("CARGO_PKG_VERSION"),
+        summary => Value::from(Serde(&doc["summary"])),
+        bytes => human_bytes(doc["summary"]["bytes"].as_u64().unwrap_or(0)),
+        inputs => Value::from(Serde(&doc["inputs"])),
+        errors => Value::from(Serde(&doc["errors"])),
+        groups => Value::from(Serde(groups(&doc, &tl))),
+        css => Value::from_safe_string(CSS.to_string()),
+        js => Value::from_safe_string(JS.to_string()),
+        report => Value::from(Serde(&doc)),
+        timeline => Value::from(Serde(&tl)),
+    };
+    tmpl.render_captured_to(ctx, &mut *out).map_err(|e| {
+        match e.source().and_then(|s| s.downcast_ref::<io::Error>()) {
+            Some(io) => io::Error::new(io.kind(), io.to_string()),
+            None => io::Error::other(e),
+        }
+    })?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The assets are inlined as trusted text: they must not end their
+    /// own element early.
+    #[test]
+    fn assets_do_not_close_their_elements() {
+        assert!(!JS.to_ascii_lowercase().contains("</script"));
+        assert!(!CSS.to_ascii_lowercase().contains("</style"));
+    }
+}

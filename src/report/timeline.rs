@@ -1,0 +1,378 @@
+//! The timeline part of the HTML report: the workers' recorded timelines
+//! ([`crate::replay::timeline`]) laid out per group on one x axis, plus the
+//! position of every finding and of its evidence lines. It is embedded in
+//! the page beside the document `--format json` prints, and the page's
+//! script draws both.
+//!
+//! Layout (`schema` 1); positions are `P = [source, line, x]`, where
+//! `source` indexes the document's `inputs` and `x` is the line's log time
+//! in milliseconds (`axis: "time"`) or its position in the worker's stream
+//! (`axis: "line"`, when some worker of the group has no time stamps):
+//!
+//! ```text
+//! groups[]    {name, kafka_cluster, axis, from, to, lanes: [worker index],
+//!              generations: [[generation, x of its first assignment line]]}
+//! lanes[]     one per document `workers[]` entry, same order:
+//!             {worker, group, recorded, first: P, last: P, dropped,
+//!              resources: [[id, connector, is_task]],
+//!              instances: [[resource, begin, P, end, P|null, stop reason|null, failed_registered]],
+//!              leaders: [member id],
+//!              generations: [[generation|null, P, protocol|null, offset, error, leader, assigned, [revoked resource]]],
+//!              offsets: [[P, offset, source]], configs: [[P, record, [connector]]],
+//!              unknown: [[P, P, why]], known_from: [P]}
+//! findings[]  one per document `findings[]` entry, same order:
+//!             [worker index, x, [[worker index, x] per evidence line]]
+//! ```
+
+use crate::audit::Report;
+use crate::model::{Resource, SourceLine};
+use crate::replay::WorkerReport;
+use crate::replay::timeline::{End, MAX_ITEMS, Point, Timeline};
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, HashMap};
+
+pub const SCHEMA: u32 = 1;
+
+/// Whether a group's x axis is log time or stream position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Axis {
+    Time,
+    Line,
+}
+
+/// Positions on one lane's axis.
+struct LaneAxis {
+    axis: Axis,
+    /// (seq, x) of every recorded point, sorted: places lines the timeline
+    /// did not record (a finding's trigger without a time stamp).
+    known: Vec<(u64, i64)>,
+    fallback: i64,
+}
+
+impl LaneAxis {
+    fn new(axis: Axis, tl: Option<&Timeline>) -> LaneAxis {
+        let mut known: Vec<(u64, i64)> = Vec::new();
+        if let Some(tl) = tl {
+            for_each_point(tl, |p| {
+                let x = match axis {
+                    Axis::Time => p.ts.map(|t| t.0),
+                    Axis::Line => Some(p.seq as i64),
+                };
+                if let Some(x) = x {
+                    known.push((p.seq, x));
+                }
+            });
+        }
+        known.sort_unstable();
+        known.dedup_by_key(|k| k.0);
+        let fallback = known.first().map_or(0, |k| k.1);
+        LaneAxis {
+            axis,
+            known,
+            fallback,
+        }
+    }
+
+    /// The x of a line of this lane's stream.
+    fn at(&self, seq: u64, ts: Option<crate::model::Timestamp>) -> i64 {
+        match (self.axis, ts) {
+            (Axis::Time, Some(t)) => t.0,
+            (Axis::Line, _) => seq as i64,
+            (Axis::Time, None) => {
+                let i = self.known.partition_point(|k| k.0 <= seq);
+                match i {
+                    0 => self.fallback,
+                    i => self.known[i - 1].1,
+                }
+            }
+        }
+    }
+
+    fn point(&self, p: &Point) -> Value {
+        json!([p.source.0, p.line, self.at(p.seq, p.ts)])
+    }
+
+    fn line(&self, l: &SourceLine) -> i64 {
+        self.at(l.seq, l.ts)
+    }
+}
+
+fn for_each_point(tl: &Timeline, mut f: impl FnMut(&Point)) {
+    tl.first.iter().chain(tl.last.iter()).for_each(&mut f);
+    for i in &tl.instances {
+        f(&i.start);
+        if let Some(e) = &i.end {
+            f(e);
+        }
+    }
+    tl.generations.iter().for_each(|g| f(&g.at));
+    tl.offsets.iter().for_each(|o| f(&o.at));
+    tl.configs.iter().for_each(|c| f(&c.at));
+    for u in &tl.unknown {
+        f(&u.from);
+        f(&u.to);
+    }
+    tl.known_from.iter().for_each(&mut f);
+}
+
+/// `connect-2` before `connect-10`.
+fn natural_key(s: &str) -> Vec<(String, u64)> {
+    let mut out = Vec::new();
+    let mut text = String::new();
+    let mut digits = String::new();
+    for c in s.chars() {
+        if c.is_ascii_digit() {
+            digits.push(c);
+        } else {
+            if !digits.is_empty() {
+                out.push((
+                    std::mem::take(&mut text),
+                    digits.parse().unwrap_or(u64::MAX),
+                ));
+                digits.clear();
+            }
+            text.push(c);
+        }
+    }
+    let n = if digits.is_empty() {
+        0
+    } else {
+        digits.parse().unwrap_or(u64::MAX)
+    };
+    out.push((text, n));
+    out
+}
+
+/// A group: its id and the Kafka cluster id, when the logs name them.
+type GroupKey = (Option<String>, Option<String>);
+
+/// The workers of each group, in natural order of their labels; groups in
+/// order of their first worker.
+fn groups(report: &Report) -> Vec<(GroupKey, Vec<usize>)> {
+    let mut order: Vec<GroupKey> = Vec::new();
+    let mut members: HashMap<GroupKey, Vec<usize>> = HashMap::new();
+    for (i, w) in report.workers.iter().enumerate() {
+        let key = (w.summary.group.clone(), w.summary.kafka_cluster.clone());
+        if !members.contains_key(&key) {
+            order.push(key.clone());
+        }
+        members.entry(key).or_default().push(i);
+    }
+    order
+        .into_iter()
+        .map(|k| {
+            let mut v = members.remove(&k).unwrap_or_default();
+            v.sort_by_cached_key(|&i| natural_key(&report.workers[i].summary.worker));
+            (k, v)
+        })
+        .collect()
+}
+
+fn lane_json(w: &WorkerReport, group: usize, ax: &LaneAxis) -> Value {
+    let Some(tl) = &w.timeline else {
+        return json!({"worker": w.summary.worker, "group": group, "recorded": false});
+    };
+    let mut table = Resources::default();
+    let mut order: Vec<usize> = (0..tl.instances.len()).collect();
+    order.sort_by_key(|&i| {
+        (
+            ax.at(tl.instances[i].start.seq, tl.instances[i].start.ts),
+            i,
+        )
+    });
+    let instances: Vec<Value> = order
+        .iter()
+        .map(|&i| {
+            let inst = &tl.instances[i];
+            let reason = match inst.how {
+                End::Stopped(Some(why)) => Some(why.as_str()),
+                _ => None,
+            };
+            json!([
+                table.index(&inst.resource),
+                inst.begin.as_str(),
+                ax.point(&inst.start),
+                inst.how.as_str(),
+                inst.end.as_ref().map(|p| ax.point(p)),
+                reason,
+                u8::from(inst.failed_registered),
+            ])
+        })
+        .collect();
+    let mut leaders: Vec<&str> = Vec::new();
+    let generations: Vec<Value> = tl
+        .generations
+        .iter()
+        .map(|g| {
+            let leader = match leaders.iter().position(|l| **l == *g.leader) {
+                Some(i) => i,
+                None => {
+                    leaders.push(&g.leader);
+                    leaders.len() - 1
+                }
+            };
+            let revoked: Vec<usize> = g.revoked.iter().map(|r| table.index(r)).collect();
+            json!([
+                g.generation,
+                ax.point(&g.at),
+                g.protocol.map(|p| p.as_str()),
+                g.offset,
+                g.error,
+                leader,
+                g.assigned,
+                revoked,
+            ])
+        })
+        .collect();
+    json!({
+        "worker": w.summary.worker,
+        "group": group,
+        "recorded": true,
+        "first": tl.first.as_ref().map(|p| ax.point(p)),
+        "last": tl.last.as_ref().map(|p| ax.point(p)),
+        "dropped": tl.dropped,
+        "instances": instances,
+        "generations": generations,
+        "resources": table.rows,
+        "leaders": leaders,
+        "offsets": tl.offsets.iter().map(|o| json!([ax.point(&o.at), o.offset, o.source.as_str()])).collect::<Vec<_>>(),
+        "configs": tl.configs.iter().map(|c| json!([
+            ax.point(&c.at),
+            c.record.as_str(),
+            c.connectors.iter().map(|n| &**n).collect::<Vec<_>>(),
+        ])).collect::<Vec<_>>(),
+        "unknown": tl.unknown.iter().map(|u| json!([ax.point(&u.from), ax.point(&u.to), u.why])).collect::<Vec<_>>(),
+        "known_from": tl.known_from.iter().map(|p| ax.point(p)).collect::<Vec<_>>(),
+    })
+}
+
+/// A lane's table of resources: each is written once, then referred to
+/// by its index (first-use order).
+#[derive(Default)]
+struct Resources<'a> {
+    index: HashMap<&'a Resource, usize>,
+    rows: Vec<Value>,
+}
+
+impl<'a> Resources<'a> {
+    fn index(&mut self, r: &'a Resource) -> usize {
+        let n = self.rows.len();
+        let i = *self.index.entry(r).or_insert(n);
+        if i == n {
+            self.rows.push(json!([
+                r.id(),
+                &**r.connector_name(),
+                u8::from(matches!(r, Resource::Task(_)))
+            ]));
+        }
+        i
+    }
+}
+
+/// The timeline document embedded in the HTML report.
+pub fn timeline_json(report: &Report) -> Value {
+    let groups = groups(report);
+    let mut lane_group = vec![0usize; report.workers.len()];
+    let mut axes: Vec<Option<LaneAxis>> = (0..report.workers.len()).map(|_| None).collect();
+    let mut group_values = Vec::new();
+    for (gi, ((name, cluster), members)) in groups.iter().enumerate() {
+        let timed = members.iter().all(|&i| {
+            report.workers[i]
+                .timeline
+                .as_ref()
+                .is_some_and(|t| t.first.is_some_and(|p| p.ts.is_some()))
+        });
+        let axis = if timed { Axis::Time } else { Axis::Line };
+        let mut from: Option<i64> = None;
+        let mut to: Option<i64> = None;
+        let mut gens: BTreeMap<i32, i64> = BTreeMap::new();
+        for &i in members {
+            lane_group[i] = gi;
+            let tl = report.workers[i].timeline.as_ref();
+            let ax = LaneAxis::new(axis, tl);
+            if let Some(tl) = tl {
+                for p in tl.first.iter().chain(tl.last.iter()) {
+                    let x = ax.at(p.seq, p.ts);
+                    from = Some(from.map_or(x, |f| f.min(x)));
+                    to = Some(to.map_or(x, |t| t.max(x)));
+                }
+                for g in &tl.generations {
+                    if let Some(n) = g.generation {
+                        let x = ax.at(g.at.seq, g.at.ts);
+                        gens.entry(n).and_modify(|e| *e = (*e).min(x)).or_insert(x);
+                    }
+                }
+            }
+            axes[i] = Some(ax);
+        }
+        let mut generations: Vec<(i32, i64)> = gens.into_iter().collect();
+        generations.sort_by_key(|&(g, x)| (x, g));
+        group_values.push(json!({
+            "name": name,
+            "kafka_cluster": cluster,
+            "axis": match axis { Axis::Time => "time", Axis::Line => "line" },
+            "from": from,
+            "to": to,
+            "lanes": members,
+            "generations": generations.iter().map(|(g, x)| json!([g, x])).collect::<Vec<_>>(),
+        }));
+    }
+    let fallback_axis = LaneAxis::new(Axis::Line, None);
+    let axis_of = |i: usize| {
+        axes.get(i)
+            .and_then(Option::as_ref)
+            .unwrap_or(&fallback_axis)
+    };
+    let lanes: Vec<Value> = report
+        .workers
+        .iter()
+        .enumerate()
+        .map(|(i, w)| lane_json(w, lane_group[i], axis_of(i)))
+        .collect();
+    let by_label: HashMap<&str, usize> = report
+        .workers
+        .iter()
+        .enumerate()
+        .map(|(i, w)| (w.summary.worker.as_str(), i))
+        .collect();
+    let findings: Vec<Value> = report
+        .workers
+        .iter()
+        .enumerate()
+        .flat_map(|(wi, w)| w.findings.iter().map(move |f| (wi, f)))
+        .map(|(wi, f)| {
+            let ev: Vec<Value> = f
+                .evidence
+                .iter()
+                .map(|e| {
+                    let ewi = e
+                        .worker
+                        .as_deref()
+                        .and_then(|l| by_label.get(l).copied())
+                        .unwrap_or(wi);
+                    json!([ewi, axis_of(ewi).line(&e.line)])
+                })
+                .collect();
+            json!([wi, axis_of(wi).line(&f.trigger), ev])
+        })
+        .collect();
+    json!({
+        "schema": SCHEMA,
+        "max_items": MAX_ITEMS,
+        "groups": group_values,
+        "lanes": lanes,
+        "findings": findings,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn natural_order() {
+        let mut v = vec!["connect-10", "connect-2", "connect-1", "a"];
+        v.sort_by_cached_key(|s| natural_key(s));
+        assert_eq!(v, vec!["a", "connect-1", "connect-2", "connect-10"]);
+    }
+}
