@@ -568,7 +568,10 @@ mod tests {
     fn start_stop_and_judgement() {
         let mut r = Recorder::new();
         r.event(&Event::FinishedStartingWork, &line(1, Some(1000)));
+        // The replay shows the recorder every line before acting on it.
+        r.event(&Event::Starting(task(0)), &line(2, Some(2000)));
         r.start(&task(0), &line(2, Some(2000)));
+        r.event(&Event::Stopping(task(0)), &line(3, None));
         r.stop(&task(0), &line(3, None));
         r.judged(&task(0), &line(3, None), StopReason::Revoked);
         let tl = r.finish();
