@@ -368,6 +368,123 @@ pub fn timeline_json(report: &Report) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::audit::{self, Options};
+    use crate::rules::StopReason;
+
+    /// The timeline and the summary come from the same replay: every start
+    /// is an instance that began with it, every counted stop an instance
+    /// that ended with it, with the same justification. Returns the
+    /// number of instances.
+    fn agree(report: &Report) -> usize {
+        let mut instances = 0;
+        for w in &report.workers {
+            let tl = w.timeline.as_ref().expect("recorded");
+            assert_eq!(tl.dropped, 0);
+            let started = tl
+                .instances
+                .iter()
+                .filter(|i| i.begin == crate::replay::timeline::Begin::Started)
+                .filter(|i| i.how != End::StartFailed || Some(i.start) != i.end)
+                .count() as u64;
+            let who = &w.summary.worker;
+            assert_eq!(started, w.summary.starts.values().sum::<u64>(), "{who}");
+            let mut stops: BTreeMap<StopReason, u64> = BTreeMap::new();
+            for i in &tl.instances {
+                match i.how {
+                    End::Stopped(Some(why)) => *stops.entry(why).or_default() += 1,
+                    End::Stopped(None) => panic!("{who}: a stop never judged"),
+                    _ => {}
+                }
+            }
+            assert_eq!(stops, w.summary.stops, "{who}");
+            instances += tl.instances.len();
+        }
+        let v = timeline_json(report);
+        assert_eq!(v["lanes"].as_array().unwrap().len(), report.workers.len());
+        let findings = v["findings"].as_array().unwrap();
+        assert_eq!(findings.len(), report.findings().count());
+        instances
+    }
+
+    fn opts() -> Options {
+        Options {
+            jobs: Some(1),
+            timeline: true,
+            ..Options::default()
+        }
+    }
+
+    #[test]
+    fn timelines_agree_with_the_summaries_on_the_corpus() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+        let mut paths: Vec<std::path::PathBuf> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_dir() || p.extension().is_some_and(|x| x == "log"))
+            .collect();
+        paths.sort();
+        assert!(paths.len() > 20);
+        let mut instances = 0;
+        for p in paths {
+            let (inputs, _) = crate::input::expand(std::slice::from_ref(&p));
+            instances += agree(&audit::audit(&inputs, &opts()));
+        }
+        assert!(instances > 100, "{instances}");
+    }
+
+    #[derive(Clone, Default)]
+    struct Buf(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Buf {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn timelines_agree_with_the_summaries_on_simulated_faults() {
+        use crate::sim::{self, ALL_FAULTS, Params, Proto, version};
+        let mut instances = 0;
+        let faults = std::iter::once(None).chain(ALL_FAULTS.into_iter().map(Some));
+        for (n, fault) in faults.enumerate() {
+            for (k, &v) in version::ALL.iter().enumerate() {
+                if v.eager_only() && fault.is_some_and(|f| f.cooperative_only()) {
+                    continue;
+                }
+                let proto = if v.eager_only() {
+                    Proto::Eager
+                } else {
+                    Proto::Compatible
+                };
+                let mut p = Params::new((n * 31 + k) as u64, v, proto);
+                p.workers = 3;
+                p.connectors = 3;
+                p.events = 30;
+                p.noise = 0.0;
+                p.fault = fault;
+                let bufs: Vec<Buf> = (0..p.workers).map(|_| Buf::default()).collect();
+                let outs = bufs
+                    .iter()
+                    .map(|b| Box::new(b.clone()) as Box<dyn std::io::Write>)
+                    .collect();
+                let truth = sim::simulate(&p, outs, false).unwrap();
+                let inputs: Vec<crate::input::Input> = truth
+                    .files
+                    .iter()
+                    .zip(&bufs)
+                    .map(|(f, b)| {
+                        crate::input::Input::bytes(f.file.clone(), b.0.lock().unwrap().clone())
+                    })
+                    .collect();
+                instances += agree(&audit::audit(&inputs, &opts()));
+            }
+        }
+        assert!(instances > 1000, "{instances}");
+    }
 
     #[test]
     fn natural_order() {
