@@ -15,7 +15,7 @@ use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
 /// Items (instances, generations, marks, spans) one worker keeps at most.
-pub const MAX_ITEMS: usize = 50_000;
+pub const MAX_ITEMS: usize = 20_000;
 
 /// A line of the worker's stream, without its text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -208,6 +208,9 @@ pub struct Timeline {
     pub known_from: Vec<Point>,
     /// Items left out past [`MAX_ITEMS`].
     pub dropped: u64,
+    /// The line of the first item left out: from there on the timeline is
+    /// incomplete.
+    pub truncated: Option<Point>,
 }
 
 /// Builds a [`Timeline`] from the replay's hooks.
@@ -245,10 +248,11 @@ impl Recorder {
         }
     }
 
-    /// Room for one more item?
-    fn room(&mut self) -> bool {
+    /// Room for one more item at `at`?
+    fn room(&mut self, at: Point) -> bool {
         if self.items >= MAX_ITEMS {
             self.tl.dropped += 1;
+            self.tl.truncated.get_or_insert(at);
             return false;
         }
         self.items += 1;
@@ -312,7 +316,7 @@ impl Recorder {
             _ => None,
         };
         if let Some((record, connectors)) = rec
-            && self.room()
+            && self.room(p)
         {
             self.tl.configs.push(ConfigMark {
                 at: p,
@@ -327,13 +331,13 @@ impl Recorder {
             return;
         }
         self.last_offset = Some(offset);
-        if self.room() {
+        if self.room(at) {
             self.tl.offsets.push(OffsetMark { at, offset, source });
         }
     }
 
     fn open(&mut self, r: &Resource, begin: Begin, start: Point) {
-        if !self.room() {
+        if !self.room(start) {
             return;
         }
         self.tl.instances.push(Instance {
@@ -380,7 +384,7 @@ impl Recorder {
             return;
         }
         let p = self.point(line);
-        if self.close(r, p, End::StartFailed).is_none() && self.room() {
+        if self.close(r, p, End::StartFailed).is_none() && self.room(p) {
             // A failed start with no start line: a zero-length instance.
             self.tl.instances.push(Instance {
                 resource: r.clone(),
@@ -464,7 +468,7 @@ impl Recorder {
         if !a.failed() {
             self.offset(p, a.offset, OffsetSource::Assignment);
         }
-        if !self.room() {
+        if !self.room(p) {
             return;
         }
         let leader = match &self.leader {
@@ -518,7 +522,7 @@ impl Recorder {
         }
         // One point per incarnation: the first from which all is known.
         let since = self.incarnation.map_or(0, |i| i.seq);
-        if self.tl.known_from.last().is_none_or(|k| k.seq < since) && self.room() {
+        if self.tl.known_from.last().is_none_or(|k| k.seq < since) && self.room(p) {
             self.tl.known_from.push(p);
         }
     }
@@ -531,7 +535,7 @@ impl Recorder {
             .map(|l| self.point(l))
             .or(self.incarnation)
             .unwrap_or(to);
-        if self.room() {
+        if self.room(to) {
             self.tl.unknown.push(UnknownSpan { from, to, why });
         }
     }
@@ -638,6 +642,7 @@ mod tests {
         let tl = r.finish();
         assert_eq!(tl.instances.len(), MAX_ITEMS);
         assert_eq!(tl.dropped, 10);
+        assert_eq!(tl.truncated.map(|p| p.line), Some(MAX_ITEMS as u64 + 1));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! `<script type="application/json">` elements, the same document
 //! `--format json` prints ([`super::json::document`]) and the timeline
 //! ([`super::timeline::timeline_json`]); the inline script
-//! (`assets/report.js`) draws the swim lanes, markers, filters and the
+//! (`assets/*.js`) draws the swim lanes, markers, filters and the
 //! findings table from them. Nothing is loaded from the network.
 
 use super::{json, timeline};
@@ -17,38 +17,34 @@ use std::io::{self, Write};
 
 const TEMPLATE: &str = include_str!("../../templates/report.html");
 pub const CSS: &str = include_str!("../../assets/report.css");
-pub const JS: &str = include_str!("../../assets/report.js");
+/// The page's scripts, in order (they share one namespace).
+pub const SCRIPTS: [&str; 3] = [
+    include_str!("../../assets/common.js"),
+    include_str!("../../assets/timeline.js"),
+    include_str!("../../assets/report.js"),
+];
 
 /// One group of the page: its name and the document's worker entries.
-fn groups(doc: &Json, tl: &Json) -> Vec<Json> {
+fn groups(doc: &Json, tl: &timeline::TimelineDoc) -> Vec<Json> {
     let workers = doc["workers"].as_array().map(Vec::as_slice).unwrap_or(&[]);
-    let lanes = tl["lanes"].as_array().map(Vec::as_slice).unwrap_or(&[]);
-    let findings = tl["findings"].as_array().map(Vec::as_slice).unwrap_or(&[]);
-    let mut out = Vec::new();
-    for (gi, g) in tl["groups"].as_array().into_iter().flatten().enumerate() {
-        let members: Vec<usize> = g["lanes"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|v| v.as_u64().map(|n| n as usize))
-            .collect();
-        let count = findings
-            .iter()
-            .filter(|f| {
-                f[0].as_u64()
-                    .and_then(|w| lanes.get(w as usize))
-                    .is_some_and(|l| l["group"].as_u64() == Some(gi as u64))
+    tl.groups
+        .iter()
+        .enumerate()
+        .map(|(gi, g)| {
+            let findings = tl
+                .findings
+                .iter()
+                .filter(|f| tl.lanes.get(f.0).is_some_and(|l| l.group == gi))
+                .count();
+            serde_json::json!({
+                "index": gi,
+                "name": g.name,
+                "kafka_cluster": g.kafka_cluster,
+                "findings": findings,
+                "workers": g.lanes.iter().filter_map(|&i| workers.get(i)).map(with_counts).collect::<Vec<_>>(),
             })
-            .count();
-        out.push(serde_json::json!({
-            "index": gi,
-            "name": g["name"],
-            "kafka_cluster": g["kafka_cluster"],
-            "findings": count,
-            "workers": members.iter().filter_map(|&i| workers.get(i)).map(with_counts).collect::<Vec<_>>(),
-        }));
-    }
-    out
+        })
+        .collect()
 }
 
 /// `12 (rebalance 10, restart 2)`, as the text summary writes counts.
@@ -96,7 +92,7 @@ fn human_bytes(n: u64) -> String {
 /// Writes the whole report as one HTML page.
 pub fn write_html(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let doc = json::document(report);
-    let tl = timeline::timeline_json(report);
+    let tl = timeline::timeline_doc(report);
     let mut env = Environment::new();
     env.add_template("report.html", TEMPLATE)
         .map_err(io::Error::other)?;
@@ -109,7 +105,7 @@ pub fn write_html(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         errors => Value::from(Serde(&doc["errors"])),
         groups => Value::from(Serde(groups(&doc, &tl))),
         css => Value::from_safe_string(CSS.to_string()),
-        js => Value::from_safe_string(JS.to_string()),
+        scripts => SCRIPTS.iter().map(|s| Value::from_safe_string(s.to_string())).collect::<Vec<_>>(),
         report => Value::from(Serde(&doc)),
         timeline => Value::from(Serde(&tl)),
     };
@@ -130,7 +126,10 @@ mod tests {
     /// own element early.
     #[test]
     fn assets_do_not_close_their_elements() {
-        assert!(!JS.to_ascii_lowercase().contains("</script"));
+        for js in SCRIPTS {
+            assert!(!js.to_ascii_lowercase().contains("</script"));
+            assert!(!js.contains("<!--"));
+        }
         assert!(!CSS.to_ascii_lowercase().contains("</style"));
     }
 }

@@ -13,7 +13,7 @@
 //! groups[]    {name, kafka_cluster, axis, from, to, lanes: [worker index],
 //!              generations: [[generation, x of its first assignment line]]}
 //! lanes[]     one per document `workers[]` entry, same order:
-//!             {worker, group, recorded, first: P, last: P, dropped,
+//!             {worker, group, recorded, first: P, last: P, dropped, truncated: P|null,
 //!              resources: [[id, connector, is_task]],
 //!              instances: [[resource, begin, P, end, P|null, stop reason|null, failed_registered]],
 //!              leaders: [member id],
@@ -26,9 +26,9 @@
 
 use crate::audit::Report;
 use crate::model::{Resource, SourceLine};
-use crate::replay::WorkerReport;
 use crate::replay::timeline::{End, MAX_ITEMS, Point, Timeline};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 
 pub const SCHEMA: u32 = 1;
@@ -88,8 +88,8 @@ impl LaneAxis {
         }
     }
 
-    fn point(&self, p: &Point) -> Value {
-        json!([p.source.0, p.line, self.at(p.seq, p.ts)])
+    fn point(&self, p: &Point) -> P {
+        (p.source.0, p.line, self.at(p.seq, p.ts))
     }
 
     fn line(&self, l: &SourceLine) -> i64 {
@@ -113,6 +113,7 @@ fn for_each_point(tl: &Timeline, mut f: impl FnMut(&Point)) {
         f(&u.to);
     }
     tl.known_from.iter().for_each(&mut f);
+    tl.truncated.iter().for_each(&mut f);
 }
 
 /// `connect-2` before `connect-10`.
@@ -144,17 +145,20 @@ fn natural_key(s: &str) -> Vec<(String, u64)> {
 }
 
 /// A group: its id and the Kafka cluster id, when the logs name them.
-type GroupKey = (Option<String>, Option<String>);
+type GroupKey<'a> = (Option<&'a str>, Option<&'a str>);
 
 /// The workers of each group, in natural order of their labels; groups in
 /// order of their first worker.
-fn groups(report: &Report) -> Vec<(GroupKey, Vec<usize>)> {
+fn groups(report: &Report) -> Vec<(GroupKey<'_>, Vec<usize>)> {
     let mut order: Vec<GroupKey> = Vec::new();
     let mut members: HashMap<GroupKey, Vec<usize>> = HashMap::new();
     for (i, w) in report.workers.iter().enumerate() {
-        let key = (w.summary.group.clone(), w.summary.kafka_cluster.clone());
+        let key = (
+            w.summary.group.as_deref(),
+            w.summary.kafka_cluster.as_deref(),
+        );
         if !members.contains_key(&key) {
-            order.push(key.clone());
+            order.push(key);
         }
         members.entry(key).or_default().push(i);
     }
@@ -168,10 +172,104 @@ fn groups(report: &Report) -> Vec<(GroupKey, Vec<usize>)> {
         .collect()
 }
 
-fn lane_json(w: &WorkerReport, group: usize, ax: &LaneAxis) -> Value {
-    let Some(tl) = &w.timeline else {
-        return json!({"worker": w.summary.worker, "group": group, "recorded": false});
-    };
+/// `[source, line, x]`
+type P = (u32, u64, i64);
+/// `[resource, begin, start, end kind, end|null, stop reason|null, failed_registered]`
+type InstanceRow = (
+    usize,
+    &'static str,
+    P,
+    &'static str,
+    Option<P>,
+    Option<&'static str>,
+    u8,
+);
+/// `[generation|null, assignment line, protocol|null, offset, error, leader, assigned, [revoked]]`
+type GenerationRow = (
+    Option<i32>,
+    P,
+    Option<&'static str>,
+    i64,
+    i32,
+    usize,
+    u32,
+    Vec<usize>,
+);
+
+/// `[worker, x, [[worker, x] per evidence line]]`
+pub(crate) type FindingRow = (usize, i64, Vec<(usize, i64)>);
+
+/// The timeline document (see the module's documentation for its layout).
+#[derive(Serialize)]
+pub struct TimelineDoc<'a> {
+    pub(crate) schema: u32,
+    pub(crate) max_items: usize,
+    pub(crate) groups: Vec<GroupDoc<'a>>,
+    pub(crate) lanes: Vec<LaneDoc<'a>>,
+    pub(crate) findings: Vec<FindingRow>,
+}
+
+#[derive(Serialize)]
+pub(crate) struct GroupDoc<'a> {
+    pub(crate) name: Option<&'a str>,
+    pub(crate) kafka_cluster: Option<&'a str>,
+    axis: &'static str,
+    from: Option<i64>,
+    to: Option<i64>,
+    pub(crate) lanes: Vec<usize>,
+    generations: Vec<(i32, i64)>,
+}
+
+#[derive(Serialize)]
+pub(crate) struct LaneDoc<'a> {
+    worker: &'a str,
+    pub(crate) group: usize,
+    recorded: bool,
+    #[serde(flatten)]
+    detail: Option<LaneDetail<'a>>,
+}
+
+#[derive(Serialize)]
+struct LaneDetail<'a> {
+    first: Option<P>,
+    last: Option<P>,
+    dropped: u64,
+    truncated: Option<P>,
+    resources: Vec<(String, &'a str, u8)>,
+    instances: Vec<InstanceRow>,
+    leaders: Vec<&'a str>,
+    generations: Vec<GenerationRow>,
+    offsets: Vec<(P, i64, &'static str)>,
+    configs: Vec<(P, &'static str, Vec<&'a str>)>,
+    unknown: Vec<(P, P, &'a str)>,
+    known_from: Vec<P>,
+}
+
+/// A lane's table of resources: each is written once, then referred to
+/// by its index (first-use order).
+#[derive(Default)]
+struct Resources<'a> {
+    index: HashMap<&'a Resource, usize>,
+    rows: Vec<(String, &'a str, u8)>,
+}
+
+impl<'a> Resources<'a> {
+    fn index(&mut self, r: &'a Resource) -> usize {
+        let n = self.rows.len();
+        let i = *self.index.entry(r).or_insert(n);
+        if i == n {
+            self.rows.push((
+                r.id(),
+                r.connector_name(),
+                u8::from(matches!(r, Resource::Task(_))),
+            ));
+        }
+        i
+    }
+}
+
+fn lane_detail<'a>(tl: &'a Timeline, ax: &LaneAxis) -> LaneDetail<'a> {
+    let p = |p: &Point| ax.point(p);
     let mut table = Resources::default();
     let mut order: Vec<usize> = (0..tl.instances.len()).collect();
     order.sort_by_key(|&i| {
@@ -180,7 +278,7 @@ fn lane_json(w: &WorkerReport, group: usize, ax: &LaneAxis) -> Value {
             i,
         )
     });
-    let instances: Vec<Value> = order
+    let instances = order
         .iter()
         .map(|&i| {
             let inst = &tl.instances[i];
@@ -188,19 +286,19 @@ fn lane_json(w: &WorkerReport, group: usize, ax: &LaneAxis) -> Value {
                 End::Stopped(Some(why)) => Some(why.as_str()),
                 _ => None,
             };
-            json!([
+            (
                 table.index(&inst.resource),
                 inst.begin.as_str(),
-                ax.point(&inst.start),
+                p(&inst.start),
                 inst.how.as_str(),
-                inst.end.as_ref().map(|p| ax.point(p)),
+                inst.end.as_ref().map(p),
                 reason,
                 u8::from(inst.failed_registered),
-            ])
+            )
         })
         .collect();
     let mut leaders: Vec<&str> = Vec::new();
-    let generations: Vec<Value> = tl
+    let generations = tl
         .generations
         .iter()
         .map(|g| {
@@ -211,71 +309,56 @@ fn lane_json(w: &WorkerReport, group: usize, ax: &LaneAxis) -> Value {
                     leaders.len() - 1
                 }
             };
-            let revoked: Vec<usize> = g.revoked.iter().map(|r| table.index(r)).collect();
-            json!([
+            (
                 g.generation,
-                ax.point(&g.at),
+                p(&g.at),
                 g.protocol.map(|p| p.as_str()),
                 g.offset,
                 g.error,
                 leader,
                 g.assigned,
-                revoked,
-            ])
+                g.revoked.iter().map(|r| table.index(r)).collect(),
+            )
         })
         .collect();
-    json!({
-        "worker": w.summary.worker,
-        "group": group,
-        "recorded": true,
-        "first": tl.first.as_ref().map(|p| ax.point(p)),
-        "last": tl.last.as_ref().map(|p| ax.point(p)),
-        "dropped": tl.dropped,
-        "instances": instances,
-        "generations": generations,
-        "resources": table.rows,
-        "leaders": leaders,
-        "offsets": tl.offsets.iter().map(|o| json!([ax.point(&o.at), o.offset, o.source.as_str()])).collect::<Vec<_>>(),
-        "configs": tl.configs.iter().map(|c| json!([
-            ax.point(&c.at),
-            c.record.as_str(),
-            c.connectors.iter().map(|n| &**n).collect::<Vec<_>>(),
-        ])).collect::<Vec<_>>(),
-        "unknown": tl.unknown.iter().map(|u| json!([ax.point(&u.from), ax.point(&u.to), u.why])).collect::<Vec<_>>(),
-        "known_from": tl.known_from.iter().map(|p| ax.point(p)).collect::<Vec<_>>(),
-    })
-}
-
-/// A lane's table of resources: each is written once, then referred to
-/// by its index (first-use order).
-#[derive(Default)]
-struct Resources<'a> {
-    index: HashMap<&'a Resource, usize>,
-    rows: Vec<Value>,
-}
-
-impl<'a> Resources<'a> {
-    fn index(&mut self, r: &'a Resource) -> usize {
-        let n = self.rows.len();
-        let i = *self.index.entry(r).or_insert(n);
-        if i == n {
-            self.rows.push(json!([
-                r.id(),
-                &**r.connector_name(),
-                u8::from(matches!(r, Resource::Task(_)))
-            ]));
-        }
-        i
+    LaneDetail {
+        first: tl.first.as_ref().map(p),
+        last: tl.last.as_ref().map(p),
+        dropped: tl.dropped,
+        truncated: tl.truncated.as_ref().map(p),
+        instances,
+        generations,
+        resources: table.rows,
+        leaders,
+        offsets: tl
+            .offsets
+            .iter()
+            .map(|o| (p(&o.at), o.offset, o.source.as_str()))
+            .collect(),
+        configs: tl
+            .configs
+            .iter()
+            .map(|c| {
+                let names = c.connectors.iter().map(|n| &**n).collect();
+                (p(&c.at), c.record.as_str(), names)
+            })
+            .collect(),
+        unknown: tl
+            .unknown
+            .iter()
+            .map(|u| (p(&u.from), p(&u.to), u.why.as_str()))
+            .collect(),
+        known_from: tl.known_from.iter().map(p).collect(),
     }
 }
 
 /// The timeline document embedded in the HTML report.
-pub fn timeline_json(report: &Report) -> Value {
+pub fn timeline_doc(report: &Report) -> TimelineDoc<'_> {
     let groups = groups(report);
     let mut lane_group = vec![0usize; report.workers.len()];
     let mut axes: Vec<Option<LaneAxis>> = (0..report.workers.len()).map(|_| None).collect();
-    let mut group_values = Vec::new();
-    for (gi, ((name, cluster), members)) in groups.iter().enumerate() {
+    let mut group_docs = Vec::new();
+    for (gi, ((name, cluster), members)) in groups.into_iter().enumerate() {
         let timed = members.iter().all(|&i| {
             report.workers[i]
                 .timeline
@@ -286,7 +369,7 @@ pub fn timeline_json(report: &Report) -> Value {
         let mut from: Option<i64> = None;
         let mut to: Option<i64> = None;
         let mut gens: BTreeMap<i32, i64> = BTreeMap::new();
-        for &i in members {
+        for &i in &members {
             lane_group[i] = gi;
             let tl = report.workers[i].timeline.as_ref();
             let ax = LaneAxis::new(axis, tl);
@@ -307,15 +390,18 @@ pub fn timeline_json(report: &Report) -> Value {
         }
         let mut generations: Vec<(i32, i64)> = gens.into_iter().collect();
         generations.sort_by_key(|&(g, x)| (x, g));
-        group_values.push(json!({
-            "name": name,
-            "kafka_cluster": cluster,
-            "axis": match axis { Axis::Time => "time", Axis::Line => "line" },
-            "from": from,
-            "to": to,
-            "lanes": members,
-            "generations": generations.iter().map(|(g, x)| json!([g, x])).collect::<Vec<_>>(),
-        }));
+        group_docs.push(GroupDoc {
+            name,
+            kafka_cluster: cluster,
+            axis: match axis {
+                Axis::Time => "time",
+                Axis::Line => "line",
+            },
+            from,
+            to,
+            lanes: members,
+            generations,
+        });
     }
     let fallback_axis = LaneAxis::new(Axis::Line, None);
     let axis_of = |i: usize| {
@@ -323,11 +409,16 @@ pub fn timeline_json(report: &Report) -> Value {
             .and_then(Option::as_ref)
             .unwrap_or(&fallback_axis)
     };
-    let lanes: Vec<Value> = report
+    let lanes = report
         .workers
         .iter()
         .enumerate()
-        .map(|(i, w)| lane_json(w, lane_group[i], axis_of(i)))
+        .map(|(i, w)| LaneDoc {
+            worker: &w.summary.worker,
+            group: lane_group[i],
+            recorded: w.timeline.is_some(),
+            detail: w.timeline.as_ref().map(|tl| lane_detail(tl, axis_of(i))),
+        })
         .collect();
     let by_label: HashMap<&str, usize> = report
         .workers
@@ -335,13 +426,13 @@ pub fn timeline_json(report: &Report) -> Value {
         .enumerate()
         .map(|(i, w)| (w.summary.worker.as_str(), i))
         .collect();
-    let findings: Vec<Value> = report
+    let findings = report
         .workers
         .iter()
         .enumerate()
         .flat_map(|(wi, w)| w.findings.iter().map(move |f| (wi, f)))
         .map(|(wi, f)| {
-            let ev: Vec<Value> = f
+            let ev = f
                 .evidence
                 .iter()
                 .map(|e| {
@@ -350,19 +441,24 @@ pub fn timeline_json(report: &Report) -> Value {
                         .as_deref()
                         .and_then(|l| by_label.get(l).copied())
                         .unwrap_or(wi);
-                    json!([ewi, axis_of(ewi).line(&e.line)])
+                    (ewi, axis_of(ewi).line(&e.line))
                 })
                 .collect();
-            json!([wi, axis_of(wi).line(&f.trigger), ev])
+            (wi, axis_of(wi).line(&f.trigger), ev)
         })
         .collect();
-    json!({
-        "schema": SCHEMA,
-        "max_items": MAX_ITEMS,
-        "groups": group_values,
-        "lanes": lanes,
-        "findings": findings,
-    })
+    TimelineDoc {
+        schema: SCHEMA,
+        max_items: MAX_ITEMS,
+        groups: group_docs,
+        lanes,
+        findings,
+    }
+}
+
+/// [`timeline_doc`] as a JSON value.
+pub fn timeline_json(report: &Report) -> Value {
+    serde_json::to_value(timeline_doc(report)).unwrap_or(Value::Null)
 }
 
 #[cfg(test)]
