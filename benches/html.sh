@@ -4,9 +4,10 @@
 # copes with it. Prints, as medians of RUNS runs:
 #   1. writing the report (--format html) against --format jsonl of the same
 #      archive: time, peak RSS, output size
-#   2. headless Chromium loading the report: wall time of a run against the
-#      same browser on an empty page, and the page's own figures (from
-#      navigation start to the timeline drawn, JSON.parse, drawing)
+#   2. headless Chromium (a fresh one per run, driven over the DevTools
+#      protocol on a pipe) loading the report: from navigating to the load
+#      event and to the first frame drawn after it, against an empty page;
+#      and the page's own figures (JSON.parse, drawing)
 #   3. redraws while zooming, panning and stepping through generations
 #      (the page's `#bench` mode): median and slowest
 # Needs: python3, GNU time and Debian's chromium (or HERDER_AUDIT_CHROMIUM).
@@ -31,10 +32,11 @@ logs=("$dir"/a1/*.log)
 cat "${logs[@]}" > /dev/null # warm the page cache
 printf '<!DOCTYPE html><html><body></body></html>\n' > "$dir/empty.html"
 
-python3 - "$bin" "$browser" "$dir" "$runs" "${logs[@]}" <<'EOF'
-import os, re, shutil, statistics, subprocess, sys, tempfile, time
+python3 - "$bin" "$browser" "$dir" "$runs" "${logs[@]}" <<'PY'
+import json, os, re, shutil, statistics, subprocess, sys, tempfile, time
 bin, browser, d, runs, logs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5:]
 page = os.path.join(d, "a1.html")
+med = statistics.median
 
 def timed(args):
     t = time.perf_counter()
@@ -47,39 +49,101 @@ def timed(args):
 
 html = [timed([bin, "-j", "2", "--format", "html", "--output", page] + logs) for _ in range(runs)]
 jsonl = [timed([bin, "-j", "2", "--format", "jsonl", "--output", os.devnull] + logs) for _ in range(runs)]
-med = lambda xs: statistics.median(xs)
 
-def chromium(url):
-    prof = tempfile.mkdtemp(prefix="html-bench-")
-    t = time.perf_counter()
-    out = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                          "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1400,1000",
-                          f"--user-data-dir={prof}", "--dump-dom", url],
-                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=600)
-    wall = time.perf_counter() - t
-    shutil.rmtree(prof, ignore_errors=True)
-    head = out.stdout[:4000]
-    attrs = dict(re.findall(r'data-([a-z-]+)="([^"]*)"', head.split(">", 2)[1] if ">" in head else ""))
-    return wall, attrs
+class Chromium:
+    """Headless Chromium driven over the DevTools protocol on a pipe
+    (--remote-debugging-pipe: commands on its fd 3, replies on its fd 4,
+    each a JSON text ended by a NUL byte)."""
 
-base = [chromium("file://" + os.path.join(d, "empty.html"))[0] for _ in range(runs)]
-loads = [chromium("file://" + page) for _ in range(runs)]
-benches = [chromium("file://" + page + "#bench")[1] for _ in range(runs)]
-for _, a in loads:
-    if a.get("rendered") != "1" or "js-errors" in a:
+    def __init__(self):
+        self.prof = tempfile.mkdtemp(prefix="html-bench-")
+        r1, self.w = os.pipe()
+        self.r, w2 = os.pipe()
+
+        def fds():
+            a, b = os.dup(r1), os.dup(w2)
+            os.dup2(a, 3)
+            os.dup2(b, 4)
+
+        self.proc = subprocess.Popen(
+            [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+             "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1400,1000",
+             f"--user-data-dir={self.prof}", "--remote-debugging-pipe", "about:blank"],
+            preexec_fn=fds, close_fds=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(r1)
+        os.close(w2)
+        self.buf, self.n = b"", 0
+        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        self.call("Page.enable", session=True)
+
+    def send(self, method, params=None, session=False):
+        self.n += 1
+        msg = {"id": self.n, "method": method, "params": params or {}}
+        if session:
+            msg["sessionId"] = self.session
+        os.write(self.w, json.dumps(msg).encode() + b"\0")
+        return self.n
+
+    def recv(self):
+        while b"\0" not in self.buf:
+            chunk = os.read(self.r, 1 << 16)
+            if not chunk:
+                sys.exit("html.sh: chromium closed the DevTools pipe")
+            self.buf += chunk
+        msg, self.buf = self.buf.split(b"\0", 1)
+        return json.loads(msg)
+
+    def call(self, method, params=None, session=False):
+        i = self.send(method, params, session)
+        while True:
+            m = self.recv()
+            if m.get("id") == i:
+                if "error" in m:
+                    sys.exit(f"html.sh: {method}: {m['error']}")
+                return m.get("result", {})
+
+    def load(self, url):
+        """Seconds from navigating to the load event and to the second
+        animation frame after it (the page drawn), and the data attributes
+        the page set on <html>."""
+        t = time.perf_counter()
+        self.send("Page.navigate", {"url": url}, session=True)
+        while self.recv().get("method") != "Page.loadEventFired":
+            pass
+        loaded = time.perf_counter() - t
+        js = ("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => "
+              "r(JSON.stringify(Object.assign({}, document.documentElement.dataset))))))")
+        v = self.call("Runtime.evaluate", {"expression": js, "awaitPromise": True, "returnByValue": True}, session=True)
+        return loaded, time.perf_counter() - t, json.loads(v["result"]["value"])
+
+    def close(self):
+        self.send("Browser.close")
+        self.proc.wait(timeout=60)
+        shutil.rmtree(self.prof, ignore_errors=True)
+
+def fresh(url):
+    b = Chromium()
+    try:
+        return b.load(url)
+    finally:
+        b.close()
+
+base = [fresh("file://" + os.path.join(d, "empty.html")) for _ in range(runs)]
+loads = [fresh("file://" + page) for _ in range(runs)]
+benches = [fresh("file://" + page + "#bench")[2] for _ in range(runs)]
+for _, _, a in loads + [(0, 0, b) for b in benches]:
+    if a.get("rendered") != "1" or "jsErrors" in a:
         sys.exit(f"html.sh: the page did not render cleanly: {a}")
 f = lambda a, k: float(a[k])
-size = os.path.getsize(page)
-print(f"archive: {len(logs)} worker logs, {sum(os.path.getsize(l) for l in logs) / 2**30:.2f} GiB; report {size / 2**20:.1f} MiB; "
-      f"{loads[0][1].get('lanes')} lanes; medians of {runs} runs")
+print(f"archive: {len(logs)} worker logs, {sum(os.path.getsize(l) for l in logs) / 2**30:.2f} GiB; "
+      f"report {os.path.getsize(page) / 2**20:.1f} MiB, {loads[0][2].get('lanes')} lanes; medians of {runs} runs")
 print(f"1. --format html:  {med([h[0] for h in html]):.2f} s, {med([h[1] for h in html]) / 1024:.1f} MiB peak RSS"
       f"   (--format jsonl: {med([j[0] for j in jsonl]):.2f} s, {med([j[1] for j in jsonl]) / 1024:.1f} MiB)")
-load = med([l[0] for l in loads])
-print(f"2. chromium load:  {load:.2f} s wall against {med(base):.2f} s for an empty page (+{load - med(base):.2f} s); "
-      f"in the page, from navigation start: timeline drawn at {med([f(l[1], 'ready-ms') for l in loads]):.0f} ms "
-      f"(JSON.parse {med([f(l[1], 'parse-ms') for l in loads]):.0f} ms, drawing {med([f(l[1], 'render-ms') for l in loads]):.0f} ms), "
-      f"load event at {med([f(l[1], 'load-ms') for l in loads]):.0f} ms")
-print(f"3. redraws:        median {med([f(b, 'bench-median-ms') for b in benches]):.0f} ms, slowest "
-      f"{max(f(b, 'bench-max-ms') for b in benches):.0f} ms over {benches[0].get('bench-redraws')} redraws per run "
+print(f"2. chromium load:  drawn {med([l[1] for l in loads]):.2f} s after navigating (an empty page: "
+      f"{med([b[1] for b in base]):.2f} s), load event at {med([l[0] for l in loads]):.2f} s; in the page: "
+      f"JSON.parse {med([f(l[2], 'parseMs') for l in loads]):.0f} ms, drawing {med([f(l[2], 'renderMs') for l in loads]):.0f} ms")
+print(f"3. redraws:        median {med([f(b, 'benchMedianMs') for b in benches]):.0f} ms, slowest "
+      f"{max(f(b, 'benchMaxMs') for b in benches):.0f} ms over {benches[0].get('benchRedraws')} redraws per run "
       f"(zoom in, pan, zoom out, generation by generation)")
-EOF
+PY

@@ -528,6 +528,33 @@ mod tests {
         assert!(instances > 100, "{instances}");
     }
 
+    /// A jump of log time inside a rebalance is drawn as unknown.
+    #[test]
+    fn a_gap_inside_a_rebalance_is_an_unknown_span() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+        let text = std::fs::read_to_string(dir.join("clean-coop-3.6-worker-joins.log")).unwrap();
+        let cut: Vec<String> = text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| match i + 1 {
+                n if n >= 45 => l.replace("2024-03-11 09:14:", "2024-03-11 09:44:"),
+                _ => l.to_string(),
+            })
+            .collect();
+        let input = crate::input::Input::bytes("gap.log", cut.join("\n").into_bytes());
+        let report = audit::audit(&[input], &opts());
+        agree(&report);
+        let tl = report.workers[0].timeline.as_ref().unwrap();
+        assert_eq!(tl.unknown.len(), 1, "{:?}", tl.unknown);
+        let u = &tl.unknown[0];
+        assert_eq!((u.from.line, u.to.line), (44, 45));
+        assert!(u.why.contains("jumps 30 min"), "{}", u.why);
+        // The log starts mid-life: nothing makes the whole running set known.
+        assert!(tl.known_from.is_empty());
+        let v = timeline_json(&report);
+        assert_eq!(v["lanes"][0]["unknown"][0][0][1], 44);
+    }
+
     #[derive(Clone, Default)]
     struct Buf(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
 
@@ -544,7 +571,7 @@ mod tests {
     #[test]
     fn timelines_agree_with_the_summaries_on_simulated_faults() {
         use crate::sim::{self, ALL_FAULTS, Params, Proto, version};
-        let mut instances = 0;
+        let (mut instances, mut restarts) = (0, 0);
         let faults = std::iter::once(None).chain(ALL_FAULTS.into_iter().map(Some));
         for (n, fault) in faults.enumerate() {
             for (k, &v) in version::ALL.iter().enumerate() {
@@ -576,10 +603,22 @@ mod tests {
                         crate::input::Input::bytes(f.file.clone(), b.0.lock().unwrap().clone())
                     })
                     .collect();
-                instances += agree(&audit::audit(&inputs, &opts()));
+                let report = audit::audit(&inputs, &opts());
+                instances += agree(&report);
+                for w in &report.workers {
+                    let tl = w.timeline.as_ref().unwrap();
+                    // Simulated workers start in their logs.
+                    assert!(!tl.known_from.is_empty(), "{}", w.summary.worker);
+                    restarts += tl
+                        .instances
+                        .iter()
+                        .filter(|i| i.how == End::WorkerRestart)
+                        .count();
+                }
             }
         }
         assert!(instances > 1000, "{instances}");
+        assert!(restarts > 0);
     }
 
     #[test]
