@@ -188,10 +188,8 @@ fn write(report: &Report, args: &AuditArgs, replay: bool) -> io::Result<()> {
     let mut out: Box<dyn Write> = match &args.output {
         Some(path) => {
             let file = std::fs::File::create(path).map_err(|e| {
-                io::Error::new(
-                    e.kind(),
-                    format!("{}: {}", path.display(), input::describe(&e)),
-                )
+                let why = input::describe(&e);
+                io::Error::other(format!("cannot create {}: {why}", path.display()))
             })?;
             Box::new(io::BufWriter::new(anstream::AutoStream::new(file, choice)))
         }

@@ -209,3 +209,43 @@ fn html_reports_render_in_headless_chromium() {
     }
     assert!(total_findings >= 6, "{total_findings}");
 }
+
+/// `--output` takes any format; a file that cannot be created is named.
+#[test]
+fn output_goes_to_the_named_file() {
+    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("html-output");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).unwrap();
+    let trace = "corpus/fault-kafka-8676-2.3.0.log";
+    let stdout = bin().args([trace, "--format", "json"]).output().unwrap();
+    let file = work.join("out.json");
+    let run = bin()
+        .args([trace, "--format", "json", "--output"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1));
+    assert!(run.stdout.is_empty());
+    assert_eq!(std::fs::read(&file).unwrap(), stdout.stdout);
+    let page = bin()
+        .args([trace, "--format", "html", "-o"])
+        .arg(work.join("out.html"))
+        .status()
+        .unwrap();
+    assert_eq!(page.code(), Some(1));
+    let html = std::fs::read_to_string(work.join("out.html")).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(html.trim_end().ends_with("</html>"));
+    let missing = work.join("no/such/dir/out.html");
+    let bad = bin()
+        .args([trace, "--format", "html", "--output"])
+        .arg(&missing)
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains(&missing.display().to_string()) && err.contains("no such file or directory"),
+        "{err}"
+    );
+}

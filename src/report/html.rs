@@ -121,6 +121,58 @@ pub fn write_html(report: &Report, out: &mut dyn Write) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::audit::{self, Options};
+    use crate::input::Input;
+
+    fn render(inputs: &[Input]) -> (Report, String) {
+        let opts = Options {
+            jobs: Some(1),
+            timeline: true,
+            ..Options::default()
+        };
+        let report = audit::audit(inputs, &opts);
+        let mut out = Vec::new();
+        write_html(&report, &mut out).unwrap();
+        (report, String::from_utf8(out).unwrap())
+    }
+
+    /// The text of the element `<script type="application/json" id=ID>`.
+    fn embedded<'a>(page: &'a str, id: &str) -> &'a str {
+        let open = format!("<script type=\"application/json\" id=\"{id}\">");
+        let start = page.find(&open).unwrap() + open.len();
+        let len = page[start..].find("</script>").unwrap();
+        &page[start..start + len]
+    }
+
+    /// Log text that is markup stays data: the page holds exactly its own
+    /// script elements, and the embedded document is the one
+    /// `--format json` prints.
+    #[test]
+    fn log_text_cannot_break_out_and_the_data_is_the_json_document() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+        let text = std::fs::read_to_string(dir.join("fault-kafka-8676-2.3.0.log")).unwrap();
+        let evil = "x</script><script>alert(1)</script><!--<b>";
+        let hostile = text.replace("clicks-sink", evil);
+        let (report, page) = render(&[Input::bytes("hostile.log", hostile.into_bytes())]);
+        assert!(report.findings().count() >= 2);
+        assert_eq!(page.matches("<script").count(), 2 + SCRIPTS.len());
+        assert_eq!(page.matches("</script>").count(), 2 + SCRIPTS.len());
+        assert!(!page.contains("<!--"));
+        let doc: Json = serde_json::from_str(embedded(&page, "report-data")).unwrap();
+        assert_eq!(doc, json::document(&report));
+        assert!(doc.to_string().contains(evil));
+        let tl: Json = serde_json::from_str(embedded(&page, "timeline-data")).unwrap();
+        assert_eq!(tl, timeline::timeline_json(&report));
+    }
+
+    #[test]
+    fn an_input_without_workers_renders() {
+        let (report, page) = render(&[Input::bytes("empty.log", b"no lifecycle line\n".to_vec())]);
+        assert!(report.workers.is_empty());
+        assert!(page.contains("No worker's lifecycle lines were found"));
+        let tl: Json = serde_json::from_str(embedded(&page, "timeline-data")).unwrap();
+        assert_eq!(tl["groups"], serde_json::json!([]));
+    }
 
     /// The assets are inlined as trusted text: they must not end their
     /// own element early.
