@@ -150,7 +150,7 @@
       this.filterMenu(tb, 'Connectors', this.connectors.map((c) => ({
         key: c, label: c, count: this.connCount.get(c), colour: this.colour.get(c),
       })), this.hidden.conn);
-      this.filterMenu(tb, 'Workers', this.lanes.map((l) => ({ key: String(l.wi), label: l.label })), this.hidden.worker);
+      this.filterMenu(tb, 'Workers', this.lanes.map((l) => ({ key: String(l.wi), label: l.short })), this.hidden.worker);
       const kinds = new Map();
       for (const f of this.findings) kinds.set(f.doc.kind, (kinds.get(f.doc.kind) || 0) + 1);
       this.filterMenu(tb, 'Findings', [...kinds.keys()].sort().map((k) => ({ key: k, label: k, count: kinds.get(k) })),
@@ -596,7 +596,7 @@
         // Labels (unclipped, over the label column).
         const lab = svg('g', {}, s);
         const name = svg('text', { class: 'lane-label', x: 8, y: l.y + 17 }, lab);
-        name.textContent = l.short.length > 28 ? '\u2026' + l.short.slice(-27) : l.short;
+        name.textContent = l.short.length > 25 ? '\u2026' + l.short.slice(-24) : l.short;
         this.tip(name, () => 'worker ' + l.label);
         const d = this.data.report.workers[l.wi];
         const info = [];
