@@ -83,6 +83,7 @@ fn audit_all(r: &Run) -> BTreeSet<Key> {
         cross: true,
         progress: false,
         live: None,
+        timeline: false,
     };
     let report = audit::audit(&inputs, &opts);
     assert!(report.errors.is_empty(), "{:?}", report.errors);

@@ -96,6 +96,18 @@ impl StreamProcessor {
         }
     }
 
+    /// Have the replays record their timelines (for the HTML report).
+    pub fn with_timeline(mut self, on: bool) -> StreamProcessor {
+        if on {
+            self.sink = std::mem::replace(
+                &mut self.sink,
+                StreamSink::new(SourceId(0), String::new(), false),
+            )
+            .with_timeline();
+        }
+        self
+    }
+
     /// Read standard input and (with `follow`) the last segment as live
     /// input.
     pub fn with_live(mut self, live: Option<input::live::LiveOpen>) -> StreamProcessor {

@@ -134,6 +134,7 @@ pub struct StreamSink {
     items: Vec<Item>,
     keep_generations: bool,
     facts: bool,
+    timeline: bool,
     slots: BTreeMap<Option<String>, Slot>,
     follow: Follow,
     until: Until,
@@ -157,6 +158,7 @@ impl StreamSink {
             items: Vec::new(),
             keep_generations,
             facts: false,
+            timeline: false,
             slots: BTreeMap::new(),
             follow: Follow::None,
             until: Until::End,
@@ -221,6 +223,12 @@ impl StreamSink {
             .max()
     }
 
+    /// Have the replays record their timelines (for the HTML report).
+    pub fn with_timeline(mut self) -> StreamSink {
+        self.timeline = true;
+        self
+    }
+
     /// Pause before the first line stamped later than this bound.
     pub fn set_until(&mut self, until: Until) {
         self.until = until;
@@ -268,9 +276,14 @@ impl StreamSink {
             Some(s) => format!("{}#{s}", self.label),
             None => self.label.clone(),
         };
-        let (keep, facts) = (self.keep_generations, self.facts);
+        let (keep, facts, timeline) = (self.keep_generations, self.facts, self.timeline);
         self.slots.entry(key).or_insert_with(|| {
             let replay = WorkerReplay::new(label, keep);
+            let replay = if timeline {
+                replay.with_timeline()
+            } else {
+                replay
+            };
             Slot {
                 replay: if facts { replay.with_facts() } else { replay },
                 seq: 0,

@@ -9,6 +9,7 @@ mod starts;
 pub mod state;
 mod stops;
 mod summary;
+pub mod timeline;
 
 pub use facts::{Fact, FactKind};
 pub use summary::{GenerationRecord, Identity, Note, WorkerReport, WorkerSummary};
@@ -110,6 +111,8 @@ pub struct WorkerReplay {
     begun: bool,
     /// `Kafka cluster ID: …`: tells clusters with the same group id apart.
     kafka_cluster: Option<Arc<str>>,
+    /// The timeline for the HTML report, when it is wanted.
+    timeline: Option<Box<timeline::Recorder>>,
 }
 
 /// Two lines of one rebalance further apart than this (log time) suggest
@@ -175,7 +178,14 @@ impl WorkerReplay {
             handed_on: 0,
             begun: false,
             kafka_cluster: None,
+            timeline: None,
         }
+    }
+
+    /// Record the worker's [`timeline::Timeline`] (for the HTML report).
+    pub fn with_timeline(mut self) -> WorkerReplay {
+        self.timeline = Some(Box::default());
+        self
     }
 
     /// Collect facts for the cross-worker checks ([`WorkerReplay::take_facts`]).
@@ -334,10 +344,13 @@ impl WorkerReplay {
         self.handed_on + self.findings.len() - 1
     }
 
-    fn count_stop(&mut self, why: StopReason) {
+    fn count_stop(&mut self, why: StopReason, stop: &Stop) {
         *self.summary.stops.entry(why).or_default() += 1;
         if let Some(g) = self.generations.last_mut() {
             g.stop_reasons.push(why);
+        }
+        if let Some(t) = &mut self.timeline {
+            t.judged(&stop.resource, &stop.line, why);
         }
     }
 
@@ -360,6 +373,9 @@ impl WorkerReplay {
                 | Event::ConfigValue { .. }
         ) {
             self.flush_findings();
+        }
+        if let Some(t) = &mut self.timeline {
+            t.event(ev, line);
         }
         if !self.begun && !is_preamble(ev) {
             self.begun = true;
@@ -608,6 +624,9 @@ impl WorkerReplay {
                         self.summary.restarts += 1;
                         self.note(Some(line), "worker restarted: state reset".to_string());
                     }
+                    if let Some(t) = &mut self.timeline {
+                        t.known_from(line, true);
+                    }
                 }
                 self.inc.baseline = Some(line.clone());
                 self.inc.offset = Some((-1, line.clone()));
@@ -655,8 +674,8 @@ impl WorkerReplay {
                     w.stops.len()
                 ),
             );
-            for _ in &w.stops {
-                self.count_stop(StopReason::NotJudged);
+            for s in &w.stops {
+                self.count_stop(StopReason::NotJudged, s);
             }
         }
         self.close_generation();
@@ -697,6 +716,7 @@ impl WorkerReplay {
             } else {
                 Vec::new()
             },
+            timeline: self.timeline.map(|t| t.finish()),
         };
         (report, facts)
     }

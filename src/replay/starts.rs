@@ -9,18 +9,20 @@ impl WorkerReplay {
         self.boundary(line);
         let judgeable = self.inc.received.is_some() && self.inc.window.is_none();
         if !judgeable {
-            self.note(
-                Some(line),
-                format!(
-                    "generation {}: assignment line not seen; starts not judged",
-                    fmt_gen(self.inc.joined.map(|(g, _)| g))
-                ),
+            let why = format!(
+                "generation {}: assignment line not seen",
+                fmt_gen(self.inc.joined.map(|(g, _)| g))
             );
+            if let Some(t) = &mut self.timeline {
+                let opened = self.inc.window.as_ref().and_then(|w| w.opened.as_ref());
+                t.unknown(opened, line, why.clone());
+            }
+            self.note(Some(line), format!("{why}; starts not judged"));
         }
         // A start phase ends any rebalance whose assignment line was lost.
         if let Some(w) = self.inc.window.take() {
-            for _ in &w.stops {
-                self.count_stop(StopReason::NotJudged);
+            for s in &w.stops {
+                self.count_stop(StopReason::NotJudged, s);
             }
         }
         let known = match &self.inc.offset {
@@ -112,6 +114,9 @@ impl WorkerReplay {
                 }
                 if !held.is_empty() {
                     held.sort();
+                    if let Some(t) = &mut self.timeline {
+                        t.held(&held, &rec.line);
+                    }
                     let since = rec.line.clone();
                     self.fact(
                         fin,
@@ -135,9 +140,12 @@ impl WorkerReplay {
         // A pending unexplained stop of the same resource was a restart.
         let mut restarted = false;
         if let Some(i) = self.inc.pending_stops.iter().position(|s| &s.resource == r) {
-            self.inc.pending_stops.remove(i);
-            self.count_stop(StopReason::Restart);
+            let s = self.inc.pending_stops.remove(i);
+            self.count_stop(StopReason::Restart, &s);
             restarted = true;
+        }
+        if let Some(t) = &mut self.timeline {
+            t.start(r, line);
         }
         let prev = self.inc.res.get(r).cloned();
         let in_phase = self.inc.start_phase.as_ref().map(|p| p.judgeable);
@@ -214,6 +222,9 @@ impl WorkerReplay {
     }
 
     pub(super) fn start_failed(&mut self, r: &Resource, how: StartFailure, line: &SourceLine) {
+        if let Some(t) = &mut self.timeline {
+            t.start_failed(r, line, how == StartFailure::Initialization);
+        }
         if let Some(ps) = &mut self.inc.start_phase {
             ps.phase.failed.insert(r.clone());
         }
@@ -244,6 +255,9 @@ impl WorkerReplay {
         let Some((start, prev, double)) = self.inc.last_start.get(r).cloned() else {
             return;
         };
+        if let Some(t) = &mut self.timeline {
+            t.refused(r, line);
+        }
         match double {
             Some(i) => {
                 if let Some(f) = self.finding_mut(i) {
