@@ -137,7 +137,9 @@ pub(crate) fn instance_evidence(
 ) -> Option<Evidence> {
     use crate::replay::state::ResState;
     match state? {
-        ResState::Running { since, .. } => Some(Evidence::new("started here", since)),
+        ResState::Starting { since } | ResState::Running { since, .. } => {
+            Some(Evidence::new("started here", since))
+        }
         ResState::Held { since } => Some(Evidence::new(
             "held from this assignment (running from before)",
             since,

@@ -198,6 +198,22 @@ fn double_starts_and_zombies_need_a_live_instance() {
         zombie_reported: true,
     };
     assert!(!zombie::check(Some(&reported), false));
+    // A start under way counts; a failed one does not, even where the
+    // Worker still holds the failed instance.
+    let starting = ResState::Starting { since: line(1) };
+    assert!(double_start::check(Some(&starting)));
+    assert!(zombie::check(Some(&starting), false));
+    for registered in [false, true] {
+        let failed = ResState::Failed {
+            at: line(2),
+            start: Some(line(1)),
+            registered,
+        };
+        assert!(!double_start::check(Some(&failed)));
+        assert!(!zombie::check(Some(&failed), false));
+        assert!(!failed.is_live());
+        assert_eq!(failed.started_at(), Some(&line(1)));
+    }
 }
 
 #[test]
@@ -212,10 +228,14 @@ fn lost_needs_known_not_running() {
     let held = ResState::Held { since: line(1) };
     assert_eq!(lost_assignment::check(Some(&held), true), None);
     // A failed start is not lost, and a lost resource is reported once.
-    assert_eq!(
-        lost_assignment::check(Some(&ResState::Failed { at: line(3) }), true),
-        None
-    );
+    for registered in [false, true] {
+        let failed = ResState::Failed {
+            at: line(3),
+            start: Some(line(2)),
+            registered,
+        };
+        assert_eq!(lost_assignment::check(Some(&failed), true), None);
+    }
     assert_eq!(
         lost_assignment::check(Some(&ResState::Lost { at: line(3) }), true),
         None
