@@ -19,7 +19,7 @@ use crate::model::{Protocol, Resource, SourceLine, TaskId};
 use crate::rules::offset_mismatch::Trouble;
 use crate::rules::{
     StartReason, StopReason, Who, double_start, foreign_start, lost_assignment, offset_mismatch,
-    unnecessary_stop, zombie,
+    stale_config, unnecessary_stop, zombie,
 };
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use state::*;
@@ -65,6 +65,9 @@ struct Incarnation {
     self_revoked: HashSet<Resource>,
     /// Something other than start-up noise happened since the reset.
     active: bool,
+    /// The worker's start (`Kafka Connect starting`, `Herder starting`):
+    /// the config topic it read then was read silently.
+    process_start: Option<SourceLine>,
 }
 
 /// One start attempt: the herder's `Starting …` line and what followed it.
@@ -618,11 +621,18 @@ impl WorkerReplay {
             Event::ScheduledShutdown(n) => self.confirm(&Resource::Connector(n.clone())),
             Event::GracefulStop { resource, .. } => self.confirm(resource),
             Event::ConnectorConfigUpdated(c) => {
-                self.config.entry(c.clone()).or_default().updated = Some(line.clone());
+                let facts = self.config.entry(c.clone()).or_default();
+                facts.updated = Some(line.clone());
+                if facts.removed.is_some() && facts.recreated.is_none() {
+                    facts.recreated = Some(line.clone());
+                    facts.stale_reported.clear();
+                }
                 self.inc.offset = None;
             }
             Event::ConnectorConfigRemoved(c) => {
-                self.config.entry(c.clone()).or_default().removed = Some(line.clone());
+                let facts = self.config.entry(c.clone()).or_default();
+                facts.removed = Some(line.clone());
+                facts.recreated = None;
                 self.inc.offset = None;
             }
             Event::TargetStateChange(c) => {
@@ -706,6 +716,7 @@ impl WorkerReplay {
                     }
                 }
                 self.inc.baseline = Some(line.clone());
+                self.inc.process_start = Some(line.clone());
                 self.inc.offset = Some((-1, line.clone()));
             }
             Milestone::ConnectStopping

@@ -187,6 +187,18 @@ impl WorkerReplay {
             let f = foreign_start::finding(&self.who(), r, line, &why, &origin);
             self.push(f);
         }
+        if let Resource::Task(t) = r {
+            let facts = self.config.get(&t.connector);
+            if let Some(stale) =
+                stale_config::check(facts, t.index, self.inc.process_start.as_ref())
+            {
+                let f = stale_config::finding(&self.who(), r, line, &stale);
+                self.push(f);
+                if let Some(facts) = self.config.get_mut(&t.connector) {
+                    facts.stale_reported.insert(t.index);
+                }
+            }
+        }
         let mut double = None;
         if double_start::check(prev.as_ref()) {
             let f = double_start::finding(&self.who(), r, line, prev.as_ref());

@@ -5,6 +5,7 @@ pub mod double_start;
 pub mod foreign_start;
 pub mod lost_assignment;
 pub mod offset_mismatch;
+pub mod stale_config;
 pub mod unnecessary_stop;
 pub mod zombie;
 
