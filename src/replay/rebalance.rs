@@ -145,10 +145,11 @@ impl WorkerReplay {
 
         if protocol == Some(Protocol::Eager) && window.opened.is_some() {
             // Eager: the rebalance stopped everything; what the log never
-            // showed running is not running now.
+            // showed running is not running now, and a failed start is
+            // retried (the start phase starts the whole assignment).
             self.inc
                 .res
-                .retain(|_, s| !matches!(s, ResState::Held { .. }));
+                .retain(|_, s| !matches!(s, ResState::Held { .. } | ResState::Failed { .. }));
             if self.inc.baseline.is_none() {
                 self.inc.baseline = window.opened.clone();
             }
