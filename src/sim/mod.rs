@@ -8,19 +8,15 @@
 //! [--protocol eager|cooperative] [--kafka-version V] [--layout L]
 //! [--fault F] [--noise R] --out DIR`
 
-mod cluster;
-mod events;
+mod emit;
 mod model;
-mod noise;
-mod out;
+mod oracle;
 mod rng;
-mod round;
-mod startup;
 pub mod truth;
 pub mod version;
 
-pub use model::Proto;
-pub use out::Layout;
+pub use emit::out::Layout;
+pub use model::data::Proto;
 pub use truth::{ALL_FAULTS, Expected, FaultKind, Scope, Truth};
 pub use version::Version;
 
@@ -160,39 +156,33 @@ pub fn simulate(
     if p.fault.is_some() {
         p.fault_at = Some(p.fault_event());
     }
-    let mut cl = cluster::Cluster::new(p.clone(), outs, record_lifecycle);
-    let first = cl.clock.text();
+    let mut cl = model::Cluster::new(p.clone(), outs, record_lifecycle);
+    let first = cl.em.clock.text();
     cl.run();
     let mut files = Vec::new();
     let mut lifecycle = Vec::new();
     let mut total_lines = 0;
     let mut total_bytes = 0;
-    let mut err = None;
-    for (i, wk) in cl.workers.iter_mut().enumerate() {
-        if let Err(e) = wk.log.finish() {
-            err.get_or_insert(e);
-        }
-        total_lines += wk.log.lines();
-        total_bytes += wk.log.bytes();
+    for (i, (lines, bytes, lc)) in cl.em.finish()?.into_iter().enumerate() {
+        let wk = &cl.workers[i];
+        total_lines += lines;
+        total_bytes += bytes;
         files.push(truth::FileInfo {
             worker: wk.host.clone(),
             file: worker_file(i),
-            lines: wk.log.lines(),
-            bytes: wk.log.bytes(),
+            lines,
+            bytes,
             rest_url: wk.url.clone(),
         });
-        lifecycle.push(std::mem::take(&mut wk.lifecycle));
-    }
-    if let Some(e) = err {
-        return Err(e);
+        lifecycle.push(lc);
     }
     let mut stats = std::mem::take(&mut cl.stats);
     stats.lines = total_lines;
     stats.bytes = total_bytes;
     stats.config_records = cl.log.len();
     stats.first_time = first;
-    stats.last_time = cl.clock.text();
-    let mut expected = std::mem::take(&mut cl.expected);
+    stats.last_time = cl.em.clock.text();
+    let mut expected = std::mem::take(&mut cl.oracle.expected);
     expected.sort();
     let fault = p.fault.map(|kind| {
         cl.fault.info.clone().unwrap_or(truth::FaultInfo {

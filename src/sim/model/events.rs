@@ -2,9 +2,9 @@
 //! (users, connectors and workers), the fault's arming and, when no
 //! opportunity for it came up, events that create one.
 
-use super::cluster::{Cluster, Rec, Status, Target, Why, new_connector};
-use super::model::{Proto, Res};
-use super::truth::FaultKind;
+use super::{Cluster, Connector, Rec, Status, Target, Why};
+use crate::sim::model::data::{Proto, Res};
+use crate::sim::truth::FaultKind;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Ev {
@@ -112,7 +112,7 @@ impl Cluster {
         v
     }
 
-    fn existing(&self, pred: impl Fn(&super::cluster::Connector) -> bool) -> Vec<u16> {
+    fn existing(&self, pred: impl Fn(&Connector) -> bool) -> Vec<u16> {
         (0..self.conns.len())
             .filter(|&c| self.conns[c].exists && pred(&self.conns[c]))
             .map(|c| c as u16)
@@ -282,12 +282,12 @@ impl Cluster {
         match ev {
             Ev::Create => {
                 let t = self.rng.range(1, i64::from(max)) as u16;
-                let c = new_connector(self, t);
-                self.count("create");
+                let c = self.new_connector(t);
+                self.count_event("create");
                 self.append(Rec::ConnConfig(c));
             }
             Ev::Reconfigure(c) => {
-                self.count("reconfigure");
+                self.count_event("reconfigure");
                 let n = if self.rng.chance(0.3) {
                     self.rng.range(1, i64::from(max)) as u16
                 } else {
@@ -300,18 +300,18 @@ impl Cluster {
                 self.append(Rec::ConnConfig(c));
             }
             Ev::Delete(c) => {
-                self.count("delete");
+                self.count_event("delete");
                 self.conns[usize::from(c)].exists = false;
                 self.pending_gen.retain(|&x| x != c);
                 self.append(Rec::Tombstone(c));
             }
             Ev::Pause(c) => {
-                self.count("pause");
+                self.count_event("pause");
                 self.conns[usize::from(c)].target = Target::Paused;
                 self.append(Rec::Target(c, Target::Paused));
             }
             Ev::Resume(c) => {
-                self.count("resume");
+                self.count_event("resume");
                 let n = self.rng.range(1, i64::from(max)) as u16;
                 let x = &mut self.conns[usize::from(c)];
                 if x.target == Target::Stopped {
@@ -322,13 +322,13 @@ impl Cluster {
                 self.append(Rec::Target(c, Target::Started));
             }
             Ev::Stop(c) => {
-                self.count("stop");
+                self.count_event("stop");
                 self.commit_tasks(c, 0, false);
                 self.conns[usize::from(c)].target = Target::Stopped;
                 self.append(Rec::Target(c, Target::Stopped));
             }
             Ev::TaskCount(c) => {
-                self.count("task-count-change");
+                self.count_event("task-count-change");
                 let cur = self.conns[usize::from(c)].tasks;
                 let mut n = self.rng.range(1, i64::from(max)) as u16;
                 if n == cur {
@@ -337,14 +337,14 @@ impl Cluster {
                 self.commit_tasks(c, n, false);
             }
             Ev::RestartConnector(c) => {
-                self.count("restart-connector");
+                self.count_event("restart-connector");
                 if let Some(w) = self.owner_of(Res::Conn(c)) {
                     self.stop(w, Res::Conn(c), Why::Restart);
                     self.start(w, Res::Conn(c), Why::Restart);
                 }
             }
             Ev::RestartTask(c, i) => {
-                self.count("restart-task");
+                self.count_event("restart-task");
                 let r = Res::Task(c, i);
                 if let Some(w) = self.owner_of(r) {
                     let fault = self.fault.ready(FaultKind::DoubleStart);
@@ -362,7 +362,7 @@ impl Cluster {
                 }
             }
             Ev::RestartAll(c) => {
-                self.count("restart-connector-and-tasks");
+                self.count_event("restart-connector-and-tasks");
                 self.append(Rec::Restart(c));
             }
             Ev::Leave(w) => {
@@ -382,7 +382,7 @@ impl Cluster {
             }
             Ev::Bounce(w) => {
                 if self.workers[w].status == Status::Live {
-                    self.count("rolling-restart");
+                    self.count_event("rolling-restart");
                     self.shutdown_worker(w);
                     self.settle();
                     let back = self.lnow + self.rng.range(5_000, 40_000);
@@ -399,16 +399,12 @@ impl Cluster {
             }
             Ev::KeyRotation => {
                 if self.group.leader.is_some() {
-                    self.count("session-key");
+                    self.count_event("session-key");
                     self.group.key_at = Some(self.lnow);
                     self.append(Rec::SessionKey);
                 }
             }
-            Ev::Idle => self.count("idle"),
+            Ev::Idle => self.count_event("idle"),
         }
-    }
-
-    fn count(&mut self, name: &'static str) {
-        *self.stats.events.entry(name).or_default() += 1;
     }
 }

@@ -3,10 +3,10 @@
 //! commits, connector chatter, REST access logs, config dumps and stack
 //! traces. Every record is written whole; the auditor must skip them all.
 
-use super::model::TYPES;
 use super::out::{Clock, Lvl, Mdc, Th, WorkerLog};
-use super::rng::Rng;
-use super::version::Version;
+use crate::sim::model::data::TYPES;
+use crate::sim::rng::Rng;
+use crate::sim::version::Version;
 
 /// What noise may mention on one worker right now.
 pub struct NoiseCtx<'a> {

@@ -3,7 +3,7 @@
 //! ground truth can name them) and never holds more than a buffer's worth of
 //! output in memory.
 
-use super::version::Version;
+use crate::sim::version::Version;
 use std::io::{self, Write};
 
 /// The simulated wall clock, in epoch milliseconds, shared by all workers.
