@@ -8,6 +8,8 @@
 //! [--protocol eager|cooperative] [--kafka-version V] [--layout L]
 //! [--fault F] [--noise R] --out DIR`
 
+mod archive;
+mod cli;
 mod emit;
 mod model;
 mod oracle;
@@ -15,16 +17,18 @@ mod rng;
 pub mod truth;
 pub mod version;
 
+pub use archive::{Archive, Planned, write_archive, write_plan};
+pub use cli::{SimArgs, run_cli};
 pub use emit::out::Layout;
 pub use model::data::Proto;
-pub use truth::{ALL_FAULTS, Expected, FaultKind, Scope, Truth};
+pub use truth::{ALL_FAULTS, ArchiveTruth, Expected, FaultKind, Scope, Truth};
 pub use version::Version;
 
-use clap::Args;
-use std::fs;
+use emit::out::{Rotation, Segment};
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
-use std::time::Instant;
+
+/// The Kafka cluster id of a single simulated cluster.
+pub const DEFAULT_KAFKA_CLUSTER_ID: &str = "kRqWt5d6TX2QvG3yJx1mRw";
 
 /// What to simulate.
 #[derive(Debug, Clone)]
@@ -52,6 +56,10 @@ pub struct Params {
     pub lag: f64,
     /// Probability that a config record lands while the group syncs.
     pub concurrent: f64,
+    /// The Kafka cluster's id the workers log (`Kafka cluster ID: …`).
+    pub kafka_cluster_id: String,
+    /// Worker host names are `connect-N`, or `connect-N.<domain>`.
+    pub host_domain: Option<String>,
 }
 
 impl Params {
@@ -77,6 +85,8 @@ impl Params {
             delay_ms: 300_000,
             lag: 0.25,
             concurrent: 0.05,
+            kafka_cluster_id: DEFAULT_KAFKA_CLUSTER_ID.to_string(),
+            host_domain: None,
         }
     }
 
@@ -144,9 +154,28 @@ pub fn simulate(
     outs: Vec<Box<dyn Write>>,
     record_lifecycle: bool,
 ) -> io::Result<Truth> {
+    let sinks = outs.into_iter().map(Sink::One).collect();
+    run_cluster(p, sinks, record_lifecycle).map(|(t, _)| t)
+}
+
+/// Where a worker's log goes.
+pub(crate) enum Sink {
+    /// One writer.
+    One(Box<dyn Write>),
+    /// Segment files, rotated by size.
+    Rotated(Rotation),
+}
+
+/// Runs one cluster: its truth (one file per worker, named by
+/// [`worker_file`]) and each worker's segments.
+pub(crate) fn run_cluster(
+    p: &Params,
+    sinks: Vec<Sink>,
+    record_lifecycle: bool,
+) -> io::Result<(Truth, Vec<Vec<Segment>>)> {
     p.validate()
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-    if outs.len() != p.workers {
+    if sinks.len() != p.workers {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             "one output per worker",
@@ -156,25 +185,43 @@ pub fn simulate(
     if p.fault.is_some() {
         p.fault_at = Some(p.fault_event());
     }
+    let mut outs: Vec<Box<dyn Write>> = Vec::with_capacity(sinks.len());
+    let mut rotations = Vec::new();
+    for (w, s) in sinks.into_iter().enumerate() {
+        match s {
+            Sink::One(out) => outs.push(out),
+            Sink::Rotated(rot) => {
+                outs.push(Box::new(io::sink()));
+                rotations.push((w, rot));
+            }
+        }
+    }
     let mut cl = model::Cluster::new(p.clone(), outs, record_lifecycle);
+    for (w, rot) in rotations {
+        cl.em.rotate(w, rot)?;
+    }
     let first = cl.em.clock.text();
     cl.run();
     let mut files = Vec::new();
     let mut lifecycle = Vec::new();
+    let mut segments = Vec::new();
     let mut total_lines = 0;
     let mut total_bytes = 0;
-    for (i, (lines, bytes, lc)) in cl.em.finish()?.into_iter().enumerate() {
+    for (i, out) in cl.em.finish()?.into_iter().enumerate() {
         let wk = &cl.workers[i];
-        total_lines += lines;
-        total_bytes += bytes;
+        total_lines += out.lines;
+        total_bytes += out.bytes;
         files.push(truth::FileInfo {
+            cluster: None,
             worker: wk.host.clone(),
             file: worker_file(i),
-            lines,
-            bytes,
+            lines: out.lines,
+            bytes: out.bytes,
+            gzip: false,
             rest_url: wk.url.clone(),
         });
-        lifecycle.push(lc);
+        lifecycle.push(out.lifecycle);
+        segments.push(out.segments);
     }
     let mut stats = std::mem::take(&mut cl.stats);
     stats.lines = total_lines;
@@ -197,9 +244,10 @@ pub fn simulate(
             generation: None,
             resource: None,
             detail: "no opportunity for the fault came up".into(),
+            worker_index: None,
         })
     });
-    Ok(Truth {
+    let truth = Truth {
         schema: truth::SCHEMA,
         scenario: truth::Scenario {
             seed: p.seed,
@@ -212,6 +260,7 @@ pub fn simulate(
             log_pattern: p.layout.pattern(),
             noise: p.noise,
             group: p.group.clone(),
+            kafka_cluster_id: p.kafka_cluster_id.clone(),
             max_tasks: p.max_tasks,
             rebalance_delay_ms: p.delay_ms,
         },
@@ -220,186 +269,8 @@ pub fn simulate(
         expected,
         stats,
         lifecycle_lines: lifecycle,
-    })
-}
-
-/// `herder-audit simulate`: flags.
-#[derive(Args, Debug, Clone)]
-pub struct SimArgs {
-    /// Workers in the group.
-    #[arg(long, default_value_t = 3)]
-    pub workers: usize,
-    /// Connectors created once the cluster is up.
-    #[arg(long, default_value_t = 4)]
-    pub connectors: usize,
-    /// Random events after that (connector, task, REST and worker events).
-    #[arg(long, default_value_t = 40)]
-    pub events: usize,
-    /// Seed: the same flags and seed give the same logs, byte for byte.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Group protocol: eager, cooperative (the version's default cooperative
-    /// protocol), compatible or sessioned. Default: cooperative, or eager for
-    /// releases before 2.3.
-    #[arg(long)]
-    pub protocol: Option<String>,
-    /// Kafka version whose wording is printed: 2.0.1, 2.2.2, 2.3.1, 2.4.1,
-    /// 2.8.2, 3.0.2 or 3.6.2 (also 2.0, 2.3, 3.6, …).
-    #[arg(long, default_value = "3.6.2")]
-    pub kafka_version: String,
-    /// Log layout: apache (`[%d] %p %m (%c:%L)`), apache-mdc (with
-    /// `%X{connector.context}`), debezium, strimzi. Default: the version's shipped layout.
-    #[arg(long)]
-    pub layout: Option<String>,
-    /// Inject one fault: kafka-8676, restart-moved-task,
-    /// offset-mismatch-start, skip-revoked-stop, skip-start, double-start,
-    /// spurious-stop.
-    #[arg(long)]
-    pub fault: Option<String>,
-    /// Arm the fault before this event (0-based); default: drawn from the seed.
-    #[arg(long)]
-    pub fault_at: Option<usize>,
-    /// Noise: probability that another noise record follows any record
-    /// (mean ratio/(1-ratio) noise records per lifecycle line).
-    #[arg(long, default_value_t = 0.8)]
-    pub noise: f64,
-    /// Largest task count of a connector.
-    #[arg(long, default_value_t = 4)]
-    pub max_tasks: u16,
-    /// scheduled.rebalance.max.delay.ms
-    #[arg(long, default_value_t = 300_000)]
-    pub rebalance_delay_ms: i64,
-    /// Probability that a worker reads a batch of config records late.
-    #[arg(long, default_value_t = 0.25)]
-    pub lag: f64,
-    /// The Connect group id.
-    #[arg(long, default_value = "connect-cluster")]
-    pub group: String,
-    /// Output directory (created): `<worker>.log` per worker and `truth.json`.
-    #[arg(long)]
-    pub out: PathBuf,
-}
-
-impl SimArgs {
-    /// Flags → parameters.
-    pub fn params(&self) -> Result<Params, String> {
-        let version = Version::parse(&self.kafka_version).ok_or_else(|| {
-            format!(
-                "unknown --kafka-version {}; one of: {}",
-                self.kafka_version,
-                version::ALL.map(Version::name).join(", ")
-            )
-        })?;
-        let wanted = self.protocol.as_deref().unwrap_or(if version.eager_only() {
-            "eager"
-        } else {
-            "cooperative"
-        });
-        let protocol = match wanted {
-            "eager" => Proto::Eager,
-            "compatible" => Proto::Compatible,
-            "sessioned" => Proto::Sessioned,
-            "cooperative" if version.eager_only() => {
-                return Err(format!(
-                    "Kafka {} has only the eager protocol",
-                    version.name()
-                ));
-            }
-            "cooperative" if version.default_cooperative() == "sessioned" => Proto::Sessioned,
-            "cooperative" => Proto::Compatible,
-            other => {
-                return Err(format!(
-                    "unknown --protocol {other}; one of: eager, cooperative, compatible, sessioned"
-                ));
-            }
-        };
-        let mut p = Params::new(self.seed, version, protocol);
-        if let Some(l) = &self.layout {
-            p.layout = Layout::parse(l).ok_or_else(|| {
-                format!("unknown --layout {l}; one of: apache, apache-mdc, debezium, strimzi")
-            })?;
-        }
-        if let Some(f) = &self.fault {
-            let names: Vec<&str> = ALL_FAULTS.iter().map(|f| f.name()).collect();
-            p.fault = Some(
-                FaultKind::parse(f)
-                    .ok_or_else(|| format!("unknown --fault {f}; one of: {}", names.join(", ")))?,
-            );
-        }
-        p.workers = self.workers;
-        p.connectors = self.connectors;
-        p.events = self.events;
-        p.fault_at = self.fault_at;
-        p.noise = self.noise;
-        p.max_tasks = self.max_tasks;
-        p.delay_ms = self.rebalance_delay_ms;
-        p.lag = self.lag.clamp(0.0, 1.0);
-        p.group = self.group.clone();
-        p.validate()?;
-        Ok(p)
-    }
-}
-
-fn open_outputs(dir: &Path, n: usize) -> io::Result<Vec<Box<dyn Write>>> {
-    fs::create_dir_all(dir)?;
-    let mut v: Vec<Box<dyn Write>> = Vec::with_capacity(n);
-    for i in 0..n {
-        let f = fs::File::create(dir.join(worker_file(i)))?;
-        v.push(Box::new(f));
-    }
-    Ok(v)
-}
-
-/// `herder-audit simulate …`; returns the exit status.
-pub fn run_cli(args: &SimArgs) -> i32 {
-    let p = match args.params() {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("herder-audit simulate: {e}");
-            return 2;
-        }
     };
-    if std::env::var_os("SIM_DEBUG").is_some() {
-        eprintln!("{p:?}");
-    }
-    let t0 = Instant::now();
-    let result = open_outputs(&args.out, p.workers).and_then(|outs| simulate(&p, outs, false));
-    let truth = match result {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("herder-audit simulate: {}: {e}", args.out.display());
-            return 2;
-        }
-    };
-    let secs = t0.elapsed().as_secs_f64();
-    let path = args.out.join("truth.json");
-    let written = fs::File::create(&path).and_then(|f| {
-        let mut w = io::BufWriter::new(f);
-        serde_json::to_writer_pretty(&mut w, &truth).map_err(io::Error::other)?;
-        w.write_all(b"\n")?;
-        w.flush()
-    });
-    if let Err(e) = written {
-        eprintln!("herder-audit simulate: {}: {e}", path.display());
-        return 2;
-    }
-    let mb = truth.stats.bytes as f64 / 1e6;
-    eprintln!(
-        "herder-audit simulate: {} worker logs, {} lines, {:.1} MB in {:.2} s ({:.0} MB/s); {} generations; {} expected finding(s){}",
-        truth.files.len(),
-        truth.stats.lines,
-        mb,
-        secs,
-        if secs > 0.0 { mb / secs } else { 0.0 },
-        truth.stats.generations,
-        truth.expected.len(),
-        match &truth.fault {
-            Some(f) if f.injected => format!("; fault {} injected", f.kind),
-            Some(f) => format!("; fault {} found no opportunity", f.kind),
-            None => String::new(),
-        }
-    );
-    0
+    Ok((truth, segments))
 }
 
 #[cfg(test)]

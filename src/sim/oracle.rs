@@ -90,13 +90,15 @@ impl Oracle {
         let resource = r.map_or_else(|| "-".to_string(), |r| n.res(r));
         let wk = &n.workers[w];
         self.expected.push(Expected {
-            file: format!("{}.log", wk.host),
+            cluster: None,
+            file: super::worker_file(w),
             line,
             kind,
             resource,
             scope,
             generation: wk.cur_gen,
             why,
+            worker: w,
         });
     }
 

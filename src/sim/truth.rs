@@ -86,7 +86,11 @@ pub enum Scope {
 /// One finding the auditor must report.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct Expected {
-    /// The log file (`<worker>.log`) holding the trigger line.
+    /// In an archive of several clusters: the cluster (its directory).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<String>,
+    /// The log file holding the trigger line, relative to the output
+    /// directory (`connect-1.log`; in an archive, the segment's path).
     pub file: String,
     /// 1-based line number of the trigger line.
     pub line: u64,
@@ -99,6 +103,9 @@ pub struct Expected {
     pub generation: i32,
     /// Why: a short note from the simulator.
     pub why: String,
+    /// The worker's index in its cluster.
+    #[serde(skip)]
+    pub worker: usize,
 }
 
 /// Where the fault was injected.
@@ -119,6 +126,9 @@ pub struct FaultInfo {
     pub generation: Option<i32>,
     pub resource: Option<String>,
     pub detail: String,
+    /// The worker's index in its cluster.
+    #[serde(skip)]
+    pub worker_index: Option<usize>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -133,16 +143,26 @@ pub struct Scenario {
     pub log_pattern: &'static str,
     pub noise: f64,
     pub group: String,
+    pub kafka_cluster_id: String,
     pub max_tasks: u16,
     pub rebalance_delay_ms: i64,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct FileInfo {
+    /// In an archive of several clusters: the cluster (its directory).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<String>,
+    /// The worker's host name.
     pub worker: String,
+    /// Path relative to the output directory.
     pub file: String,
     pub lines: u64,
+    /// Bytes of text (before gzip).
     pub bytes: u64,
+    /// A rotated segment written gzipped.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub gzip: bool,
     /// The worker's advertised REST URL (what identifies it across restarts).
     pub rest_url: String,
 }
@@ -178,3 +198,40 @@ pub struct Truth {
 }
 
 pub const SCHEMA: &str = "herder-audit-sim/1";
+
+/// What `truth.json` holds for an archive of several clusters.
+#[derive(Debug, Clone, Serialize)]
+pub struct ArchiveTruth {
+    pub schema: &'static str,
+    pub archive: ArchiveInfo,
+    pub clusters: Vec<ClusterTruth>,
+    /// Every file, segment by segment, each with its cluster.
+    pub files: Vec<FileInfo>,
+    /// The findings the auditor must report over the whole archive, each
+    /// with its cluster, sorted by cluster, file and line.
+    pub expected: Vec<Expected>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ArchiveInfo {
+    pub clusters: usize,
+    /// Size at which logs are rotated (none: one file per worker).
+    pub rotate_bytes: Option<u64>,
+    pub gzip_rotated: bool,
+    pub bytes: u64,
+    pub lines: u64,
+}
+
+/// One cluster of an archive.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClusterTruth {
+    /// Its directory under the output directory.
+    pub name: String,
+    pub group: String,
+    pub kafka_cluster_id: String,
+    pub scenario: Scenario,
+    pub fault: Option<FaultInfo>,
+    pub stats: Stats,
+}
+
+pub const ARCHIVE_SCHEMA: &str = "herder-audit-sim-archive/1";

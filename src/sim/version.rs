@@ -122,6 +122,7 @@ pub enum Site {
     RestartPlan,
     RestServer,
     KafkaBasedLog,
+    ClusterId,
 }
 
 impl Version {
@@ -326,8 +327,26 @@ impl Version {
         }
     }
 
+    /// The logger of `Kafka cluster ID: …` at start-up: ConnectUtils up to
+    /// 3.3, WorkerConfig from 3.4.0.
+    pub fn cluster_id_logger(self) -> &'static str {
+        if self >= Version::V3_6 {
+            "org.apache.kafka.connect.runtime.WorkerConfig"
+        } else {
+            "org.apache.kafka.connect.util.ConnectUtils"
+        }
+    }
+
     /// A plausible `%L` for a log site in this release.
     pub fn line(self, site: Site) -> u32 {
+        if site == Site::ClusterId {
+            // ConnectUtils.lookupKafkaClusterId, WorkerConfig.lookupKafkaClusterId.
+            return match self {
+                Version::V2_0 | Version::V2_2 | Version::V2_3 | Version::V2_4 => 59,
+                Version::V2_8 | Version::V3_0 => 65,
+                Version::V3_6 => 300,
+            };
+        }
         // Line numbers as of 3.6; older files were shorter.
         let (base, grows) = site_base(site);
         if !grows {
@@ -415,6 +434,7 @@ fn site_base(site: Site) -> (u32, bool) {
         AppInfoCommit => (120, false),
         RestServer => (241, true),
         KafkaBasedLog => (307, false),
+        ClusterId => (65, false),
     }
 }
 

@@ -20,7 +20,7 @@ use super::model::data::{Assign, Res};
 use super::rng::Rng;
 use super::version::{Site, Version};
 use noise::{Noise, NoiseCtx};
-use out::{Clock, Layout, Lvl, Mdc, Th, WorkerLog};
+use out::{Clock, Layout, Lvl, Mdc, Rotation, Segment, Th, WorkerLog};
 use std::io::{self, Write};
 
 /// The MDC a record carries (`%X{connector.context}`): none, a connector's
@@ -54,6 +54,8 @@ pub(super) enum Lg {
 pub(super) struct Emitter {
     v: Version,
     layout: Layout,
+    group: String,
+    cluster_id: String,
     /// The printed clock: follows the model's logical time and moves forward
     /// with every record.
     pub clock: Clock,
@@ -69,12 +71,23 @@ pub(super) struct Emitter {
     trace: Vec<String>,
 }
 
+/// What one worker's log holds once written.
+pub(super) struct Written {
+    pub lines: u64,
+    pub bytes: u64,
+    /// The line numbers of its lifecycle records (when recorded).
+    pub lifecycle: Vec<u64>,
+    pub segments: Vec<Segment>,
+}
+
 /// The setting every worker's log shares.
 pub(super) struct Setup<'a> {
     pub version: Version,
     pub layout: Layout,
     pub client_id: &'a str,
     pub group: &'a str,
+    /// The Kafka cluster's id (`Kafka cluster ID: …`).
+    pub cluster_id: &'a str,
     /// First instant of the printed clock (epoch ms).
     pub start_ms: i64,
     pub noise: (Rng, f64),
@@ -91,6 +104,8 @@ impl Emitter {
         Emitter {
             v: s.version,
             layout: s.layout,
+            group: s.group.to_string(),
+            cluster_id: s.cluster_id.to_string(),
             clock: Clock::new(s.start_ms),
             jit: s.jitter,
             noise: Noise::new(s.noise.0, s.noise.1),
@@ -112,16 +127,29 @@ impl Emitter {
         self.plain = true;
     }
 
-    /// Writes every log out: per worker, (lines, bytes, lifecycle lines),
-    /// or the first write error.
-    pub fn finish(&mut self) -> io::Result<Vec<(u64, u64, Vec<u64>)>> {
+    /// Rotates worker `w`'s log by size from now on.
+    pub fn rotate(&mut self, w: usize, rot: Rotation) -> io::Result<()> {
+        match self.logs.get_mut(w) {
+            Some(log) => log.rotate_by_size(rot),
+            None => Ok(()),
+        }
+    }
+
+    /// Writes every log out: what each worker's log holds, or the first
+    /// write error.
+    pub fn finish(&mut self) -> io::Result<Vec<Written>> {
         let mut err = None;
         let mut out = Vec::with_capacity(self.logs.len());
         for (log, lc) in self.logs.iter_mut().zip(&mut self.lifecycle) {
             if let Err(e) = log.finish() {
                 err.get_or_insert(e);
             }
-            out.push((log.lines(), log.bytes(), std::mem::take(lc)));
+            out.push(Written {
+                lines: log.lines(),
+                bytes: log.bytes(),
+                lifecycle: std::mem::take(lc),
+                segments: log.segments(),
+            });
         }
         match err {
             Some(e) => Err(e),
@@ -171,6 +199,8 @@ impl Emitter {
                     names,
                     types,
                     debezium: self.layout == Layout::Debezium,
+                    group: &self.group,
+                    cluster_id: &self.cluster_id,
                 };
                 self.noise.one(&mut self.logs[w], &mut self.clock, &cx);
             }
@@ -252,6 +282,8 @@ impl Say<'_> {
             names,
             types: self.types,
             debezium: em.layout == Layout::Debezium,
+            group: &em.group,
+            cluster_id: &em.cluster_id,
         };
         em.noise.after(log, &mut em.clock, &cx);
         line

@@ -174,6 +174,30 @@ impl Say<'_> {
                 l.s(commit);
             },
         );
+        let (logger, cluster) = (v.cluster_id_logger(), self.em.cluster_id.clone());
+        let cluster_id = |l: &mut super::WorkerLog, _: &[String]| {
+            l.s("Kafka cluster ID: ");
+            l.s(&cluster);
+        };
+        if v >= Version::V3_6 {
+            // From 3.4.0 WorkerConfig logs it, a logger the auditor does
+            // not read yet: not a lifecycle line of this release.
+            self.emit_plain(
+                Lvl::Info,
+                M::None,
+                Lg::Custom(logger),
+                Site::ClusterId,
+                cluster_id,
+            );
+        } else {
+            self.emit(
+                Lvl::Info,
+                M::None,
+                Lg::Custom(logger),
+                Site::ClusterId,
+                cluster_id,
+            );
+        }
         let (host, index) = (id.host, id.index);
         self.emit_plain(Lvl::Info, M::None, Lg::Rest, Site::RestServer, |l, _| {
             l.s("REST server listening at http://10.0.2.");

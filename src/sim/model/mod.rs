@@ -257,7 +257,10 @@ impl Cluster {
         let n = outs.len();
         let workers = (0..n)
             .map(|i| {
-                let host = format!("connect-{}", i + 1);
+                let host = match &p.host_domain {
+                    Some(d) => format!("connect-{}.{d}", i + 1),
+                    None => format!("connect-{}", i + 1),
+                };
                 let url = format!("http://{host}:8083/");
                 Worker::new(host, url)
             })
@@ -269,6 +272,7 @@ impl Cluster {
                 layout: p.layout,
                 client_id: "connect-1",
                 group: &p.group,
+                cluster_id: &p.kafka_cluster_id,
                 start_ms: start,
                 noise: (noise, p.noise),
                 jitter,
@@ -376,12 +380,13 @@ impl Cluster {
             injected: true,
             event: Some(self.event_index),
             worker: Some(wk.host.clone()),
-            file: Some(format!("{}.log", wk.host)),
+            file: Some(super::worker_file(w)),
             line: Some(line),
             time: Some(time),
             generation: Some(wk.cur_gen),
             resource,
             detail,
+            worker_index: Some(w),
         });
     }
 
