@@ -23,6 +23,13 @@ use std::sync::{Arc, Mutex};
 /// Compare the cross-worker findings too.
 const CROSS_WORKER: bool = true;
 
+/// `HERDER_AUDIT_SIM_NEW=1`: also simulate what the auditor does not handle
+/// yet: failed starts (normal behaviour, no finding) in every scenario.
+/// Off by default until the auditor handles them.
+fn new_behaviour() -> bool {
+    std::env::var_os("HERDER_AUDIT_SIM_NEW").is_some_and(|v| v == "1")
+}
+
 #[derive(Clone, Default)]
 struct Buf(Arc<Mutex<Vec<u8>>>);
 
@@ -119,7 +126,7 @@ fn cmd(p: &Params) -> String {
     if let Some(f) = p.fault {
         s.push_str(&format!(" --fault {f} --fault-at {}", p.fault_event()));
     }
-    s.push_str(" --out /tmp/sim");
+    s.push_str(&format!(" --fail-rate {} --out /tmp/sim", p.fail_rate));
     s
 }
 
@@ -238,6 +245,12 @@ fn scenario(seed: u64, fault: Option<FaultKind>, big: bool) -> Params {
     p.noise = [0.0, 0.3, 0.6][next(3) as usize];
     p.delay_ms = [0, 30_000, 300_000][next(3) as usize];
     p.fault = fault;
+    // Failed starts: normal behaviour the auditor must not report.
+    p.fail_rate = if new_behaviour() {
+        [0.02, 0.05, 0.15][next(3) as usize]
+    } else {
+        0.0
+    };
     if fault == Some(FaultKind::RestartMovedTask) {
         // A task can only move with a second worker.
         p.workers = p.workers.max(2);

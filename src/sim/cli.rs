@@ -47,6 +47,11 @@ pub struct SimArgs {
     /// (mean ratio/(1-ratio) noise records per lifecycle line).
     #[arg(long, default_value_t = 0.8)]
     pub noise: f64,
+    /// Probability that a start of a connector or task fails (as Kafka logs
+    /// it for the version: `Failed to start task …`, `Couldn't instantiate
+    /// task …`, `Task '…' restart failed`, …); normal behaviour, no finding.
+    #[arg(long, default_value_t = super::DEFAULT_FAIL_RATE)]
+    pub fail_rate: f64,
     /// Largest task count of a connector.
     #[arg(long, default_value_t = 4)]
     pub max_tasks: u16,
@@ -152,6 +157,7 @@ impl SimArgs {
         p.events = self.events;
         p.fault_at = self.fault_at;
         p.noise = self.noise;
+        p.fail_rate = self.fail_rate;
         p.max_tasks = self.max_tasks;
         p.delay_ms = self.rebalance_delay_ms;
         p.lag = self.lag.clamp(0.0, 1.0);

@@ -30,6 +30,9 @@ use std::io::{self, Write};
 /// The Kafka cluster id of a single simulated cluster.
 pub const DEFAULT_KAFKA_CLUSTER_ID: &str = "kRqWt5d6TX2QvG3yJx1mRw";
 
+/// The default probability that a start fails.
+pub const DEFAULT_FAIL_RATE: f64 = 0.02;
+
 /// What to simulate.
 #[derive(Debug, Clone)]
 pub struct Params {
@@ -60,6 +63,10 @@ pub struct Params {
     pub kafka_cluster_id: String,
     /// Worker host names are `connect-N`, or `connect-N.<domain>`.
     pub host_domain: Option<String>,
+    /// Probability that a start of a connector or task fails (a missing
+    /// plugin on the worker, an invalid config): normal behaviour, which
+    /// implies no finding.
+    pub fail_rate: f64,
 }
 
 impl Params {
@@ -87,6 +94,7 @@ impl Params {
             concurrent: 0.05,
             kafka_cluster_id: DEFAULT_KAFKA_CLUSTER_ID.to_string(),
             host_domain: None,
+            fail_rate: DEFAULT_FAIL_RATE,
         }
     }
 
@@ -103,6 +111,9 @@ impl Params {
         }
         if !(0.0..1.0).contains(&self.noise) {
             return Err("--noise must be in [0, 1)".into());
+        }
+        if !(0.0..1.0).contains(&self.fail_rate) {
+            return Err("--fail-rate must be in [0, 1)".into());
         }
         if self.version.eager_only() && self.protocol != Proto::Eager {
             return Err(format!(
@@ -382,6 +393,65 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn failed_starts_print_as_their_version_does_and_imply_nothing() {
+        let count = |logs: &[Vec<u8>], needle: &str| -> usize {
+            logs.iter()
+                .map(|l| String::from_utf8_lossy(l).matches(needle).count())
+                .sum()
+        };
+        for (v, proto) in [
+            (Version::V2_2, Proto::Eager),
+            (Version::V2_4, Proto::Sessioned),
+            (Version::V2_8, Proto::Compatible),
+            (Version::V3_6, Proto::Sessioned),
+        ] {
+            let mut p = Params::new(9, v, proto);
+            p.events = 60;
+            p.fail_rate = 0.3;
+            let (t, logs) = sim(&p);
+            assert!(t.expected.is_empty(), "{v}: {:?}", t.expected);
+            assert!(t.stats.events.get("failed-start").is_some_and(|&n| n > 5));
+            assert!(count(&logs, "Failed to start task ") > 0, "{v}");
+            assert!(count(&logs, "Failed to start connector ") > 0, "{v}");
+            // The herder's callback line exists from 2.6.3, the type check from 3.3.0.
+            assert_eq!(
+                count(&logs, "Failed to start connector '") > 0,
+                v >= Version::V2_8
+            );
+            assert_eq!(
+                count(&logs, "Unable to retrieve connector type") > 0,
+                v >= Version::V3_6
+            );
+            assert_eq!(count(&logs, "' restart failed") > 0, v >= Version::V3_6);
+            // A failed task is not retried while it stays assigned: its next
+            // start follows a stop of it (revocation, reconfiguration,
+            // restart) or a new process.
+            for log in &logs {
+                let text = String::from_utf8_lossy(log);
+                let mut failed: Vec<String> = Vec::new();
+                for line in text.lines() {
+                    if let Some(i) = line.find("Failed to start task ") {
+                        let id = line[i + 21..].split(' ').next().unwrap().to_string();
+                        failed.push(id);
+                    } else if line.contains("Kafka Connect starting") {
+                        failed.clear();
+                    } else if let Some(i) = line.find("Ignoring stop request for unowned task ") {
+                        let id = line[i + 39..].split(' ').next().unwrap();
+                        failed.retain(|f| f != id);
+                    } else if let Some(i) = line.find("Starting task ") {
+                        let id = line[i + 14..].split(' ').next().unwrap();
+                        assert!(!failed.iter().any(|f| f == id), "{v}: {id} retried: {line}");
+                    }
+                }
+            }
+            // Without failures, the same scenario.
+            p.fail_rate = 0.0;
+            let (quiet, _) = sim(&p);
+            assert!(!quiet.stats.events.contains_key("failed-start"));
         }
     }
 

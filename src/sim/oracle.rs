@@ -282,6 +282,11 @@ impl Oracle {
         }
     }
 
+    /// A start that failed: no instance; a new episode of lost work.
+    pub fn start_failed(&mut self, w: usize, r: Res) {
+        self.view[w].lost_reported.remove(&r);
+    }
+
     // ------------------------------------------------------------ rebalances
 
     /// A rebalance begins: the window of stops for revoked work opens.
@@ -341,7 +346,8 @@ impl Oracle {
     }
 
     /// `Finished starting connectors and tasks` (`fin`): assigned, not
-    /// revoked, not running, not started is lost.
+    /// revoked, not running, not started is lost (not one whose last start
+    /// failed: Kafka does not retry it, it stays FAILED).
     pub fn start_phase_done(
         &mut self,
         n: &Names,
@@ -353,6 +359,7 @@ impl Oracle {
         for r in a.resources() {
             if started.contains(&r)
                 || n.workers[w].running.contains_key(&r)
+                || n.workers[w].failed.contains(&r)
                 || self.view[w].lost_reported.contains(&r)
             {
                 continue;

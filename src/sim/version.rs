@@ -123,6 +123,10 @@ pub enum Site {
     RestServer,
     KafkaBasedLog,
     ClusterId,
+    FailedToStartTask,
+    FailedToStartConnector,
+    HerderConnectorFailed,
+    UnknownConnectorType,
 }
 
 impl Version {
@@ -273,6 +277,16 @@ impl Version {
     /// (2.0.1–2.3.0, KAFKA-8676); from 2.3.1 only the committed connector's.
     pub fn tasks_line_names_all(self) -> bool {
         self <= Version::V2_2
+    }
+    /// The herder's startConnector is asynchronous and logs a failure in
+    /// its callback: `Failed to start connector 'X'` (2.6.3+).
+    pub fn async_connector_start(self) -> bool {
+        self >= Version::V2_8
+    }
+    /// The herder's startTask checks the connector's type first and
+    /// throws for an unknown one (3.3.0+, KIP-618).
+    pub fn task_start_checks_type(self) -> bool {
+        self >= Version::V3_6
     }
     /// KIP-745 restarts (`POST …/restart?includeTasks=true`, 3.0.0+).
     pub fn kip745(self) -> bool {
@@ -435,6 +449,10 @@ fn site_base(site: Site) -> (u32, bool) {
         RestServer => (241, true),
         KafkaBasedLog => (307, false),
         ClusterId => (65, false),
+        FailedToStartTask => (667, true),
+        FailedToStartConnector => (333, true),
+        HerderConnectorFailed => (1983, true),
+        UnknownConnectorType => (722, false),
     }
 }
 

@@ -112,6 +112,16 @@ impl Cluster {
         v
     }
 
+    /// Assigned resources of live workers whose start failed.
+    fn failed_resources(&self) -> Vec<Res> {
+        self.workers
+            .iter()
+            .filter(|wk| wk.status == Status::Live)
+            .flat_map(|wk| wk.failed.iter().filter(|r| wk.assigned.contains(r)))
+            .copied()
+            .collect()
+    }
+
     fn existing(&self, pred: impl Fn(&Connector) -> bool) -> Vec<u16> {
         (0..self.conns.len())
             .filter(|&c| self.conns[c].exists && pred(&self.conns[c]))
@@ -164,6 +174,20 @@ impl Cluster {
         }
         if let Some(&(_, c, i)) = self.rng.pick(&rtasks) {
             table.push((7, Ev::RestartTask(c, i)));
+        }
+        // What failed to start: what an operator restarts.
+        let failed = self.failed_resources();
+        if let Some(&r) = self.rng.pick(&failed) {
+            table.push((
+                8,
+                match r {
+                    Res::Conn(c) => Ev::RestartConnector(c),
+                    Res::Task(c, i) => Ev::RestartTask(c, i),
+                },
+            ));
+            if self.v.kip745() {
+                table.push((4, Ev::RestartAll(r.conn())));
+            }
         }
         if live.len() > 1 {
             let w = live[self.rng.index(live.len())];
@@ -270,10 +294,13 @@ impl Cluster {
         }
     }
 
+    /// The live worker that runs `r` (or whose start of it failed).
     fn owner_of(&self, r: Res) -> Option<usize> {
         (0..self.workers.len()).find(|&w| {
             let wk = &self.workers[w];
-            wk.status == Status::Live && wk.running.contains_key(&r) && wk.assigned.contains(&r)
+            wk.status == Status::Live
+                && (wk.running.contains_key(&r) || wk.failed.contains(&r))
+                && wk.assigned.contains(&r)
         })
     }
 
@@ -347,11 +374,12 @@ impl Cluster {
                 self.count_event("restart-task");
                 let r = Res::Task(c, i);
                 if let Some(w) = self.owner_of(r) {
-                    let fault = self.fault.ready(FaultKind::DoubleStart);
+                    let fault = self.fault.ready(FaultKind::DoubleStart)
+                        && self.workers[w].running.contains_key(&r);
                     if !fault {
                         self.stop(w, r, Why::Restart);
                     }
-                    let line = self.start(w, r, Why::Restart);
+                    let line = self.start(w, r, Why::Restart).line;
                     if fault {
                         let d = format!(
                             "a REST restart of {} starts it without stopping it",

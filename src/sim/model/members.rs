@@ -32,6 +32,7 @@ impl Cluster {
             wk.needs_reconfig = false;
             wk.rejoin = false;
             wk.lagged = false;
+            wk.failed.clear();
         }
         self.oracle.worker_started(w);
         self.group.join_counter += 1;
@@ -74,6 +75,7 @@ impl Cluster {
         wk.running.clear();
         wk.run_tasks.clear();
         wk.assigned.clear();
+        wk.failed.clear();
     }
 
     /// The process dies: the log just ends.

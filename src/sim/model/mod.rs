@@ -125,6 +125,9 @@ pub(super) struct Worker {
     pub needs_reconfig: bool,
     pub rejoin: bool,
     pub lagged: bool,
+    /// Assigned resources whose last start failed (FAILED, not running;
+    /// later rebalances do not retry them).
+    pub failed: BTreeSet<Res>,
 }
 
 impl Worker {
@@ -155,6 +158,7 @@ impl Worker {
             needs_reconfig: false,
             rejoin: false,
             lagged: false,
+            failed: BTreeSet::new(),
         }
     }
 }
@@ -203,11 +207,15 @@ impl FaultState {
     }
 }
 
-/// What a start or stop is for (the oracle judges with it).
+/// What a start or stop is for (the oracle judges with it; a failed
+/// start prints per path).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Why {
     StartPhase,
+    /// A plain REST restart.
     Restart,
+    /// A KIP-745 restart plan.
+    RestartPlan,
     ConnectorConfig,
     Revoked,
     Eager,
@@ -223,6 +231,9 @@ pub(super) struct Cluster {
     pub v: Version,
     pub proto: Proto,
     pub rng: Rng,
+    /// Draws the failed starts (its own stream: with no failures the
+    /// scenario is the one without them).
+    pub fail_rng: Rng,
     pub lnow: i64,
     pub conns: Vec<Connector>,
     pub names: Vec<String>,
@@ -289,6 +300,7 @@ impl Cluster {
             v,
             proto,
             rng,
+            fail_rng: Rng::new(p.seed ^ 0x0FA1_1ED5_7A27_5EED),
             lnow: start,
             conns: Vec::new(),
             names: Vec::new(),

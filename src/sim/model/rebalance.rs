@@ -326,7 +326,7 @@ impl Cluster {
         }
         let mut started = BTreeSet::new();
         for r in starts {
-            let line = self.start(w, r, Why::StartPhase);
+            let line = self.start(w, r, Why::StartPhase).line;
             started.insert(r);
             if let Some(i) = faulty.iter().position(|(x, _)| *x == r) {
                 let (_, d) = faulty.remove(i);

@@ -180,15 +180,19 @@ impl Cluster {
         for &t in &tasks {
             self.stop(w, t, Why::Restart);
         }
-        if restart_conn {
-            self.start(w, conn, Why::Restart);
-        }
+        let conn_ok = restart_conn && self.start(w, conn, Why::RestartPlan).ok;
         for &t in &tasks {
-            self.start(w, t, Why::Restart);
-            self.say(w).restart_successful(t);
+            let s = self.start(w, t, Why::RestartPlan);
+            if s.ok {
+                self.say(w).restart_successful(t);
+            } else {
+                self.say(w).restart_failed(t, s.thrown);
+            }
         }
         self.say(w).restart_plan(c, x.tasks, true);
-        if restart_conn {
+        // A connector's success is logged once it has started (its
+        // failure was logged as it happened).
+        if conn_ok {
             self.say(w).restart_successful(conn);
         }
     }
@@ -207,8 +211,15 @@ impl Cluster {
             if !exists {
                 continue;
             }
-            // Restart only an instance that has not seen this update.
-            let Some(inst) = self.workers[w].running.get(&r) else {
+            // Restart only an instance that has not seen this update (or
+            // one that failed to start: the herder restarts what is assigned).
+            let failed = self.workers[w].failed.contains(&r);
+            let Some(start) = self.workers[w].running.get(&r).map(|i| i.start_line) else {
+                if failed {
+                    self.say(w).handling_connector_update(c);
+                    self.stop(w, r, Why::ConnectorConfig);
+                    self.start(w, r, Why::ConnectorConfig);
+                }
                 continue;
             };
             let latest = q
@@ -217,7 +228,7 @@ impl Cluster {
                 .map(|(_, l)| *l)
                 .max()
                 .unwrap_or(line);
-            if inst.start_line > latest {
+            if start > latest {
                 continue;
             }
             self.say(w).handling_connector_update(c);
