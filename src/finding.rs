@@ -15,10 +15,11 @@ pub enum Kind {
     LostAssignment,
     Zombie,
     ConflictingAssignment,
+    StaleConfigStart,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 7] = [
+    pub const ALL: [Kind; 8] = [
         Kind::UnnecessaryStop,
         Kind::ForeignStart,
         Kind::OffsetMismatchStart,
@@ -26,6 +27,7 @@ impl Kind {
         Kind::LostAssignment,
         Kind::Zombie,
         Kind::ConflictingAssignment,
+        Kind::StaleConfigStart,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -37,6 +39,7 @@ impl Kind {
             Kind::LostAssignment => "lost-assignment",
             Kind::Zombie => "zombie",
             Kind::ConflictingAssignment => "conflicting-assignment",
+            Kind::StaleConfigStart => "stale-config-start",
         }
     }
 

@@ -37,7 +37,7 @@ pub struct SimArgs {
     pub layout: Option<String>,
     /// Inject one fault: kafka-8676, restart-moved-task,
     /// offset-mismatch-start, skip-revoked-stop, skip-start, double-start,
-    /// spurious-stop.
+    /// spurious-stop, poll-timeout-leave (3.x), stale-config-start (up to 2.4).
     #[arg(long)]
     pub fault: Option<String>,
     /// Arm the fault before this event (0-based); default: drawn from the seed.

@@ -127,8 +127,13 @@ impl Params {
                 self.version.name()
             ));
         }
-        if self.fault == Some(FaultKind::RestartMovedTask) && self.workers < 2 {
-            return Err("fault restart-moved-task needs at least 2 workers".into());
+        if let Some(f @ (FaultKind::RestartMovedTask | FaultKind::PollTimeoutLeave)) = self.fault
+            && self.workers < 2
+        {
+            return Err(format!("fault {f} needs at least 2 workers"));
+        }
+        if let Some(f) = self.fault {
+            f.exists_in(self.version)?;
         }
         if let Some(f) = self.fault
             && f.cooperative_only()
@@ -453,6 +458,104 @@ mod tests {
             let (quiet, _) = sim(&p);
             assert!(!quiet.stats.events.contains_key("failed-start"));
         }
+    }
+
+    /// The lines of `logs[file]`.
+    fn lines_of<'a>(t: &Truth, logs: &'a [Vec<u8>], file: &str) -> Vec<&'a str> {
+        let i = t.files.iter().position(|f| f.file == file).unwrap();
+        std::str::from_utf8(&logs[i]).unwrap().lines().collect()
+    }
+
+    #[test]
+    fn a_poll_timeout_leave_keeps_the_leavers_work_running_elsewhere_too() {
+        for (v, seed) in [(Version::V3_0, 2), (Version::V3_6, 3)] {
+            let mut p = Params::new(seed, v, Proto::Sessioned);
+            p.fault = Some(FaultKind::PollTimeoutLeave);
+            p.fail_rate = 0.0;
+            let (t, logs) = sim(&p);
+            let f = t.fault.as_ref().unwrap();
+            assert!(f.injected);
+            let leaver = lines_of(&t, &logs, f.file.as_deref().unwrap());
+            let at = f.line.unwrap() as usize - 1;
+            assert!(leaver[at].contains("sending LeaveGroup request to coordinator"));
+            // The worker's own records around it (noise aside).
+            let own = |l: &str| l.contains("[Worker clientId=connect-1, groupId=");
+            let before = leaver[..at].iter().rev().find(|l| own(l)).unwrap();
+            assert!(before.contains("consumer poll timeout has expired. This means"));
+            let after = leaver[at + 1..].iter().find(|l| own(l)).unwrap();
+            let reset = if v >= Version::V3_6 {
+                "Resetting generation and member id due to: consumer pro-actively leaving the group"
+            } else {
+                "Resetting generation due to: consumer pro-actively leaving the group"
+            };
+            assert!(after.contains(reset), "{after}");
+            // Nothing stopped on leaving: the next stop comes after it rejoins.
+            let rejoin = (at..leaver.len())
+                .find(|&k| leaver[k].contains("Rebalance started"))
+                .unwrap();
+            assert!(!leaver[at..rejoin].iter().any(|l| l.contains("Stopping ")));
+            assert!(!t.expected.is_empty());
+            for e in &t.expected {
+                assert_eq!((e.kind, e.scope), ("zombie", Scope::Cluster));
+                assert_ne!(Some(&e.file), f.file.as_ref());
+                let line = lines_of(&t, &logs, &e.file)[e.line as usize - 1];
+                assert!(line.contains("Starting ") && line.contains(&e.resource));
+                // The leaver stops it only once back.
+                let kind = if e.resource.ends_with(|c: char| c.is_ascii_digit()) {
+                    "task"
+                } else {
+                    "connector"
+                };
+                let stopping = format!("Stopping {kind} {} (", e.resource);
+                let stop = (at..leaver.len()).find(|&k| leaver[k].contains(&stopping));
+                assert!(stop.is_none_or(|k| k > rejoin), "{v}: {e:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_connector_created_again_starts_stale_tasks_up_to_2_5_0() {
+        for v in [Version::V2_0, Version::V2_3, Version::V2_4] {
+            let proto = if v.eager_only() {
+                Proto::Eager
+            } else {
+                Proto::Compatible
+            };
+            let mut p = Params::new(3, v, proto);
+            p.fault = Some(FaultKind::StaleConfigStart);
+            let (t, logs) = sim(&p);
+            assert!(t.fault.as_ref().unwrap().injected);
+            assert!(!t.expected.is_empty(), "{v}");
+            for e in &t.expected {
+                assert_eq!((e.kind, e.scope), ("stale-config-start", Scope::Worker));
+                let lines = lines_of(&t, &logs, &e.file);
+                let at = e.line as usize - 1;
+                assert!(lines[at].contains(&format!("Starting task {}", e.resource)));
+                let conn = e.resource.rsplit_once('-').unwrap().0;
+                // Removed, created again, no task configs of its own since.
+                let updated = (0..at)
+                    .rev()
+                    .find(|&k| lines[k].contains(&format!("Connector {conn} config updated")))
+                    .unwrap();
+                assert!(
+                    (0..updated)
+                        .rev()
+                        .find(|&k| lines[k].contains(&format!("Connector {conn} config ")))
+                        .is_some_and(|k| lines[k].contains("config removed"))
+                );
+                assert!(
+                    !lines[updated..at]
+                        .iter()
+                        .any(|l| l.contains("configs updated") && l.contains(&format!("{conn}-")))
+                );
+            }
+        }
+        let mut p = Params::new(3, Version::V2_8, Proto::Compatible);
+        p.fault = Some(FaultKind::StaleConfigStart);
+        assert!(p.validate().is_err(), "fixed in 2.5.1");
+        p.fault = Some(FaultKind::PollTimeoutLeave);
+        p.version = Version::V2_4;
+        assert!(p.validate().is_err(), "3.x wording only");
     }
 
     #[test]

@@ -44,6 +44,15 @@ struct View {
     facts: BTreeMap<u16, Facts>,
     /// Instances (resource, start line) already reported as zombies.
     zombie_reported: BTreeSet<(Res, u64)>,
+    /// The line where the worker left the group without revoking (poll
+    /// timeout): its instances keep running in every later generation
+    /// until it logs their stops.
+    departed: Option<u64>,
+    /// Connectors whose removal the log showed (not created again since).
+    removed: BTreeSet<u16>,
+    /// Connectors created again after a removal, with no task-config line
+    /// naming them since: their tasks have no configs of their own yet.
+    recreated: BTreeSet<u16>,
 }
 
 /// The model's tables the oracle names things with.
@@ -123,6 +132,22 @@ impl Oracle {
         let v = &mut self.view[w];
         v.known = None;
         v.facts.entry(c).or_default().updated = Some(line);
+        if v.removed.remove(&c) {
+            v.recreated.insert(c);
+        }
+    }
+
+    /// Has worker `w`'s log shown the removal of `c` (since it started)?
+    pub fn shows_removal(&self, w: usize, c: u16) -> bool {
+        self.view[w].removed.contains(&c)
+    }
+
+    /// `Connector X config removed`.
+    pub fn connector_removed(&mut self, w: usize, c: u16) {
+        let v = &mut self.view[w];
+        v.known = None;
+        v.recreated.remove(&c);
+        v.removed.insert(c);
     }
 
     pub fn target_changed(&mut self, w: usize, c: u16, line: u64) {
@@ -141,6 +166,7 @@ impl Oracle {
         let v = &mut self.view[w];
         v.known = None;
         for (c, set) in by_conn {
+            v.recreated.remove(&c);
             let f = v.facts.entry(c).or_default();
             if multi {
                 f.multi = Some(line);
@@ -163,6 +189,14 @@ impl Oracle {
         v.known = None;
         v.in_window = false;
         v.lost_reported.clear();
+        v.departed = None;
+        v.removed.clear();
+        v.recreated.clear();
+    }
+
+    /// The worker left the group without revoking (line `line`).
+    pub fn departed(&mut self, w: usize, line: u64) {
+        self.view[w].departed = Some(line);
     }
 
     // ------------------------------------------------------------ stops
@@ -274,11 +308,49 @@ impl Oracle {
     /// A start that left an instance running on `w` (started on `line`).
     pub fn started(&mut self, n: &Names, w: usize, r: Res, line: u64) {
         self.view[w].lost_reported.remove(&r);
+        if let Res::Task(c, _) = r
+            && self.view[w].recreated.contains(&c)
+        {
+            self.expect(
+                n,
+                (w, line),
+                "stale-config-start",
+                Some(r),
+                Scope::Worker,
+                "started after its connector was removed and created again, before any task config of the new connector".into(),
+            );
+        }
         if let Some((v, key)) = self.new_duplicate(n, w, r) {
             let g = n.workers[w].cur_gen;
             let why = format!("also running on {} in generation {g}", n.workers[v].host);
             self.expect(n, (w, line), "zombie", Some(r), Scope::Cluster, why);
             self.episodes.insert(key);
+        }
+        // Instances of workers that left without revoking run on, whatever
+        // the generation.
+        let mine = (w, line);
+        for u in 0..n.workers.len() {
+            let Some(left) = self.view[u].departed else {
+                continue;
+            };
+            let Some(theirs) = n.workers[u].running.get(&r).map(|i| (u, i.start_line)) else {
+                continue;
+            };
+            if u == w || theirs.1 > left {
+                continue;
+            }
+            let key = if u < w {
+                (r, theirs, mine)
+            } else {
+                (r, mine, theirs)
+            };
+            if self.episodes.insert(key) {
+                let why = format!(
+                    "{} left the group without revoking (line {left}) and still runs it",
+                    n.workers[u].host
+                );
+                self.expect(n, (w, line), "zombie", Some(r), Scope::Cluster, why);
+            }
         }
     }
 

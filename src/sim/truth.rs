@@ -28,9 +28,17 @@ pub enum FaultKind {
     /// A retained resource is stopped during a cooperative rebalance for no
     /// reason (and restarted by the start phase).
     SpuriousStop,
+    /// A worker's poll timeout expires: it leaves the group without
+    /// revoking (Kafka 3.x, KAFKA-16056); its tasks keep running while the
+    /// leader hands them to other workers.
+    PollTimeoutLeave,
+    /// A connector deleted and created again under the same name starts its
+    /// tasks from the deleted incarnation's task configs (up to 2.5.0,
+    /// KAFKA-8869).
+    StaleConfigStart,
 }
 
-pub const ALL_FAULTS: [FaultKind; 7] = [
+pub const ALL_FAULTS: [FaultKind; 9] = [
     FaultKind::Kafka8676,
     FaultKind::RestartMovedTask,
     FaultKind::OffsetMismatchStart,
@@ -38,6 +46,8 @@ pub const ALL_FAULTS: [FaultKind; 7] = [
     FaultKind::SkipStart,
     FaultKind::DoubleStart,
     FaultKind::SpuriousStop,
+    FaultKind::PollTimeoutLeave,
+    FaultKind::StaleConfigStart,
 ];
 
 impl FaultKind {
@@ -50,6 +60,30 @@ impl FaultKind {
             FaultKind::SkipStart => "skip-start",
             FaultKind::DoubleStart => "double-start",
             FaultKind::SpuriousStop => "spurious-stop",
+            FaultKind::PollTimeoutLeave => "poll-timeout-leave",
+            FaultKind::StaleConfigStart => "stale-config-start",
+        }
+    }
+    /// The upstream issue the fault reproduces, if any.
+    pub fn upstream(self) -> Option<&'static str> {
+        match self {
+            FaultKind::Kafka8676 => Some("KAFKA-8676"),
+            FaultKind::PollTimeoutLeave => Some("KAFKA-16056"),
+            FaultKind::StaleConfigStart => Some("KAFKA-8869"),
+            _ => None,
+        }
+    }
+    /// Can the fault happen in this release? (`Err`: why not.)
+    pub fn exists_in(self, v: super::Version) -> Result<(), String> {
+        use super::Version;
+        match self {
+            FaultKind::PollTimeoutLeave if v < Version::V3_0 => Err(format!(
+                "fault {self} is simulated with the Kafka 3.x wording only, not {v}"
+            )),
+            FaultKind::StaleConfigStart if v > Version::V2_4 => Err(format!(
+                "fault {self} exists up to Kafka 2.5.0 (fixed in 2.5.1), not in {v}"
+            )),
+            _ => Ok(()),
         }
     }
     pub fn parse(s: &str) -> Option<FaultKind> {

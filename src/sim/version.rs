@@ -127,6 +127,9 @@ pub enum Site {
     FailedToStartConnector,
     HerderConnectorFailed,
     UnknownConnectorType,
+    PollTimeout,
+    ResettingGeneration,
+    RequestJoin,
 }
 
 impl Version {
@@ -287,6 +290,15 @@ impl Version {
     /// throws for an unknown one (3.3.0+, KIP-618).
     pub fn task_start_checks_type(self) -> bool {
         self >= Version::V3_6
+    }
+    /// AbstractCoordinator's reset on leaving: `Resetting generation and
+    /// member id due to: …` from 3.2.0, `Resetting generation due to: …` before.
+    pub fn resetting_generation(self) -> &'static str {
+        if self >= Version::V3_6 {
+            "Resetting generation and member id due to: "
+        } else {
+            "Resetting generation due to: "
+        }
     }
     /// KIP-745 restarts (`POST …/restart?includeTasks=true`, 3.0.0+).
     pub fn kip745(self) -> bool {
@@ -453,6 +465,9 @@ fn site_base(site: Site) -> (u32, bool) {
         FailedToStartConnector => (333, true),
         HerderConnectorFailed => (1983, true),
         UnknownConnectorType => (722, false),
+        PollTimeout => (1481, false),
+        ResettingGeneration => (1025, false),
+        RequestJoin => (1071, false),
     }
 }
 

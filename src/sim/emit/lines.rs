@@ -83,6 +83,51 @@ impl Say<'_> {
         );
     }
 
+    /// The heartbeat thread finds the herder stalled longer than the poll
+    /// timeout (`rebalance.timeout.ms`) and leaves the group: no revocation
+    /// (3.x). Returns the line of the LeaveGroup.
+    pub fn poll_timeout_leave(&mut self, member: &str) -> u64 {
+        self.emit(
+            Lvl::Warn,
+            M::None,
+            Lg::CoordHeartbeat,
+            Site::PollTimeout,
+            |l, _| {
+                l.s("consumer poll timeout has expired. This means the time between subsequent calls to poll() was longer than the configured max.poll.interval.ms, which typically implies that the poll loop is spending too much time processing messages. You can address this either by increasing max.poll.interval.ms or by reducing the maximum size of batches returned in poll() with max.poll.records.");
+            },
+        );
+        let line = self.emit(
+            Lvl::Info,
+            M::None,
+            Lg::CoordHeartbeat,
+            Site::LeaveGroup,
+            |l, _| {
+                l.s("Member ");
+                l.s(member);
+                l.s(" sending LeaveGroup request to coordinator broker-1:9092 (id: 2147483646 rack: null) due to consumer poll timeout has expired.");
+            },
+        );
+        let reset = self.v().resetting_generation();
+        self.emit(
+            Lvl::Info,
+            M::None,
+            Lg::CoordHeartbeat,
+            Site::ResettingGeneration,
+            |l, _| {
+                l.s(reset);
+                l.s("consumer pro-actively leaving the group");
+            },
+        );
+        self.emit_plain(
+            Lvl::Info,
+            M::None,
+            Lg::CoordHeartbeat,
+            Site::RequestJoin,
+            |l, _| l.s("Request joining group due to: consumer pro-actively leaving the group"),
+        );
+        line
+    }
+
     /// Self-revocation after `scheduled.rebalance.max.delay.ms` without the
     /// brokers; `last` is the last assignment received.
     pub fn revoking_unreachable(&mut self, last: &Assign) {

@@ -41,6 +41,8 @@ pub(super) enum Lg {
     Coord,
     /// WorkerCoordinator's own statements (`Rebalance started`, …).
     WCoord,
+    /// The coordinator's statements from its heartbeat thread.
+    CoordHeartbeat,
     Worker,
     WConn,
     Connect,
@@ -160,7 +162,7 @@ impl Emitter {
     fn logger(&self, lg: Lg) -> &'static str {
         match lg {
             Lg::Herder => "org.apache.kafka.connect.runtime.distributed.DistributedHerder",
-            Lg::Coord => self.v.coordinator_logger(),
+            Lg::Coord | Lg::CoordHeartbeat => self.v.coordinator_logger(),
             Lg::WCoord => "org.apache.kafka.connect.runtime.distributed.WorkerCoordinator",
             Lg::Worker => "org.apache.kafka.connect.runtime.Worker",
             Lg::WConn => "org.apache.kafka.connect.runtime.WorkerConnector",
@@ -240,7 +242,7 @@ impl Say<'_> {
         let em = &mut *self.em;
         let ctx = match lg {
             Lg::Herder => em.v.herder_prefix(),
-            Lg::Coord | Lg::WCoord => true,
+            Lg::Coord | Lg::WCoord | Lg::CoordHeartbeat => true,
             _ => false,
         };
         let th = match (lg, mdc) {
@@ -248,6 +250,7 @@ impl Say<'_> {
             (_, M::Task(..)) => Th::Task,
             (Lg::Connect | Lg::Rest, _) => Th::Main,
             (Lg::Kcbs | Lg::KbLog, _) => Th::ConfigLog,
+            (Lg::CoordHeartbeat, _) => Th::Heartbeat,
             _ => Th::Herder,
         };
         let logger = em.logger(lg);

@@ -25,6 +25,11 @@ pub(super) enum Ev {
     /// A rolling restart of one worker: graceful stop, then start.
     Bounce(usize),
     SlowLeave(usize),
+    /// The worker's herder stalls past its poll timeout (fault
+    /// poll-timeout-leave).
+    PollTimeout(usize),
+    /// A deleted connector is created again under the same name.
+    Recreate(u16),
     KeyRotation,
     Idle,
 }
@@ -129,7 +134,43 @@ impl Cluster {
             .collect()
     }
 
+    /// A live worker running tasks that another live worker can take
+    /// over (poll-timeout-leave).
+    fn stall_candidate(&mut self) -> Option<usize> {
+        let live = self.live();
+        if live.len() < 2 {
+            return None;
+        }
+        let cands: Vec<usize> = live
+            .into_iter()
+            .filter(|&w| self.workers[w].running.keys().any(|r| r.is_task()))
+            .collect();
+        self.rng.pick(&cands).copied()
+    }
+
+    /// Deleted connectors whose deleted incarnation had tasks and whose
+    /// removal every live worker's log shows (so that a stale start is
+    /// provable from any log).
+    fn deleted_with_tasks(&self) -> Vec<u16> {
+        (0..self.conns.len() as u16)
+            .filter(|&c| {
+                let x = &self.conns[usize::from(c)];
+                !x.exists && x.tasks > 0 && self.removal_shown(c)
+            })
+            .collect()
+    }
+
+    fn removal_shown(&self, c: u16) -> bool {
+        let live = self.live();
+        !live.is_empty() && live.iter().all(|&w| self.oracle.shows_removal(w, c))
+    }
+
     fn pick_event(&mut self) -> Ev {
+        if self.fault.ready(FaultKind::PollTimeoutLeave)
+            && let Some(w) = self.stall_candidate()
+        {
+            return Ev::PollTimeout(w);
+        }
         let started = self.existing(|x| x.target == Target::Started);
         let paused = self.existing(|x| x.target != Target::Started);
         let all = self.existing(|_| true);
@@ -164,6 +205,12 @@ impl Cluster {
         }
         if let Some(&c) = self.rng.pick(&paused) {
             table.push((6, Ev::Resume(c)));
+        }
+        let deleted: Vec<u16> = (0..self.conns.len() as u16)
+            .filter(|&c| !self.conns[usize::from(c)].exists)
+            .collect();
+        if let Some(&c) = self.rng.pick(&deleted) {
+            table.push((3, Ev::Recreate(c)));
         }
         if let Some(&(_, c)) = self.rng.pick(&rconns) {
             table.push((10, Ev::TaskCount(c)));
@@ -289,6 +336,21 @@ impl Cluster {
                     Ev::Create
                 } else {
                     Ev::Reconfigure(with_tasks[0])
+                }
+            }
+            FaultKind::PollTimeoutLeave => match self.stall_candidate() {
+                Some(w) => Ev::PollTimeout(w),
+                None if live.len() < 2 => grow_or_join(self),
+                None => Ev::Create,
+            },
+            FaultKind::StaleConfigStart => {
+                let deleted = self.deleted_with_tasks();
+                if let Some(&c) = self.rng.pick(&deleted) {
+                    Ev::Recreate(c)
+                } else if let Some(&c) = self.rng.pick(&with_tasks) {
+                    Ev::Delete(c)
+                } else {
+                    Ev::Create
                 }
             }
         }
@@ -425,6 +487,12 @@ impl Cluster {
                     self.partition_worker(w);
                 }
             }
+            Ev::PollTimeout(w) => {
+                if self.live().len() > 1 && self.workers[w].status == Status::Live {
+                    self.poll_timeout_leave(w);
+                }
+            }
+            Ev::Recreate(c) => self.recreate(c),
             Ev::KeyRotation => {
                 if self.group.leader.is_some() {
                     self.count_event("session-key");
@@ -434,5 +502,53 @@ impl Cluster {
             }
             Ev::Idle => self.count_event("idle"),
         }
+    }
+
+    /// A deleted connector is created again under the same name. Up to
+    /// 2.5.0 the config snapshot keeps the deleted incarnation's task count
+    /// and task configs (KAFKA-8869): with the fault armed, the leader
+    /// assigns those tasks at once and workers start them from the old
+    /// configs, before the new connector has written any; from 2.5.1 the
+    /// deletion dropped them, and the tasks wait for the new configs.
+    fn recreate(&mut self, c: u16) {
+        let Some(old) = self
+            .conns
+            .get(usize::from(c))
+            .filter(|x| !x.exists)
+            .map(|x| x.tasks)
+        else {
+            return;
+        };
+        self.count_event("recreate");
+        let stale =
+            self.fault.ready(FaultKind::StaleConfigStart) && old > 0 && self.removal_shown(c);
+        let n = self.rng.range(1, i64::from(self.p.max_tasks.max(1))) as u16;
+        let created_at = self.log.len();
+        let x = &mut self.conns[usize::from(c)];
+        x.exists = true;
+        x.target = Target::Started;
+        x.stale = true;
+        x.reconfigured = false;
+        x.next_tasks = n;
+        x.created_at = created_at;
+        if !stale {
+            x.tasks = 0;
+        }
+        if stale {
+            let leader = self.group.leader.unwrap_or(0);
+            let line = self.em.next_line(leader);
+            let detail = format!(
+                "{} is created again; the snapshot keeps the deleted incarnation's {old} task config(s)",
+                self.cname(c)
+            );
+            self.fired(leader, line, Some(Res::Conn(c)), detail);
+            if let Some(info) = &mut self.fault.info {
+                info.worker = None;
+                info.file = None;
+                info.line = None;
+                info.worker_index = None;
+            }
+        }
+        self.append(Rec::ConnConfig(c));
     }
 }

@@ -32,6 +32,7 @@ impl Cluster {
             wk.needs_reconfig = false;
             wk.rejoin = false;
             wk.lagged = false;
+            wk.resuming = false;
             wk.failed.clear();
         }
         self.oracle.worker_started(w);
@@ -123,6 +124,42 @@ impl Cluster {
         wk.running_assignment.clear();
         wk.assigned.clear();
         wk.had_assignment = false;
+    }
+
+    /// The herder thread of `w` stalls (a slow connector start or stop)
+    /// past the poll timeout: the heartbeat thread leaves the group without
+    /// revoking anything (Kafka 3.x, KAFKA-16056). Its connectors and tasks
+    /// keep running while the leader hands them to the other workers; it
+    /// comes back well after that, rejoins as a new member reporting its
+    /// old assignment, and the leader revokes what two workers now run.
+    pub fn poll_timeout_leave(&mut self, w: usize) {
+        self.count_event("worker-poll-timeout");
+        self.workers[w].status = Status::Stalled;
+        let member = self.workers[w].member_id.clone();
+        let line = self.say(w).poll_timeout_leave(&member);
+        self.oracle.departed(w, line);
+        let detail = format!(
+            "{} leaves the group on its poll timeout without revoking its {} connector(s) and task(s)",
+            self.workers[w].host,
+            self.workers[w].running.len()
+        );
+        self.fired(w, line, None, detail);
+        self.group.needs_round = true;
+        // Back once the leader has handed its work to others (after the
+        // scheduled rebalance delay), and a good while after that.
+        let back = self.lnow + self.p.delay_ms.max(0) + self.rng.range(60_000, 240_000);
+        self.schedule(back, Timer::Resume(w));
+    }
+
+    /// The stalled herder runs again: it rejoins as a new member.
+    pub(super) fn resume(&mut self, w: usize) {
+        self.count_event("worker-resume");
+        self.workers[w].status = Status::Live;
+        self.workers[w].resuming = true;
+        self.group.join_counter += 1;
+        self.workers[w].join_seq = self.group.join_counter;
+        self.workers[w].member_id = format!("connect-1-{}", self.rng.uuid());
+        self.group.needs_round = true;
     }
 
     /// The partitioned worker reaches the brokers again and rejoins as a

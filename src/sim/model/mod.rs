@@ -87,6 +87,9 @@ pub(super) enum Status {
     Live,
     /// Cut off from the brokers (a slow leave); the process runs.
     Partitioned,
+    /// Its herder thread is stalled; it left the group on its poll timeout
+    /// without revoking: its connectors and tasks keep running.
+    Stalled,
 }
 
 /// A running instance on a worker.
@@ -128,6 +131,9 @@ pub(super) struct Worker {
     /// Assigned resources whose last start failed (FAILED, not running;
     /// later rebalances do not retry them).
     pub failed: BTreeSet<Res>,
+    /// Its herder runs again after a stall: it rejoins before it handles
+    /// anything else.
+    pub resuming: bool,
 }
 
 impl Worker {
@@ -159,6 +165,7 @@ impl Worker {
             rejoin: false,
             lagged: false,
             failed: BTreeSet::new(),
+            resuming: false,
         }
     }
 }
@@ -174,6 +181,8 @@ pub(super) enum Timer {
     Return(usize),
     /// A crashed worker is started again.
     Restart(usize),
+    /// A stalled worker's herder thread runs again.
+    Resume(usize),
     /// The leader's scheduled rebalance (lost work held back) is due.
     Scheduled,
 }
@@ -452,6 +461,11 @@ impl Cluster {
             Timer::Restart(w) => {
                 if self.workers[w].status == Status::Offline {
                     self.start_worker(w);
+                }
+            }
+            Timer::Resume(w) => {
+                if self.workers[w].status == Status::Stalled {
+                    self.resume(w);
                 }
             }
         }

@@ -100,6 +100,7 @@ impl Cluster {
     /// Before the join request: `Rebalance started`; eager stops everything.
     fn prepare(&mut self, w: usize) {
         self.workers[w].rejoin = false;
+        self.workers[w].resuming = false;
         let eager = !self.proto.cooperative();
         let had = self.workers[w].had_assignment;
         if self.v.heartbeat_line() && had && self.rng.chance(0.4) {

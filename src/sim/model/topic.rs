@@ -15,12 +15,13 @@ impl Cluster {
 
     /// Every live worker reads the records it has not read yet; a worker
     /// other than the leader may lag once (it then reads them during its
-    /// next catch-up or in the next pass).
+    /// next catch-up or in the next pass). A stalled herder's config log
+    /// still reads (its listener logs), it handles nothing.
     pub fn deliver_reads(&mut self) {
         let leader = self.group.leader;
         for w in 0..self.workers.len() {
-            if self.workers[w].status != Status::Live || self.workers[w].read_upto >= self.log.len()
-            {
+            let reads = matches!(self.workers[w].status, Status::Live | Status::Stalled);
+            if !reads || self.workers[w].read_upto >= self.log.len() {
                 self.workers[w].lagged = false;
                 continue;
             }
@@ -68,7 +69,7 @@ impl Cluster {
             }
             Rec::Tombstone(c) => {
                 let c = *c;
-                self.oracle.record_read(w);
+                self.oracle.connector_removed(w, c);
                 if self.in_snapshot(w, c) {
                     self.workers[w].needs_reconfig = true;
                     self.workers[w].q_removed.push(c);
@@ -108,6 +109,10 @@ impl Cluster {
 
     /// The herder's tick: handles the config updates its listener queued.
     pub fn tick(&mut self, w: usize) {
+        // A resumed herder first makes sure of its membership (rejoins).
+        if self.workers[w].resuming {
+            return;
+        }
         if self.workers[w].status == Status::Live && !self.workers[w].q_restart.is_empty() {
             let q = std::mem::take(&mut self.workers[w].q_restart);
             for c in q {
