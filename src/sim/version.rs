@@ -1,7 +1,7 @@
 //! Kafka versions the simulator can speak, as wording profiles taken from
-//! the log catalog (`docs/log-catalog.md`). Each profile names a release the
-//! catalog lists; behaviour is always the correct herder's, only the lines
-//! (wording, loggers, order where the catalog says it changed) differ.
+//! the release tags' sources (the formats are in `docs/log-formats.md`).
+//! Behaviour is always the correct herder's, only the lines (wording,
+//! loggers, order where a release changed it) differ.
 
 use std::fmt;
 

@@ -205,7 +205,8 @@ impl Cluster {
         if self.fault.ready(FaultKind::SpuriousStop) {
             let wk = &self.workers[w];
             // Not a resource of a connector whose target state is STOPPED or
-            // PAUSED: the SPEC excuses stops under a STOPPED target.
+            // PAUSED: the rules excuse stops under a STOPPED target
+            // (docs/rules.md).
             let started = |r: &Res| {
                 self.conns
                     .get(usize::from(r.conn()))
