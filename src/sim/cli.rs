@@ -65,9 +65,9 @@ pub struct SimArgs {
     /// clusters share).
     #[arg(long, default_value = "connect-cluster")]
     pub group: String,
-    /// Clusters to simulate. With more than one, an archive: OUT/<cluster>/
-    /// connect-N/connect.log…, two clusters sharing the group id on
-    /// different Kafka clusters, then other group ids.
+    /// Clusters to simulate. With more than one, an archive
+    /// (OUT/<cluster>/connect-N/connect.log…): two clusters sharing the
+    /// group id on different Kafka clusters, then other group ids.
     #[arg(long, default_value_t = 1)]
     pub clusters: usize,
     /// Rotate each worker's log once a segment holds this many bytes (as
