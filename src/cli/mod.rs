@@ -31,9 +31,9 @@ enum Command {
     /// Print the rebuilt state of every worker per generation: assigned,
     /// revoked, running, started, stopped, config offset.
     Replay(AuditArgs),
-    /// Simulate a Connect cluster: write one log per worker and the ground
-    /// truth (`truth.json`) to a directory.
-    Simulate(crate::sim::SimArgs),
+    /// Simulate a Connect cluster (or an archive of several): write one log
+    /// per worker and the ground truth (`truth.json`) to a directory.
+    Simulate(Box<crate::sim::SimArgs>),
     /// Explain a finding kind: what it means, why it matters, the protocol
     /// rule behind it, the upstream issues it matches, what to do.
     Explain(crate::explain::ExplainArgs),
