@@ -143,8 +143,8 @@ pub struct StreamSink {
     pub too_long: Vec<(u64, u64)>,
     /// Whether the layout prints a logger (else every line is read).
     bare: BareLayout,
-    /// The wrap width of the segment being read, until a worker is told.
-    wrapped: Option<usize>,
+    /// Tells the workers of a rejoined segment so.
+    wrapped: input::unwrap::RejoinNote,
 }
 
 impl StreamSink {
@@ -162,7 +162,7 @@ impl StreamSink {
             events: 0,
             too_long: Vec::new(),
             bare: BareLayout::default(),
-            wrapped: None,
+            wrapped: input::unwrap::RejoinNote::default(),
         }
     }
 
@@ -210,7 +210,7 @@ impl StreamSink {
         } else {
             None
         };
-        let wrapped = self.wrapped.take();
+        let wrapped = self.wrapped.take(stream);
         let slot = self.slot(stream);
         slot.seq += 1;
         let line = SourceLine {
@@ -227,8 +227,8 @@ impl StreamSink {
             }
             slot.replay.note_reading(&line, n.text);
         }
-        if let Some(w) = wrapped {
-            slot.replay.note_reading(&line, input::unwrap::note(w));
+        if let Some(note) = wrapped {
+            slot.replay.note_reading(&line, note);
         }
         slot.replay.apply(ev, &line, ctx);
     }
@@ -553,7 +553,7 @@ impl StreamProcessor {
                     let last = self.next == self.segments.len();
                     self.sink.next_segment(id, self.next == 1, last);
                     self.sink.bare.segment(head.bare);
-                    self.sink.wrapped = head.wrap_width;
+                    self.sink.wrapped.segment(head.wrap_width);
                     self.current = Some((id, Scanner::new(reader), gzip));
                     return true;
                 }

@@ -30,8 +30,9 @@ const MIN_WIDTH: usize = 40;
 const MIN_CUTS: usize = 2;
 
 /// Cuts needed per line of maximal length followed by anything else (a
-/// record start, a stack-trace line, an empty line).
-const CUTS_PER_MISS: usize = 4;
+/// record start, a stack-trace line, an empty line): in a wrapped copy,
+/// those are the records whose length is a multiple of the width.
+const CUTS_PER_MISS: usize = 2;
 
 /// Characters (not bytes) in a line without its terminator.
 fn width_of(line: &[u8]) -> usize {
@@ -94,8 +95,7 @@ fn is_fragment(next: &[u8]) -> bool {
 /// each followed by a fragment: a line that starts no record and is no
 /// stack-trace or config-dump line. Logs that are not wrapped have few
 /// lines of their maximal length, and what follows them is a record, a
-/// stack trace or a dump; a record repeated with its stack trace is told
-/// apart by its text (cut records differ).
+/// stack trace or a dump (a record repeated with its stack trace has many).
 pub fn detect(head: &[u8]) -> Option<usize> {
     let lines: Vec<&[u8]> = head
         .split_inclusive(|&b| b == b'\n')
@@ -107,29 +107,17 @@ pub fn detect(head: &[u8]) -> Option<usize> {
         return None;
     }
     let (mut cuts, mut misses) = (0usize, 0usize);
-    let mut shapes: Vec<Vec<u8>> = Vec::new();
     for (i, _) in widths.iter().enumerate().filter(|(_, w)| **w == width) {
         let Some(next) = lines.get(i + 1) else {
             continue;
         };
         if is_fragment(next) {
             cuts += 1;
-            if shapes.len() < 2 {
-                // The text without its digits (time stamps, counters).
-                let shape: Vec<u8> = lines[i]
-                    .iter()
-                    .copied()
-                    .filter(|b| !b.is_ascii_digit())
-                    .collect();
-                if !shapes.contains(&shape) {
-                    shapes.push(shape);
-                }
-            }
         } else {
             misses += 1;
         }
     }
-    (cuts >= MIN_CUTS && cuts >= CUTS_PER_MISS * misses && shapes.len() >= 2).then_some(width)
+    (cuts >= MIN_CUTS && cuts >= CUTS_PER_MISS * misses).then_some(width)
 }
 
 /// Reads the head of `inner` (up to [`HEAD_BYTES`], ending at a line end),
@@ -188,11 +176,33 @@ pub fn reader<R: Read + Send + 'static>(
     }
 }
 
-/// The note for the summary of a worker whose log was rejoined.
-pub fn note(width: usize) -> String {
-    format!(
-        "a terminal copy wrapped at {width} characters: its records were rejoined, and each is quoted on the line of its first part"
-    )
+/// Tells each worker of a rejoined segment (a multiplexed file holds
+/// several), once, that its records were rejoined.
+#[derive(Debug, Default)]
+pub struct RejoinNote {
+    width: Option<usize>,
+    told: Vec<Option<String>>,
+}
+
+impl RejoinNote {
+    /// A segment begins, wrapped at `width` or not wrapped.
+    pub fn segment(&mut self, width: Option<usize>) {
+        self.width = width;
+        self.told.clear();
+    }
+
+    /// The note for the summary of the worker of stream `stream`, the
+    /// first time one of its events is read from a rejoined segment.
+    pub fn take(&mut self, stream: Option<&str>) -> Option<String> {
+        let width = self.width?;
+        if self.told.iter().any(|s| s.as_deref() == stream) {
+            return None;
+        }
+        self.told.push(stream.map(str::to_string));
+        Some(format!(
+            "a terminal copy wrapped at {width} characters: its records were rejoined, and each is quoted on the line of its first part"
+        ))
+    }
 }
 
 /// The rest of a stream after its head, or the error that ended the head.
