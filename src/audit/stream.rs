@@ -554,7 +554,11 @@ impl StreamProcessor {
                     self.sink.next_segment(id, self.next == 1, last);
                     self.sink.bare.segment(head.bare);
                     self.sink.wrapped.segment(head.wrap_width);
-                    self.current = Some((id, Scanner::new(reader), gzip));
+                    let mut scanner = Scanner::new(reader);
+                    if self.sink.bare.reads_all() {
+                        scanner.follow(usize::MAX);
+                    }
+                    self.current = Some((id, scanner, gzip));
                     return true;
                 }
                 Err(e) => {
