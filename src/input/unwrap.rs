@@ -97,27 +97,46 @@ fn is_fragment(next: &[u8]) -> bool {
 /// lines of their maximal length, and what follows them is a record, a
 /// stack trace or a dump (a record repeated with its stack trace has many).
 pub fn detect(head: &[u8]) -> Option<usize> {
-    let lines: Vec<&[u8]> = head
-        .split_inclusive(|&b| b == b'\n')
-        .map(|l| split_eol(l).0)
-        .collect();
-    let widths: Vec<usize> = lines.iter().map(|l| width_of(l)).collect();
-    let &width = widths.iter().max()?;
+    // Characters never outnumber bytes: only lines at least as long in
+    // bytes as the widest so far are counted.
+    let mut width = 0;
+    for line in lines(head) {
+        if line.len() >= width {
+            width = width.max(width_of(line));
+        }
+    }
     if width < MIN_WIDTH {
         return None;
     }
     let (mut cuts, mut misses) = (0usize, 0usize);
-    for (i, _) in widths.iter().enumerate().filter(|(_, w)| **w == width) {
-        let Some(next) = lines.get(i + 1) else {
+    let mut iter = lines(head).peekable();
+    while let Some(line) = iter.next() {
+        if line.len() < width || width_of(line) != width {
             continue;
-        };
-        if is_fragment(next) {
-            cuts += 1;
-        } else {
-            misses += 1;
+        }
+        match iter.peek() {
+            Some(next) if is_fragment(next) => cuts += 1,
+            Some(_) => misses += 1,
+            None => {}
         }
     }
     (cuts >= MIN_CUTS && cuts >= CUTS_PER_MISS * misses).then_some(width)
+}
+
+/// The lines of `text`, without terminators.
+fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut start = 0;
+    let mut ends = memchr::memchr_iter(b'\n', text);
+    std::iter::from_fn(move || {
+        let end = match ends.next() {
+            Some(e) => e,
+            None if start < text.len() => text.len(),
+            None => return None,
+        };
+        let line = &text[start..end];
+        start = end + 1;
+        Some(line.strip_suffix(b"\r").unwrap_or(line))
+    })
 }
 
 /// Reads the head of `inner` (up to [`HEAD_BYTES`], ending at a line end),

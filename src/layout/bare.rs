@@ -14,10 +14,11 @@
 //! or coordinator without a logger; the lines before that one were not all
 //! read, and the replay is told so.
 
-use super::{envelope, split_stream, starts_record};
+use super::{split_stream, starts_record, trailing_logger};
 
-/// Records of a head looked at.
-const HEAD_RECORDS: usize = 2000;
+/// Records of a head looked at: enough to judge a layout, few enough to
+/// cost nothing (the head of every segment is looked at).
+const HEAD_RECORDS: usize = 256;
 
 /// Single-line records a stream needs before its layout is judged.
 const MIN_RECORDS: usize = 3;
@@ -30,28 +31,7 @@ const MIN_RECORDS: usize = 3;
 pub fn head_is_bare(head: &[u8]) -> bool {
     // Per stream key: (single-line records, of which without a logger).
     let mut counts: Vec<(Option<String>, usize, usize)> = Vec::new();
-    let mut lines = head
-        .split(|&b| b == b'\n')
-        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
-        .peekable();
-    let mut seen = 0;
-    while let Some(line) = lines.next() {
-        if seen >= HEAD_RECORDS {
-            break;
-        }
-        let single = lines.peek().is_none_or(|next| starts_record(next));
-        let text = String::from_utf8_lossy(line);
-        if super::is_json(&text) {
-            continue;
-        }
-        let Some(env) = envelope(&text) else {
-            continue;
-        };
-        seen += 1;
-        if !single {
-            continue;
-        }
-        let key = split_stream(&text).0.map(str::to_string);
+    let mut count = |key: Option<String>, logger: bool| {
         let i = match counts.iter().position(|(k, _, _)| *k == key) {
             Some(i) => i,
             None => {
@@ -60,9 +40,43 @@ pub fn head_is_bare(head: &[u8]) -> bool {
             }
         };
         counts[i].1 += 1;
-        if env.logger.is_none() {
+        if !logger {
             counts[i].2 += 1;
         }
+    };
+    // The record before the current line: its stream and whether it
+    // ends with a logger (`None` for JSON records, which are not judged).
+    let mut prev: Option<(Option<String>, Option<bool>)> = None;
+    let mut records = 0;
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', head).chain(std::iter::once(head.len())) {
+        if start >= head.len() {
+            break;
+        }
+        let line = &head[start..end];
+        start = end + 1;
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if !starts_record(line) {
+            prev = None;
+            continue;
+        }
+        if let Some((key, Some(logger))) = prev.take() {
+            count(key, logger);
+        }
+        records += 1;
+        if records > HEAD_RECORDS {
+            break;
+        }
+        let text = String::from_utf8_lossy(&line[..line.len().min(512)]);
+        let (key, rest) = split_stream(&text);
+        let json = rest.trim_start().starts_with('{');
+        prev = Some((
+            key.map(str::to_string),
+            (!json).then(|| trailing_logger(line).is_some()),
+        ));
+    }
+    if let Some((key, Some(logger))) = prev {
+        count(key, logger);
     }
     counts
         .iter()
