@@ -299,3 +299,36 @@ fn trace_and_exception_lines_are_told_from_fragments() {
         b"[2024-05-01 10:00:00,000] INFO Kafka Connect starting"
     ));
 }
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Rejoining moves terminators, never adds or drops a byte.
+        #[test]
+        fn rejoining_keeps_every_byte(
+            data in proptest::collection::vec(
+                prop_oneof![Just(b'\n'), Just(b'\r'), Just(b'x'), Just(b'\t'), Just(0xc3u8), Just(0xa9u8), any::<u8>()],
+                0..2000,
+            ),
+            width in 1usize..120,
+        ) {
+            let mut out = Vec::new();
+            Rejoin::new(&data[..], width).read_to_end(&mut out).unwrap();
+            prop_assert_eq!(out.len(), data.len());
+            let count = |v: &[u8], b: u8| v.iter().filter(|&&x| x == b).count();
+            prop_assert_eq!(count(&out, b'\n'), count(&data, b'\n'));
+            let mut a = out.clone();
+            let mut b = data.clone();
+            a.sort_unstable();
+            b.sort_unstable();
+            prop_assert_eq!(a, b);
+            // Whatever the bytes, the reader hands them all on.
+            let (r, _) = reader(io::Cursor::new(data.clone()), |_| {});
+            prop_assert_eq!(read_all(r).len(), data.len());
+        }
+    }
+}
