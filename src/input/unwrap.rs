@@ -199,15 +199,22 @@ pub fn reader<R: Read + Send + 'static>(
 /// several), once, that its records were rejoined.
 #[derive(Debug, Default)]
 pub struct RejoinNote {
+    /// The wrap width of the segment being read.
     width: Option<usize>,
+    /// The width the workers in `told` were told of.
+    told_width: Option<usize>,
     told: Vec<Option<String>>,
 }
 
 impl RejoinNote {
-    /// A segment begins, wrapped at `width` or not wrapped.
+    /// A segment begins, wrapped at `width` or not wrapped (workers told
+    /// of the same width in an earlier segment are not told again).
     pub fn segment(&mut self, width: Option<usize>) {
         self.width = width;
-        self.told.clear();
+        if width.is_some() && width != self.told_width {
+            self.told.clear();
+            self.told_width = width;
+        }
     }
 
     /// The note for the summary of the worker of stream `stream`, the
@@ -313,8 +320,9 @@ impl<R: Read> Rejoin<R> {
             }
             self.record.extend_from_slice(content);
             self.terms.extend_from_slice(term);
-            // A fragment follows only a line cut at exactly the width.
-            self.open = width_of(content) == self.width;
+            // A fragment follows only a line cut at exactly the width (and
+            // characters never outnumber bytes).
+            self.open = content.len() >= self.width && width_of(content) == self.width;
             if self.done {
                 self.flush();
             }

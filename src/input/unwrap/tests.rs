@@ -300,6 +300,23 @@ fn trace_and_exception_lines_are_told_from_fragments() {
     ));
 }
 
+#[test]
+fn each_worker_of_a_rejoined_segment_is_told_once() {
+    let mut n = RejoinNote::default();
+    n.segment(None);
+    assert_eq!(n.take(None), None);
+    n.segment(Some(120));
+    assert!(n.take(None).unwrap().contains("wrapped at 120 characters"));
+    assert_eq!(n.take(None), None);
+    assert!(n.take(Some("connect-2")).is_some());
+    // A later segment of the same stream, same width: not again.
+    n.segment(None);
+    n.segment(Some(120));
+    assert_eq!(n.take(None), None);
+    n.segment(Some(80));
+    assert!(n.take(None).unwrap().contains("wrapped at 80 characters"));
+}
+
 mod props {
     use super::*;
     use proptest::prelude::*;
