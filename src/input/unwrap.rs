@@ -14,10 +14,12 @@
 
 use super::scan::MAX_LINE;
 use crate::layout::starts_record;
-use std::io::{self, BufRead, BufReader, Cursor, Read};
+use std::io::{self, BufRead, BufReader, Read};
 
-/// Bytes of a stream's head that [`detect`] looks at.
-pub const HEAD_BYTES: usize = 512 * 1024;
+/// Bytes of a stream's head that [`detect`] looks at: some 700 lines,
+/// enough to see records cut at the width (a worker's start-up alone prints
+/// lines of many hundred characters: the JVM class path, the assignment).
+pub const HEAD_BYTES: usize = 128 * 1024;
 
 /// No terminal pane is narrower than this: shorter maximal lengths are not
 /// a wrap width.
@@ -150,25 +152,21 @@ pub fn reader<R: Read + Send + 'static>(
     mut inner: R,
     probe: impl FnOnce(&[u8]),
 ) -> (Box<dyn Read + Send>, Option<usize>) {
-    let mut head = Vec::with_capacity(64 * 1024);
+    let mut head = Vec::with_capacity(HEAD_BYTES);
     let mut error = None;
-    let mut chunk = vec![0u8; 64 * 1024];
-    let mut eof = false;
-    while head.len() < HEAD_BYTES {
-        match inner.read(&mut chunk) {
-            Ok(0) => {
-                eof = true;
-                break;
-            }
-            Ok(n) => head.extend_from_slice(&chunk[..n]),
+    let eof = loop {
+        match (&mut inner)
+            .take((HEAD_BYTES - head.len()) as u64)
+            .read_to_end(&mut head)
+        {
+            Ok(_) => break head.len() < HEAD_BYTES,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => {
                 error = Some(e);
-                eof = true;
-                break;
+                break true;
             }
         }
-    }
+    };
     // Detect over complete lines only.
     let complete = if eof {
         head.len()
@@ -176,22 +174,52 @@ pub fn reader<R: Read + Send + 'static>(
         memchr::memrchr(b'\n', &head).map_or(0, |i| i + 1)
     };
     let width = detect(&head[..complete]);
-    let rest = Deferred { inner, error };
+    let whole = HeadThen {
+        head,
+        pos: 0,
+        error,
+        inner,
+    };
     match width {
         None => {
-            probe(&head[..complete]);
-            (Box::new(Cursor::new(head).chain(rest)), None)
+            probe(&whole.head[..complete]);
+            (Box::new(whole), None)
         }
         Some(w) => {
             let mut joined = Vec::with_capacity(complete);
             // The head alone, rejoined, for the probe.
-            let _ = Rejoin::new(&head[..complete], w).read_to_end(&mut joined);
+            let _ = Rejoin::new(&whole.head[..complete], w).read_to_end(&mut joined);
             probe(&joined);
-            (
-                Box::new(Rejoin::new(Cursor::new(head).chain(rest), w)),
-                Some(w),
-            )
+            (Box::new(Rejoin::new(whole, w)), Some(w))
         }
+    }
+}
+
+/// A stream read again from its start: the head already read (freed once
+/// handed on), the error that ended it if one did, then the rest.
+struct HeadThen<R> {
+    head: Vec<u8>,
+    pos: usize,
+    error: Option<io::Error>,
+    inner: R,
+}
+
+impl<R: Read> Read for HeadThen<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.pos < self.head.len() {
+            let n = buf.len().min(self.head.len() - self.pos);
+            buf[..n].copy_from_slice(&self.head[self.pos..self.pos + n]);
+            self.pos += n;
+            if self.pos == self.head.len() {
+                self.head = Vec::new();
+                self.pos = 0;
+            }
+            return Ok(n);
+        }
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.inner.read(buf)
     }
 }
 
@@ -228,21 +256,6 @@ impl RejoinNote {
         Some(format!(
             "a terminal copy wrapped at {width} characters: its records were rejoined, and each is quoted on the line of its first part"
         ))
-    }
-}
-
-/// The rest of a stream after its head, or the error that ended the head.
-struct Deferred<R> {
-    inner: R,
-    error: Option<io::Error>,
-}
-
-impl<R: Read> Read for Deferred<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if let Some(e) = self.error.take() {
-            return Err(e);
-        }
-        self.inner.read(buf)
     }
 }
 

@@ -107,7 +107,7 @@ mod tests {
     use crate::model::{Resource, TaskId};
     use std::sync::Arc;
 
-    /// One message per wording the auditor reads (catalog of the Kafka
+    /// One message per wording the auditor reads (from the Kafka
     /// source, 2.0.1 → 3.9), without layout, MDC or prefix.
     const WORDINGS: &[&str] = &[
         // coordinator (WC, AC)
