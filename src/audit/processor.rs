@@ -178,8 +178,13 @@ impl StreamProcessor {
                         inner: reader,
                         count: self.bytes_read.clone(),
                     });
+                    let (reader, head) = input::prepare(counted);
                     self.sink.next_segment(id, self.next == 1, last);
-                    self.current = Some((id, Scanner::new(counted), gzip));
+                    let mut scanner = Scanner::new(reader);
+                    if self.sink.segment_head(&head) {
+                        scanner.follow(usize::MAX);
+                    }
+                    self.current = Some((id, scanner, gzip));
                     return true;
                 }
                 Err(e) => {

@@ -6,7 +6,7 @@ pub mod parse;
 
 use crate::model::{Assignment, Name, Protocol, Resource, TaskId};
 
-pub use parse::{parse_already_exists, parse_config_value, parse_message};
+pub use parse::{attribute, parse_already_exists, parse_config_value, parse_message};
 
 /// The logger (`%c`) a line came from, reduced to the classes whose lines the
 /// auditor reads. `Unknown` is for layouts that print no logger: every family

@@ -3,6 +3,7 @@
 pub mod families;
 pub mod live;
 pub mod scan;
+pub mod unwrap;
 
 use std::fs::File;
 use std::io::{self, BufReader, Read};
@@ -95,6 +96,27 @@ pub fn decoded<R: Read + Send + 'static>(inner: R) -> io::Result<(Box<dyn Read +
     } else {
         Ok((Box::new(r), false))
     }
+}
+
+/// What the head of a segment showed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Head {
+    /// A terminal copy wrapped at this many characters: the reader rejoins
+    /// its records ([`unwrap`]).
+    pub wrap_width: Option<usize>,
+    /// The layout prints no logger ([`crate::layout::bare`]).
+    pub bare: bool,
+}
+
+/// Reads the head of a segment once, before the scan: a terminal copy's
+/// wrapped records are rejoined, and the head tells whether the layout
+/// prints a logger. Streams that are neither pay one copy of their head.
+pub fn prepare(reader: Box<dyn Read + Send>) -> (Box<dyn Read + Send>, Head) {
+    let mut bare = false;
+    let (reader, wrap_width) = unwrap::reader(reader, |head| {
+        bare = crate::layout::bare::head_is_bare(head);
+    });
+    (reader, Head { wrap_width, bare })
 }
 
 /// Opens an input for reading.

@@ -436,6 +436,26 @@ impl WorkerReplay {
         }
     }
 
+    /// A note for the worker's summary about how its log was read (its
+    /// layout, say), at `line`.
+    pub fn note_reading(&mut self, line: &SourceLine, text: String) {
+        self.note(Some(line), text);
+    }
+
+    /// Lines before `line` may not all have been read (the reader could not
+    /// find them). What the worker ran is unknown from here on, as at the
+    /// start of a log that begins mid-life: no finding may rest on a stop
+    /// or start among the lines missed (README, "Unknown is not empty").
+    /// Stops already waiting for their judgement keep it.
+    pub fn lines_missed_before(&mut self, line: &SourceLine) {
+        self.flush_unconfirmed();
+        self.inc.res.clear();
+        self.inc.last_start.clear();
+        self.inc.self_revoked.clear();
+        self.inc.baseline = None;
+        self.fact(line, FactKind::Reset);
+    }
+
     /// Feeds one event read from `line`.
     pub fn apply(&mut self, ev: &Event, line: &SourceLine, ctx: LineCtx) {
         self.summary.events += 1;
