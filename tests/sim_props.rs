@@ -23,23 +23,6 @@ use std::sync::{Arc, Mutex};
 /// Compare the cross-worker findings too.
 const CROSS_WORKER: bool = true;
 
-/// `HERDER_AUDIT_SIM_NEW=1`: also simulate what the auditor does not handle
-/// yet: failed starts (normal behaviour, no finding) in every scenario, and
-/// the faults of [`PENDING`]. Off by default until the auditor handles them.
-fn new_behaviour() -> bool {
-    std::env::var_os("HERDER_AUDIT_SIM_NEW").is_some_and(|v| v == "1")
-}
-
-/// Faults whose findings the auditor does not report yet (swept only with
-/// `HERDER_AUDIT_SIM_NEW=1`).
-const PENDING: [FaultKind; 2] = [FaultKind::PollTimeoutLeave, FaultKind::StaleConfigStart];
-
-/// Finding kinds the auditor does not report yet: compared only with
-/// `HERDER_AUDIT_SIM_NEW=1`. (A `stale-config-start` can follow from
-/// another fault: a worker that skips its catch-up may start a re-created
-/// connector's tasks before it has read their configs.)
-const PENDING_KINDS: [&str; 1] = ["stale-config-start"];
-
 #[derive(Clone, Default)]
 struct Buf(Arc<Mutex<Vec<u8>>>);
 
@@ -163,8 +146,7 @@ fn check(p: &Params) -> (Outcome, Run) {
     };
     let mut want: BTreeSet<Key> = BTreeSet::new();
     for e in &r.truth.expected {
-        let pending = !new_behaviour() && PENDING_KINDS.contains(&e.kind);
-        if (e.scope == Scope::Worker || CROSS_WORKER) && !pending {
+        if e.scope == Scope::Worker || CROSS_WORKER {
             want.insert((
                 e.file.clone(),
                 e.line,
@@ -260,11 +242,7 @@ fn scenario(seed: u64, fault: Option<FaultKind>, big: bool) -> Params {
     p.delay_ms = [0, 30_000, 300_000][next(3) as usize];
     p.fault = fault;
     // Failed starts: normal behaviour the auditor must not report.
-    p.fail_rate = if new_behaviour() {
-        [0.02, 0.05, 0.15][next(3) as usize]
-    } else {
-        0.0
-    };
+    p.fail_rate = [0.0, 0.02, 0.05, 0.15][next(4) as usize];
     if matches!(
         fault,
         Some(FaultKind::RestartMovedTask | FaultKind::PollTimeoutLeave)
@@ -322,13 +300,7 @@ fn one(seed: u64, fault: Option<FaultKind>, big: bool) -> (String, Count, Vec<St
 /// Every fault kind (and none) for each seed, on two threads.
 fn sweep(seeds: std::ops::Range<u64>, big: bool) -> BTreeMap<String, Count> {
     let kinds: Vec<Option<FaultKind>> = std::iter::once(None)
-        .chain(
-            ALL_FAULTS
-                .iter()
-                .copied()
-                .filter(|f| new_behaviour() || !PENDING.contains(f))
-                .map(Some),
-        )
+        .chain(ALL_FAULTS.iter().copied().map(Some))
         .collect();
     let jobs: Vec<(u64, Option<FaultKind>)> = seeds
         .flat_map(|s| kinds.iter().map(move |&k| (s, k)))

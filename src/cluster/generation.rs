@@ -190,7 +190,7 @@ pub(super) fn feed_group(
                     .filter(|(_, m)| m.until.is_none())
                     .map(|(r, m)| (r.clone(), m.instance.clone()))
                     .collect();
-                group.leavers.left(w, key.0, open, &fact.line, cluster);
+                group.leavers.left(w, key, open, &fact.line, cluster);
             }
         }
         FactKind::Reset => {

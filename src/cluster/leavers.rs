@@ -10,13 +10,12 @@
 //!   suspect;
 //! * the duplicate is provable, and a `zombie` is reported on the other
 //!   worker's start line, when the leaver's instance ran from before that
-//!   start to after it by more than a clock-skew margin on each side (the
-//!   two logs' clocks may differ by that much): it was started (or held)
-//!   at least the margin before, and the leaver's log goes on past the
-//!   start plus the margin without stopping it (its stop after that
-//!   instant, or any later line of its log, shows it). Then, whatever the
-//!   clocks' difference within the margin, the moment of the other start
-//!   falls inside the leaver's instance. A stop within the margin, a
+//!   start to after it: before, because the start is in a generation
+//!   formed after the leaver left (causality, whatever the clocks), or by
+//!   the clocks beyond a skew margin (the two hosts' clocks may differ by
+//!   that much); after, because the leaver's log goes on past the start
+//!   plus the margin without stopping it (its stop after that instant, or
+//!   any later line of its log, shows it). A stop within the margin, a
 //!   restart of the leaver, or the end of its log before the margin clears
 //!   the suspect: nothing is proved.
 
@@ -29,15 +28,18 @@ use crate::replay::{Fact, FactKind};
 use rustc_hash::FxHashSet as HashSet;
 use std::sync::Arc;
 
-/// Two hosts' clocks may differ by this much: an overlap shorter than it
-/// proves nothing.
-pub const SKEW_MS: i64 = 2000;
+/// Two hosts' clocks may differ by this much (hosts of one cluster keep
+/// their clocks in step, NTP within milliseconds; pods of one node share
+/// one): an overlap shorter than it proves nothing.
+pub const SKEW_MS: i64 = 100;
 
 /// An instance a worker kept running when it left.
 #[derive(Debug, Clone)]
 struct Kept {
     leaver: usize,
     epoch: u32,
+    /// The generation it left.
+    generation: i32,
     resource: Resource,
     /// Its start (or the assignment it was held from).
     instance: SourceLine,
@@ -73,7 +75,7 @@ impl Leavers {
     pub(super) fn left(
         &mut self,
         w: usize,
-        epoch: u32,
+        (epoch, generation): (u32, i32),
         open: Vec<(Resource, SourceLine)>,
         line: &SourceLine,
         cluster: Option<Arc<str>>,
@@ -89,6 +91,7 @@ impl Leavers {
             self.kept.push(Kept {
                 leaver: w,
                 epoch,
+                generation,
                 resource,
                 instance,
                 left: line.clone(),
@@ -117,11 +120,14 @@ impl Leavers {
                 (Some(a), Some(b)) => a == b,
                 _ => peers.contains(&(w.min(k.leaver), w.max(k.leaver))),
             };
-            // Started after the departure (within the clocks' margin), and
-            // the leaver's instance began a margin before.
+            // The start comes after the departure and after the leaver's
+            // instance began: by causality when it is in a later generation
+            // (formed after the leaver left: it is no member of it); else
+            // by the clocks, beyond their margin.
+            let later_generation = key.1 > k.generation;
             let after = ts(&k.left).is_some_and(|l| t + SKEW_MS >= l);
             let before = ts(&k.instance).is_some_and(|a| a + SKEW_MS <= t);
-            if !same_cluster || !after || !before {
+            if !same_cluster || !(later_generation || (after && before)) {
                 continue;
             }
             self.suspects.push(Suspect {
@@ -173,9 +179,8 @@ impl Leavers {
                 }
                 // A restart ends the instance at an unknown moment (its
                 // line belongs to the new process); the end of the log says
-                // nothing after it.
-                FactKind::Reset => {}
-                FactKind::End if !past => {}
+                // nothing after its last line.
+                FactKind::Reset | FactKind::End => {}
                 _ if past => prove(labels, group, &s, &fact.line, false, episodes, out),
                 _ => keep.push(s),
             }

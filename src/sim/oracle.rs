@@ -74,6 +74,9 @@ impl Names<'_> {
 #[derive(Default)]
 pub(super) struct Oracle {
     pub expected: Vec<Expected>,
+    /// Duplicates with a worker that left without revoking, provable only
+    /// once that worker's log goes on: (the leaver, the expectation).
+    deferred: Vec<(usize, Expected)>,
     /// Cross-worker duplicate episodes already reported.
     episodes: BTreeSet<Episode>,
     view: Vec<View>,
@@ -85,6 +88,17 @@ impl Oracle {
             view: vec![View::default(); workers],
             ..Oracle::default()
         }
+    }
+
+    /// A worker that left without revoking logs a lifecycle line: the
+    /// duplicates with its kept instances are provable now (its log shows
+    /// it still ran them after the other start).
+    fn leaver_goes_on(&mut self, u: usize) {
+        let (now, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.deferred)
+            .into_iter()
+            .partition(|(l, _)| *l == u);
+        self.deferred = later;
+        self.expected.extend(now.into_iter().map(|(_, e)| e));
     }
 
     fn expect(
@@ -184,6 +198,9 @@ impl Oracle {
 
     /// A worker process starts: its log shows a fresh worker.
     pub fn worker_started(&mut self, w: usize) {
+        // Kept instances died at an unknown moment before this restart:
+        // their duplicates are not provable.
+        self.deferred.retain(|(l, _)| *l != w);
         let v = &mut self.view[w];
         v.owned = None;
         v.known = None;
@@ -211,6 +228,7 @@ impl Oracle {
 
     /// The judgement of a real stop of the instance started on `start`.
     pub fn stopped(&mut self, n: &Names, w: usize, r: Res, line: u64, why: Why, start: u64) {
+        self.leaver_goes_on(w);
         match why {
             Why::Spurious => self.expect(
                 n,
@@ -307,6 +325,7 @@ impl Oracle {
 
     /// A start that left an instance running on `w` (started on `line`).
     pub fn started(&mut self, n: &Names, w: usize, r: Res, line: u64) {
+        self.leaver_goes_on(w);
         self.view[w].lost_reported.remove(&r);
         if let Res::Task(c, _) = r
             && self.view[w].recreated.contains(&c)
@@ -350,6 +369,11 @@ impl Oracle {
                     n.workers[u].host
                 );
                 self.expect(n, (w, line), "zombie", Some(r), Scope::Cluster, why);
+                // Provable once the leaver's log goes on (not if it
+                // restarts or its log ends first).
+                if let Some(e) = self.expected.pop() {
+                    self.deferred.push((u, e));
+                }
             }
         }
     }
@@ -372,6 +396,7 @@ impl Oracle {
     /// revoked work still running with no stop in this rebalance, and the
     /// duplicates and double claims it makes provable across workers.
     pub fn assignment(&mut self, n: &Names, w: usize, line: u64, revoked: &[Res], coop: bool) {
+        self.leaver_goes_on(w);
         {
             let v = &mut self.view[w];
             v.in_window = false;
