@@ -26,6 +26,12 @@ use std::time::{Duration, Instant};
 /// How often followed directories are looked at for new logs.
 const RESCAN: Duration = Duration::from_secs(1);
 
+/// How long a live stream must have had nothing new before what its
+/// replays hold back for lines that may follow (a start's failure, a
+/// connector stop's `Ignoring stop request`) is final: lines a worker logs
+/// at once may reach the pipe in separate writes.
+const SETTLE: Duration = Duration::from_millis(5);
+
 /// Log time one round covers at first; it adapts to keep rounds between
 /// [`ROUND_MIN_BYTES`] and [`ROUND_MAX_BYTES`].
 const ROUND_START_MS: i64 = 10 * 60 * 1000;
@@ -127,6 +133,8 @@ struct Slot {
     end: Option<StreamEnd>,
     /// Since when a live stream has had nothing to read.
     idle_since: Option<Instant>,
+    /// What its replays held back was handed on since it went quiet.
+    settled: bool,
     read_before: u64,
 }
 
@@ -195,6 +203,7 @@ impl<'a> Run<'a> {
                     .with_live(live.clone()),
                 end: None,
                 idle_since: None,
+                settled: false,
                 read_before: 0,
             });
         }
@@ -248,6 +257,17 @@ impl<'a> Run<'a> {
         } else {
             slots.iter_mut().for_each(step);
         }
+    }
+
+    /// How long to wait for live input: `poll`, or less when a quiet
+    /// stream is about to settle.
+    fn wait_for(&self, poll: Duration) -> Duration {
+        self.slots
+            .iter()
+            .filter(|s| !s.settled && s.proc.state() == Advance::Idle)
+            .filter_map(|s| s.idle_since)
+            .map(|t| SETTLE.saturating_sub(t.elapsed()))
+            .fold(poll, Duration::min)
     }
 
     /// The least key any stream may still hand on.
@@ -321,10 +341,14 @@ impl<'a> Run<'a> {
                 s.read_before = total;
                 if s.proc.state() == Advance::Idle {
                     if fresh > 0 || s.idle_since.is_none() {
+                        s.idle_since = Some(now);
+                        s.settled = false;
+                    }
+                    if !s.settled && s.idle_since.is_some_and(|t| now - t >= SETTLE) {
                         // Quiet now: what waits for more lines is final.
                         s.proc.flush_held();
                         merger.add(s.proc.take_items());
-                        s.idle_since = Some(now);
+                        s.settled = true;
                     }
                 } else {
                     s.idle_since = None;
@@ -380,7 +404,7 @@ impl<'a> Run<'a> {
                         let wm = self.watermark(Instant::now());
                         batch = (merger.release(wm), wm);
                         if batch.0.is_empty() && !live.stop.load(Ordering::Relaxed) {
-                            live.wake.wait(live.poll);
+                            live.wake.wait(self.wait_for(live.poll));
                         }
                     }
                     Until::End

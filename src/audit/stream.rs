@@ -236,12 +236,13 @@ impl StreamSink {
     }
 
     /// Live input went quiet: what the replays hold back for lines that
-    /// may still follow (a start's failure) is handed on now.
+    /// may still follow (a start's failure, a connector stop's
+    /// `Ignoring stop request`) is handed on now.
     pub fn flush_held(&mut self) {
         let keys: Vec<Option<String>> = self.slots.keys().cloned().collect();
         for k in keys {
             if let Some(slot) = self.slots.get_mut(&k) {
-                slot.replay.flush_findings();
+                slot.replay.settle();
             }
             self.key_facts(&k);
         }

@@ -9,7 +9,7 @@ use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, TryRecvError, sync_channel};
+use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
 
 /// Something to call when live data arrives.
 pub trait Notify: Send + Sync {
@@ -32,7 +32,9 @@ impl std::fmt::Debug for LiveOpen {
     }
 }
 
-/// Chunks of standard input as a thread reads them.
+/// Chunks of standard input as a thread reads them (decompressed when
+/// they are gzip: the thread looks at the first bytes, like
+/// [`super::decoded`] does for files).
 pub struct StdinPump {
     rx: Receiver<io::Result<Vec<u8>>>,
     /// The chunk being handed out, and how much of it is handed out.
@@ -46,6 +48,57 @@ const PUMP_CHUNK: usize = 64 * 1024;
 /// Chunks read ahead at most (bounds memory when the audit lags).
 const PUMP_DEPTH: usize = 64;
 
+/// Reads until `buf` holds at least `want` bytes or the input ends;
+/// returns how many it holds.
+fn read_at_least<R: Read>(r: &mut R, buf: &mut [u8], want: usize) -> io::Result<usize> {
+    let mut n = 0;
+    while n < want {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+/// A read error of a gzip stream in the words batch reading uses.
+fn gzip_error(e: io::Error) -> io::Error {
+    let what = match e.kind() {
+        io::ErrorKind::UnexpectedEof => "gzip stream is truncated".to_string(),
+        io::ErrorKind::InvalidInput | io::ErrorKind::InvalidData => {
+            format!("gzip stream is corrupt ({})", super::describe(&e))
+        }
+        _ => return e,
+    };
+    io::Error::new(e.kind(), what)
+}
+
+/// Hands every chunk `r` yields to `tx` (waking the run after each),
+/// until the input ends, fails or the run is gone.
+fn pump<R: Read>(mut r: R, tx: &SyncSender<io::Result<Vec<u8>>>, wake: &dyn Notify, gzip: bool) {
+    loop {
+        let mut buf = vec![0u8; PUMP_CHUNK];
+        match r.read(&mut buf) {
+            Ok(0) => return,
+            Ok(n) => {
+                buf.truncate(n);
+                if tx.send(Ok(buf)).is_err() {
+                    return;
+                }
+                wake.notify();
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                let e = if gzip { gzip_error(e) } else { e };
+                let _ = tx.send(Err(e));
+                return;
+            }
+        }
+    }
+}
+
 impl StdinPump {
     /// Starts the reader thread; `wake` is called after every chunk and at
     /// the end.
@@ -56,31 +109,34 @@ impl StdinPump {
     /// The same over any reader (tests).
     pub fn from_reader<R: Read + Send + 'static>(mut r: R, wake: Arc<dyn Notify>) -> StdinPump {
         let (tx, rx) = sync_channel(PUMP_DEPTH);
-        std::thread::Builder::new()
+        let failed = tx.clone();
+        let spawned = std::thread::Builder::new()
             .name("stdin".into())
             .spawn(move || {
-                loop {
-                    let mut buf = vec![0u8; PUMP_CHUNK];
-                    match r.read(&mut buf) {
-                        Ok(0) => break,
-                        Ok(n) => {
-                            buf.truncate(n);
-                            if tx.send(Ok(buf)).is_err() {
-                                break;
-                            }
+                let mut head = vec![0u8; PUMP_CHUNK];
+                match read_at_least(&mut r, &mut head, super::GZIP_MAGIC.len()) {
+                    Ok(n) => {
+                        head.truncate(n);
+                        if head.starts_with(&super::GZIP_MAGIC) {
+                            let gz =
+                                flate2::read::MultiGzDecoder::new(io::Cursor::new(head).chain(r));
+                            pump(gz, &tx, &*wake, true);
+                        } else if head.is_empty() || tx.send(Ok(head)).is_ok() {
                             wake.notify();
+                            pump(r, &tx, &*wake, false);
                         }
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                        Err(e) => {
-                            let _ = tx.send(Err(e));
-                            break;
-                        }
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
                     }
                 }
                 drop(tx);
                 wake.notify();
-            })
-            .ok();
+            });
+        if let Err(e) = spawned {
+            let _ = failed.send(Err(e));
+        }
+        drop(failed);
         StdinPump {
             rx,
             chunk: Vec::new(),
@@ -135,12 +191,23 @@ fn file_id(m: &std::fs::Metadata) -> Option<(u64, u64)> {
     }
 }
 
+/// Bytes at the start of a followed file kept to tell a truncated and
+/// rewritten file from one that only grew.
+const HEAD: usize = 256;
+
 /// A file followed at its end, across rotation (`tail -F`).
 pub struct Follow {
     path: PathBuf,
     file: File,
     id: Option<(u64, u64)>,
     pos: u64,
+    /// The first bytes read from the file (up to [`HEAD`]).
+    head: Vec<u8>,
+    /// The last byte handed out.
+    last: Option<u8>,
+    /// A newline is owed before the next file's first byte (the previous
+    /// one ended in the middle of a line).
+    owe_newline: bool,
 }
 
 impl Follow {
@@ -152,7 +219,36 @@ impl Follow {
             file,
             id,
             pos: 0,
+            head: Vec::new(),
+            last: None,
+            owe_newline: false,
         })
+    }
+
+    /// Has the file at the path been truncated and written again since its
+    /// head was read (its length alone may not tell)?
+    fn rewritten(&mut self) -> bool {
+        if self.head.is_empty() {
+            return false;
+        }
+        let mut now = vec![0u8; self.head.len()];
+        let read = self
+            .file
+            .seek(SeekFrom::Start(0))
+            .and_then(|_| read_at_least(&mut self.file, &mut now, self.head.len()));
+        // Back to where reading stopped; if that fails, read it all again.
+        if self.file.seek(SeekFrom::Start(self.pos)).is_err() {
+            return true;
+        }
+        // When it cannot be read, only a shorter length tells (below).
+        read.is_ok_and(|n| now[..n] != self.head[..])
+    }
+
+    /// Reads the file now at the path from its start.
+    fn restart(&mut self) {
+        self.pos = 0;
+        self.head.clear();
+        self.owe_newline = self.last.is_some_and(|b| b != b'\n');
     }
 
     /// At the end of what the open file holds: has the file at the path
@@ -166,12 +262,12 @@ impl Follow {
         if file_id(&now) != self.id {
             self.file = File::open(&self.path)?;
             self.id = self.file.metadata().ok().as_ref().and_then(file_id);
-            self.pos = 0;
+            self.restart();
             return Ok(true);
         }
-        if now.len() < self.pos {
+        if now.len() < self.pos || self.rewritten() {
             self.file.seek(SeekFrom::Start(0))?;
-            self.pos = 0;
+            self.restart();
             return Ok(true);
         }
         Ok(false)
@@ -180,10 +276,24 @@ impl Follow {
 
 impl Read for Follow {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
         loop {
+            if self.owe_newline {
+                self.owe_newline = false;
+                buf[0] = b'\n';
+                self.last = Some(b'\n');
+                return Ok(1);
+            }
             let n = self.file.read(buf)?;
             if n > 0 {
+                if (self.pos as usize) < HEAD {
+                    let keep = (HEAD - self.pos as usize).min(n);
+                    self.head.extend_from_slice(&buf[..keep]);
+                }
                 self.pos += n as u64;
+                self.last = Some(buf[n - 1]);
                 return Ok(n);
             }
             if !self.rotated()? {

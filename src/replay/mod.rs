@@ -215,6 +215,14 @@ impl WorkerReplay {
         }
     }
 
+    /// Live input went quiet: a connector stop no `Ignoring stop request`
+    /// line followed (the Worker logs both at once) is a stop, and the
+    /// findings pushed so far are final.
+    pub fn settle(&mut self) {
+        self.flush_unconfirmed();
+        self.flush_findings();
+    }
+
     /// Facts mode: hands the findings pushed so far on as facts (they are
     /// final: nothing later amends them) and forgets them.
     pub fn flush_findings(&mut self) {
