@@ -208,6 +208,9 @@ pub struct Follow {
     /// A newline is owed before the next file's first byte (the previous
     /// one ended in the middle of a line).
     owe_newline: bool,
+    /// The last read found the end of the file: before reading on, see
+    /// whether it was truncated and written again meanwhile.
+    at_end: bool,
 }
 
 impl Follow {
@@ -222,6 +225,7 @@ impl Follow {
             head: Vec::new(),
             last: None,
             owe_newline: false,
+            at_end: false,
         })
     }
 
@@ -251,6 +255,13 @@ impl Follow {
         self.owe_newline = self.last.is_some_and(|b| b != b'\n');
     }
 
+    /// Has the open file been truncated (and perhaps written again) since
+    /// it was read?
+    fn truncated(&mut self) -> bool {
+        let shorter = self.file.metadata().is_ok_and(|m| m.len() < self.pos);
+        shorter || self.rewritten()
+    }
+
     /// At the end of what the open file holds: has the file at the path
     /// been replaced (rotation) or truncated? Then read on from the start
     /// of the file now there.
@@ -265,7 +276,7 @@ impl Follow {
             self.restart();
             return Ok(true);
         }
-        if now.len() < self.pos || self.rewritten() {
+        if self.truncated() {
             self.file.seek(SeekFrom::Start(0))?;
             self.restart();
             return Ok(true);
@@ -286,6 +297,15 @@ impl Read for Follow {
                 self.last = Some(b'\n');
                 return Ok(1);
             }
+            // Truncated and grown past where reading stopped since the last
+            // look: what is there now is not a continuation. (A replaced
+            // file is switched to only at the end of the old one, below,
+            // so that the old one is read to its end.)
+            if std::mem::take(&mut self.at_end) && self.truncated() {
+                self.file.seek(SeekFrom::Start(0))?;
+                self.restart();
+                continue;
+            }
             let n = self.file.read(buf)?;
             if n > 0 {
                 if (self.pos as usize) < HEAD {
@@ -297,8 +317,122 @@ impl Read for Follow {
                 return Ok(n);
             }
             if !self.rotated()? {
+                self.at_end = true;
                 return Err(io::ErrorKind::WouldBlock.into());
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// Everything the follower has for now.
+    fn drain(f: &mut Follow) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut buf = [0u8; 7];
+        loop {
+            match f.read(&mut buf) {
+                Ok(0) => panic!("a followed file never ends"),
+                Ok(n) => out.extend_from_slice(&buf[..n]),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return out,
+                Err(e) => panic!("{e}"),
+            }
+        }
+    }
+
+    fn dir(name: &str) -> PathBuf {
+        let d =
+            std::env::temp_dir().join(format!("herder-audit-live-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn rewrite(p: &PathBuf, data: &[u8]) {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(p)
+            .unwrap();
+        f.write_all(data).unwrap();
+    }
+
+    #[test]
+    fn follows_growth_truncation_and_replacement() {
+        let d = dir("follow");
+        let p = d.join("a.log");
+        std::fs::write(&p, b"one\ntwo\n").unwrap();
+        let mut f = Follow::open(p.clone()).unwrap();
+        assert_eq!(drain(&mut f), b"one\ntwo\n");
+        assert_eq!(drain(&mut f), b"");
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&p)
+            .unwrap()
+            .write_all(b"thr")
+            .unwrap();
+        assert_eq!(drain(&mut f), b"thr");
+        // Truncated, shorter: an unfinished line is ended first.
+        rewrite(&p, b"x\n");
+        assert_eq!(drain(&mut f), b"\nx\n");
+        // Truncated and longer at once: the first bytes differ.
+        rewrite(&p, b"a much longer first line\nand more\n");
+        assert_eq!(drain(&mut f), b"a much longer first line\nand more\n");
+        assert_eq!(drain(&mut f), b"");
+        // Renamed away and created again.
+        std::fs::rename(&p, d.join("a.log.1")).unwrap();
+        assert_eq!(drain(&mut f), b"");
+        std::fs::write(&p, b"new\n").unwrap();
+        assert_eq!(drain(&mut f), b"new\n");
+        assert_eq!(drain(&mut f), b"");
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[derive(Default)]
+    struct Count(std::sync::atomic::AtomicUsize);
+    impl Notify for Count {
+        fn notify(&self) {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// Reads a pump to its end (spinning over `WouldBlock`).
+    fn pumped(mut p: StdinPump) -> io::Result<Vec<u8>> {
+        let mut out = Vec::new();
+        let mut buf = [0u8; 1000];
+        loop {
+            match p.read(&mut buf) {
+                Ok(0) => return Ok(out),
+                Ok(n) => out.extend_from_slice(&buf[..n]),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => std::thread::yield_now(),
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    #[test]
+    fn the_pump_hands_on_plain_and_gzip_input() {
+        let text: Vec<u8> = (0..5000)
+            .flat_map(|i| format!("line {i}\n").into_bytes())
+            .collect();
+        let wake = Arc::new(Count::default());
+        let p = StdinPump::from_reader(io::Cursor::new(text.clone()), wake.clone());
+        assert_eq!(pumped(p).unwrap(), text);
+        assert!(wake.0.load(std::sync::atomic::Ordering::Relaxed) >= 1);
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&text).unwrap();
+        let gz = gz.finish().unwrap();
+        let p = StdinPump::from_reader(io::Cursor::new(gz.clone()), wake.clone());
+        assert_eq!(pumped(p).unwrap(), text);
+        // Cut short: the lines before the cut, then the error.
+        let p = StdinPump::from_reader(io::Cursor::new(gz[..gz.len() / 2].to_vec()), wake);
+        let e = pumped(p).unwrap_err();
+        assert_eq!(e.to_string(), "gzip stream is truncated");
+        // Empty.
+        let p = StdinPump::from_reader(io::empty(), Arc::new(Count::default()));
+        assert_eq!(pumped(p).unwrap(), b"");
     }
 }
