@@ -199,9 +199,7 @@ impl WorkerReplay {
         self.summary.first_generation = self.summary.first_generation.or(generation);
         if let Some(g) = generation {
             self.summary.last_generation = generation;
-            if self.summary.generation_numbers.last() != Some(&g) {
-                self.summary.generation_numbers.push(g);
-            }
+            self.summary.generation_numbers.insert(g);
         }
         self.close_generation();
         if self.keep_generations {
