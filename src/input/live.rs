@@ -45,8 +45,9 @@ pub struct StdinPump {
 
 /// How much one read of stdin takes at most.
 const PUMP_CHUNK: usize = 64 * 1024;
-/// Chunks read ahead at most (bounds memory when the audit lags).
-const PUMP_DEPTH: usize = 64;
+/// Chunks read ahead at most (bounds memory when the audit lags: 1 MiB;
+/// the writer then waits on the pipe).
+const PUMP_DEPTH: usize = 16;
 
 /// Reads until `buf` holds at least `want` bytes or the input ends;
 /// returns how many it holds.
