@@ -27,6 +27,12 @@ use std::time::{Duration, Instant};
 /// How often followed directories are looked at for new logs.
 const RESCAN: Duration = Duration::from_secs(1);
 
+/// How long a live stream must have had nothing new before what its
+/// replays hold back for lines that may follow (a start's failure, a
+/// connector stop's `Ignoring stop request`) is final: lines a worker logs
+/// at once may reach the pipe in separate writes.
+const SETTLE: Duration = Duration::from_millis(5);
+
 /// Log time one round covers at first; it adapts to keep rounds between
 /// [`ROUND_MIN_BYTES`] and [`ROUND_MAX_BYTES`].
 const ROUND_START_MS: i64 = 10 * 60 * 1000;
@@ -128,6 +134,8 @@ struct Slot {
     end: Option<StreamEnd>,
     /// Since when a live stream has had nothing to read.
     idle_since: Option<Instant>,
+    /// What its replays held back was handed on since it went quiet.
+    settled: bool,
     read_before: u64,
 }
 
@@ -197,6 +205,7 @@ impl<'a> Run<'a> {
                     .with_timeline(self.opts.timeline),
                 end: None,
                 idle_since: None,
+                settled: false,
                 read_before: 0,
             });
         }
@@ -252,6 +261,23 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// How long to wait for live input: `poll`, or less when a quiet
+    /// stream is about to settle.
+    fn wait_for(&self, poll: Duration) -> Duration {
+        self.slots
+            .iter()
+            .filter(|s| !s.settled && s.proc.state() == Advance::Idle)
+            .filter_map(|s| s.idle_since)
+            .map(|t| SETTLE.saturating_sub(t.elapsed()))
+            .chain(
+                self.slots
+                    .iter()
+                    .any(|s| s.proc.head_pending())
+                    .then_some(super::processor::LIVE_HEAD_QUIET),
+            )
+            .fold(poll, Duration::min)
+    }
+
     /// The least key any stream may still hand on.
     fn watermark(&self, now: Instant) -> Key {
         let timeout = self.opts.live.as_ref().map(|l| l.idle_timeout);
@@ -259,11 +285,7 @@ impl<'a> Run<'a> {
             .iter()
             .map(|s| match s.proc.state() {
                 Advance::Done => Key::MAX,
-                Advance::Paused(t) => s.proc.frontier().max(Key {
-                    ts: t.0,
-                    stream: 0,
-                    seq: 0,
-                }),
+                Advance::Paused(t) => s.proc.frontier_paused(t),
                 Advance::Idle => match (s.idle_since, timeout) {
                     (Some(since), Some(t)) if now.duration_since(since) >= t => Key::MAX,
                     _ => s.proc.frontier(),
@@ -323,10 +345,14 @@ impl<'a> Run<'a> {
                 s.read_before = total;
                 if s.proc.state() == Advance::Idle {
                     if fresh > 0 || s.idle_since.is_none() {
+                        s.idle_since = Some(now);
+                        s.settled = false;
+                    }
+                    if !s.settled && s.idle_since.is_some_and(|t| now - t >= SETTLE) {
                         // Quiet now: what waits for more lines is final.
                         s.proc.flush_held();
                         merger.add(s.proc.take_items());
-                        s.idle_since = Some(now);
+                        s.settled = true;
                     }
                 } else {
                     s.idle_since = None;
@@ -364,7 +390,7 @@ impl<'a> Run<'a> {
                         let wm = self.watermark(Instant::now());
                         batch = (merger.release(wm), wm);
                         if batch.0.is_empty() && !live.stop.load(Ordering::Relaxed) {
-                            live.wake.wait(live.poll);
+                            live.wake.wait(self.wait_for(live.poll));
                         }
                     }
                     Until::End

@@ -13,6 +13,7 @@ use crate::replay::WorkerReport;
 use std::io::Read;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 /// Counts the bytes read from an input (compressed bytes for gzip), for
 /// the progress bar.
@@ -31,6 +32,72 @@ impl<R: Read> Read for Counting<R> {
 
 /// The segment being read: its id, its scanner, whether it is gzip.
 type Segment = (SourceId, Scanner<Box<dyn Read + Send>>, bool);
+
+/// The head of a live segment, gathered without blocking before the
+/// segment is prepared: the layout and the wrapping are judged from it
+/// ([`input::prepare`]), so a pipe is judged on what a file would be.
+struct PendingHead {
+    id: SourceId,
+    reader: Box<dyn Read + Send>,
+    gzip: bool,
+    buf: Vec<u8>,
+    /// When the last bytes came (standard input only: a pipe's head is
+    /// whole once the writer pauses).
+    last: Option<Instant>,
+    stdin: bool,
+    /// The error that ended the head.
+    error: Option<std::io::Error>,
+}
+
+/// A live head is judged once it holds this many lines…
+const LIVE_HEAD_LINES: usize = 512;
+/// …or once standard input has paused this long after its first bytes.
+pub const LIVE_HEAD_QUIET: Duration = Duration::from_millis(20);
+
+impl PendingHead {
+    /// Reads what is there: is the head complete?
+    fn poll(&mut self) -> bool {
+        let mut chunk = [0u8; 16 * 1024];
+        loop {
+            if self.error.is_some()
+                || self.buf.len() >= input::unwrap::HEAD_BYTES
+                || memchr::memchr_iter(b'\n', &self.buf).count() >= LIVE_HEAD_LINES
+            {
+                return true;
+            }
+            match self.reader.read(&mut chunk) {
+                Ok(0) => return true,
+                Ok(n) => {
+                    self.buf.extend_from_slice(&chunk[..n]);
+                    self.last = Some(Instant::now());
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    // A followed file's present content is all there; a
+                    // pipe's head is complete when its writer pauses.
+                    return match self.last {
+                        Some(t) => !self.stdin || t.elapsed() >= LIVE_HEAD_QUIET,
+                        None => false,
+                    };
+                }
+                Err(e) => self.error = Some(e),
+            }
+        }
+    }
+
+    /// The head read, then the error that ended it (if one did), then the
+    /// rest, counted from here.
+    fn take(&mut self, count: Arc<AtomicU64>) -> Box<dyn Read + Send> {
+        let reader = std::mem::replace(&mut self.reader, Box::new(std::io::empty()));
+        let head = std::mem::take(&mut self.buf);
+        count.fetch_add(head.len() as u64, Ordering::Relaxed);
+        let rest = Counting {
+            inner: reader,
+            count,
+        };
+        Box::new(input::unwrap::HeadThen::new(head, self.error.take(), rest))
+    }
+}
 
 /// Where a stream stands after [`StreamProcessor::advance`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,6 +135,8 @@ pub struct StreamProcessor {
     pub bytes_read: Arc<AtomicU64>,
     state: Advance,
     live: Option<input::live::LiveOpen>,
+    /// A live segment whose head is still arriving.
+    pending: Option<PendingHead>,
 }
 
 impl StreamProcessor {
@@ -93,6 +162,7 @@ impl StreamProcessor {
             bytes_read: Arc::new(AtomicU64::new(0)),
             state: Advance::Paused(Timestamp(i64::MIN)),
             live: None,
+            pending: None,
         }
     }
 
@@ -133,6 +203,11 @@ impl StreamProcessor {
         self.segments.iter().map(|(id, _)| *id).collect()
     }
 
+    /// Is the head of a live segment still arriving?
+    pub fn head_pending(&self) -> bool {
+        self.pending.is_some()
+    }
+
     pub fn is_done(&self) -> bool {
         self.state == Advance::Done
     }
@@ -144,6 +219,12 @@ impl StreamProcessor {
     /// No item this stream hands on later sorts before this key.
     pub fn frontier(&self) -> Key {
         self.sink.frontier()
+    }
+
+    /// No item this stream hands on later sorts before this key, paused
+    /// before a line stamped `t`.
+    pub fn frontier_paused(&self, t: Timestamp) -> Key {
+        self.sink.frontier_paused(t)
     }
 
     /// The items made since the last call, in key order.
@@ -174,17 +255,26 @@ impl StreamProcessor {
             let last = self.next == self.segments.len();
             match input::open_live(&input, self.live.as_ref(), last) {
                 Ok((reader, gzip)) => {
+                    if self.live.is_some() && last {
+                        // Its bytes are counted once the head is scanned:
+                        // a stream counts as quiet only once what it sent
+                        // was read.
+                        self.pending = Some(PendingHead {
+                            id,
+                            reader,
+                            gzip,
+                            buf: Vec::new(),
+                            last: None,
+                            stdin: input == Input::Stdin,
+                            error: None,
+                        });
+                        return true;
+                    }
                     let counted: Box<dyn Read + Send> = Box::new(Counting {
                         inner: reader,
                         count: self.bytes_read.clone(),
                     });
-                    let (reader, head) = input::prepare(counted);
-                    self.sink.next_segment(id, self.next == 1, last);
-                    let mut scanner = Scanner::new(reader);
-                    if self.sink.segment_head(&head) {
-                        scanner.follow(usize::MAX);
-                    }
-                    self.current = Some((id, scanner, gzip));
+                    self.start_segment(id, counted, gzip);
                     return true;
                 }
                 Err(e) => {
@@ -197,6 +287,19 @@ impl StreamProcessor {
             }
         }
         false
+    }
+
+    /// Scans a segment from its start, its head judged first.
+    fn start_segment(&mut self, id: SourceId, reader: Box<dyn Read + Send>, gzip: bool) {
+        let (reader, head) = input::prepare(reader);
+        let first = self.segments.first().is_some_and(|s| s.0 == id);
+        let last = self.segments.last().is_some_and(|s| s.0 == id);
+        self.sink.next_segment(id, first, last);
+        let mut scanner = Scanner::new(reader);
+        if self.sink.segment_head(&head) {
+            scanner.follow(usize::MAX);
+        }
+        self.current = Some((id, scanner, gzip));
     }
 
     fn close_current(&mut self) {
@@ -267,8 +370,20 @@ impl StreamProcessor {
     fn advance_inner(&mut self, until: Until) -> Advance {
         self.sink.set_until(until);
         loop {
+            if let Some(p) = self.pending.as_mut() {
+                if !p.poll() {
+                    return Advance::Idle;
+                }
+                let (id, gzip) = (p.id, p.gzip);
+                let reader = p.take(self.bytes_read.clone());
+                self.pending = None;
+                self.start_segment(id, reader, gzip);
+            }
             if self.current.is_none() && !self.open_next() {
                 return Advance::Done;
+            }
+            if self.pending.is_some() {
+                continue;
             }
             let Some((_, scanner, _)) = self.current.as_mut() else {
                 continue;

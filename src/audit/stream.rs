@@ -52,6 +52,9 @@ impl<'a> Raw<'a> {
 struct Slot {
     replay: WorkerReplay,
     seq: u64,
+    /// The stream's log time when the replay began holding facts back
+    /// (the outcome of a start under way): they are keyed at it.
+    held_since: Option<i64>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -136,6 +139,8 @@ pub struct StreamSink {
     stream_ts: i64,
     /// Items handed on so far.
     item_seq: u64,
+    /// The time of the last item handed on (item times never go back).
+    last_item_ts: i64,
     /// Items not yet taken, in key order.
     items: Vec<Item>,
     keep_generations: bool,
@@ -165,6 +170,7 @@ impl StreamSink {
             rank: 0,
             stream_ts: i64::MIN,
             item_seq: 0,
+            last_item_ts: i64::MIN,
             items: Vec::new(),
             keep_generations,
             facts: false,
@@ -198,26 +204,70 @@ impl StreamSink {
     /// later never sort before it.
     pub fn frontier(&self) -> Key {
         Key {
-            ts: self.stream_ts,
+            ts: self.item_ts(),
             stream: self.rank,
             seq: self.item_seq + 1,
         }
     }
 
+    /// The frontier of a stream paused before a line stamped `t`: past
+    /// `t` unless a replay holds facts made before.
+    pub fn frontier_paused(&self, t: Timestamp) -> Key {
+        let f = self.frontier();
+        if self.hold_floor().is_some() {
+            return f;
+        }
+        f.max(Key {
+            ts: t.0,
+            stream: 0,
+            seq: 0,
+        })
+    }
+
+    /// The earliest time at which a replay of the stream began holding
+    /// facts it still holds.
+    fn hold_floor(&self) -> Option<i64> {
+        self.slots.values().filter_map(|s| s.held_since).min()
+    }
+
+    /// The time of the next item: the stream's log time, or, while facts
+    /// are held, the time they were made at (a start is ordered among the
+    /// other workers' facts by when it was logged, not by when its outcome
+    /// became known); never before an item already handed on.
+    fn item_ts(&self) -> i64 {
+        self.hold_floor()
+            .unwrap_or(self.stream_ts)
+            .max(self.last_item_ts)
+    }
+
     fn key_facts(&mut self, slot_key: &Option<String>) {
+        let stream_ts = self.stream_ts;
         let Some(slot) = self.slots.get_mut(slot_key) else {
             return;
         };
         let facts = slot.replay.take_facts();
+        let worker: Arc<str> = Arc::from(slot.replay.label());
+        let holding = slot.replay.holds_facts();
+        // Facts made while the replay holds are keyed at the time it
+        // began to: what it hands on now was made then or before.
+        let made_at = if holding {
+            *slot.held_since.get_or_insert(stream_ts)
+        } else {
+            slot.held_since.take().unwrap_or(stream_ts)
+        };
         if facts.is_empty() {
             return;
         }
-        let worker: Arc<str> = Arc::from(slot.replay.label());
+        let ts = self
+            .hold_floor()
+            .map_or(made_at, |f| f.min(made_at))
+            .max(self.last_item_ts);
+        self.last_item_ts = ts;
         for fact in facts {
             self.item_seq += 1;
             self.items.push(Item {
                 key: Key {
-                    ts: self.stream_ts,
+                    ts,
                     stream: self.rank,
                     seq: self.item_seq,
                 },
@@ -262,12 +312,13 @@ impl StreamSink {
     }
 
     /// Live input went quiet: what the replays hold back for lines that
-    /// may still follow (a start's failure) is handed on now.
+    /// may still follow (a start's failure, a connector stop's
+    /// `Ignoring stop request`) is handed on now.
     pub fn flush_held(&mut self) {
         let keys: Vec<Option<String>> = self.slots.keys().cloned().collect();
         for k in keys {
             if let Some(slot) = self.slots.get_mut(&k) {
-                slot.replay.flush_findings();
+                slot.replay.settle();
             }
             self.key_facts(&k);
         }
@@ -299,6 +350,7 @@ impl StreamSink {
             Slot {
                 replay: if facts { replay.with_facts() } else { replay },
                 seq: 0,
+                held_since: None,
             }
         })
     }
@@ -364,11 +416,12 @@ impl StreamSink {
                 ),
             };
             if self.facts {
+                let ts = self.stream_ts.max(self.last_item_ts);
                 for fact in facts {
                     self.item_seq += 1;
                     self.items.push(Item {
                         key: Key {
-                            ts: self.stream_ts,
+                            ts,
                             stream: self.rank,
                             seq: self.item_seq,
                         },

@@ -167,7 +167,7 @@ pub fn run() -> i32 {
 /// Live input: stdin is read as it comes; `--follow` keeps files open.
 /// SIGINT and SIGTERM end the run cleanly (a second SIGINT kills it).
 fn live_options(args: &AuditArgs, inputs: &[Input]) -> Option<Live> {
-    if !args.follow && !inputs.contains(&Input::Stdin) {
+    if !args.follow && (!inputs.contains(&Input::Stdin) || stdin_is_file()) {
         return None;
     }
     let secs = if args.idle_timeout.is_finite() && args.idle_timeout >= 0.0 {
@@ -184,6 +184,12 @@ fn live_options(args: &AuditArgs, inputs: &[Input]) -> Option<Live> {
         let _ = signal_hook::flag::register(sig, live.stop.clone());
     }
     Some(live)
+}
+
+/// Standard input redirected from a file (`< FILE`): finite, read like a
+/// file argument.
+fn stdin_is_file() -> bool {
+    cfg!(unix) && std::fs::metadata("/dev/stdin").is_ok_and(|m| m.is_file())
 }
 
 fn audit_command(args: &AuditArgs, replay: bool) -> i32 {

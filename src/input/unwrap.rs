@@ -197,11 +197,24 @@ pub fn reader<R: Read + Send + 'static>(
 
 /// A stream read again from its start: the head already read (freed once
 /// handed on), the error that ended it if one did, then the rest.
-struct HeadThen<R> {
+pub struct HeadThen<R> {
     head: Vec<u8>,
     pos: usize,
     error: Option<io::Error>,
     inner: R,
+}
+
+impl<R> HeadThen<R> {
+    /// `head` (already read from `inner`), then `error` once if reading
+    /// the head ended with one, then the rest of `inner`.
+    pub fn new(head: Vec<u8>, error: Option<io::Error>, inner: R) -> HeadThen<R> {
+        HeadThen {
+            head,
+            pos: 0,
+            error,
+            inner,
+        }
+    }
 }
 
 impl<R: Read> Read for HeadThen<R> {

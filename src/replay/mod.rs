@@ -247,6 +247,11 @@ impl WorkerReplay {
         }
     }
 
+    /// Are facts held until the outcome of the starts under way is known?
+    pub fn holds_facts(&self) -> bool {
+        self.facts_held_from.is_some()
+    }
+
     /// Holds the facts made from now on until the outcome of the starts
     /// under way is known.
     fn hold_facts(&mut self) {
@@ -274,7 +279,7 @@ impl WorkerReplay {
     }
 
     /// The lines of the starts under way are past: what did not fail runs.
-    fn settle(&mut self) {
+    fn settle_starts(&mut self) {
         for r in std::mem::take(&mut self.inc.starting) {
             if let Some(st) = self.inc.res.get_mut(&r)
                 && let ResState::Starting { since } = st
@@ -313,13 +318,21 @@ impl WorkerReplay {
         }
     }
 
+    /// Live input went quiet: a connector stop no `Ignoring stop request`
+    /// line followed (the Worker logs both at once) is a stop, and the
+    /// findings pushed so far are final.
+    pub fn settle(&mut self) {
+        self.flush_unconfirmed();
+        self.flush_findings();
+    }
+
     /// The outcome of the starts under way is known (a line that is not
     /// part of a start came, live input went quiet, or the log ended): what
     /// did not fail runs, and the facts held for them are released. Facts
     /// mode: hands the findings pushed so far on as facts (they are final:
     /// nothing later amends them) and forgets them.
     pub fn flush_findings(&mut self) {
-        self.settle();
+        self.settle_starts();
         self.facts_held_from = None;
         if self.facts.is_none() || self.held_from == self.findings.len() {
             return;
@@ -861,7 +874,7 @@ impl WorkerReplay {
 
     /// Ends the replay; also returns the facts its end produced (facts mode).
     pub fn finish_with_facts(mut self) -> (WorkerReport, Vec<Fact>) {
-        self.settle();
+        self.settle_starts();
         if let Some(l) = self.last_line.clone() {
             self.end_incarnation(&l, "the log ends");
             // No `Reset`: the log ending stops nothing; what ran may run on

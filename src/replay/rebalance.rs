@@ -207,9 +207,7 @@ impl WorkerReplay {
         self.summary.first_generation = self.summary.first_generation.or(generation);
         if let Some(g) = generation {
             self.summary.last_generation = generation;
-            if self.summary.generation_numbers.last() != Some(&g) {
-                self.summary.generation_numbers.push(g);
-            }
+            self.summary.generation_numbers.insert(g);
         }
         if let Some(t) = &mut self.timeline {
             t.generation(generation, protocol, a, line);

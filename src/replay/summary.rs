@@ -38,6 +38,55 @@ impl Identity {
     }
 }
 
+/// A set of generation numbers, kept as sorted, disjoint, non-adjacent
+/// ranges: a worker goes through runs of consecutive generations, so a log
+/// followed for days costs a few ranges, not a number per rebalance.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct GenerationSet(Vec<(i32, i32)>);
+
+impl GenerationSet {
+    pub fn insert(&mut self, g: i32) {
+        let v = &mut self.0;
+        // The first range starting after `g`; the one before may hold it.
+        let i = v.partition_point(|&(a, _)| a <= g);
+        if i > 0 && v[i - 1].1 >= g {
+            return;
+        }
+        let joins_prev = i > 0 && v[i - 1].1.checked_add(1) == Some(g);
+        let joins_next = i < v.len() && g.checked_add(1) == Some(v[i].0);
+        match (joins_prev, joins_next) {
+            (true, true) => {
+                v[i - 1].1 = v[i].1;
+                v.remove(i);
+            }
+            (true, false) => v[i - 1].1 = g,
+            (false, true) => v[i].0 = g,
+            (false, false) => v.insert(i, (g, g)),
+        }
+    }
+
+    /// The ranges, inclusive, in order.
+    pub fn ranges(&self) -> &[(i32, i32)] {
+        &self.0
+    }
+
+    /// The numbers, in order.
+    pub fn iter(&self) -> impl Iterator<Item = i32> + '_ {
+        self.0.iter().flat_map(|&(a, b)| a..=b)
+    }
+
+    pub fn len(&self) -> u64 {
+        self.0
+            .iter()
+            .map(|&(a, b)| (b as i64 - a as i64 + 1) as u64)
+            .sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 /// Counts and identity of one worker.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct WorkerSummary {
@@ -57,8 +106,8 @@ pub struct WorkerSummary {
     pub generations: u32,
     pub first_generation: Option<i32>,
     pub last_generation: Option<i32>,
-    /// The generation numbers seen, in order (consecutive repeats merged).
-    pub generation_numbers: Vec<i32>,
+    /// The generation numbers seen.
+    pub generation_numbers: GenerationSet,
     pub starts: BTreeMap<StartReason, u64>,
     pub stops: BTreeMap<StopReason, u64>,
     pub findings: BTreeMap<Kind, u64>,
@@ -82,7 +131,7 @@ impl WorkerSummary {
             generations: 0,
             first_generation: None,
             last_generation: None,
-            generation_numbers: Vec::new(),
+            generation_numbers: GenerationSet::default(),
             starts: BTreeMap::new(),
             stops: BTreeMap::new(),
             findings: BTreeMap::new(),
@@ -156,4 +205,25 @@ pub struct WorkerReport {
     pub generations: Vec<GenerationRecord>,
     /// The worker's timeline, when the replay recorded one.
     pub timeline: Option<super::timeline::Timeline>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::GenerationSet;
+
+    #[test]
+    fn generation_sets_keep_runs_as_ranges() {
+        let mut s = GenerationSet::default();
+        for g in [5, 6, 7, 7, 9, 1, 8, 3, 2, i32::MAX, i32::MIN] {
+            s.insert(g);
+        }
+        assert_eq!(
+            s.ranges(),
+            [(i32::MIN, i32::MIN), (1, 3), (5, 9), (i32::MAX, i32::MAX)]
+        );
+        assert_eq!(s.len(), 10);
+        assert_eq!(s.iter().skip(1).take(4).collect::<Vec<_>>(), [1, 2, 3, 5]);
+        s.insert(4);
+        assert_eq!(s.ranges()[1], (1, 9));
+    }
 }

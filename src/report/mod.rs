@@ -45,16 +45,18 @@ impl RunSummary {
             ..RunSummary::default()
         };
         let mut groups = BTreeSet::new();
-        let mut rebalances = BTreeSet::new();
+        // Per cluster, the generation ranges of its workers.
+        let mut rebalances: BTreeMap<_, Vec<(i32, i32)>> = BTreeMap::new();
         for w in &report.workers {
             let ws = &w.summary;
             let cluster = (ws.group.clone(), ws.kafka_cluster.clone());
             if ws.group.is_some() {
                 groups.insert(cluster.clone());
             }
-            for g in &ws.generation_numbers {
-                rebalances.insert((cluster.clone(), *g));
-            }
+            rebalances
+                .entry(cluster)
+                .or_default()
+                .extend_from_slice(ws.generation_numbers.ranges());
             s.generations += u64::from(ws.generations);
             for (k, n) in &ws.starts {
                 *s.starts.entry(*k).or_default() += n;
@@ -64,7 +66,7 @@ impl RunSummary {
             }
         }
         s.groups = groups.len();
-        s.rebalances = rebalances.len();
+        s.rebalances = rebalances.into_values().map(distinct_in).sum();
         for (k, n) in &report.counts {
             *s.by_kind.entry(*k).or_default() += n;
             match k.severity() {
@@ -73,5 +75,32 @@ impl RunSummary {
             }
         }
         s
+    }
+}
+
+/// How many numbers the inclusive ranges cover together.
+fn distinct_in(mut ranges: Vec<(i32, i32)>) -> usize {
+    ranges.sort_unstable();
+    let mut n = 0i64;
+    let mut end: Option<i32> = None;
+    for (a, b) in ranges {
+        let from = match end {
+            Some(e) if e >= b => continue,
+            Some(e) if e >= a => e as i64 + 1,
+            _ => a as i64,
+        };
+        n += b as i64 - from + 1;
+        end = Some(b);
+    }
+    n as usize
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn distinct_generations_over_workers() {
+        assert_eq!(super::distinct_in(vec![]), 0);
+        assert_eq!(super::distinct_in(vec![(1, 3), (2, 5), (4, 4), (9, 9)]), 6);
+        assert_eq!(super::distinct_in(vec![(7, 9), (1, 2), (1, 9)]), 9);
     }
 }
