@@ -2,11 +2,18 @@
 //! stdin) in steps: a [`StreamProcessor`] pauses at a given log time so many
 //! streams can advance together, and says when live input has nothing more
 //! for now.
+//!
+//! A paused stream keeps its open file and its buffers only while the
+//! budgets of [`crate::input::source`] allow: beyond them it closes the
+//! file and frees the buffers, and the next step reopens the file where it
+//! stopped. So any number of streams is read within the open-file limit,
+//! in memory of the order of threads × buffer + streams × replay state.
 
 use super::stream::{StreamSink, Until};
 use super::{InputError, InputReport, Item, Key};
 use crate::input::scan::{Outcome, Scanner};
-use crate::input::{self, Input};
+use crate::input::source::{FdPermit, MemPermit};
+use crate::input::{self, Input, Reader};
 use crate::model::{SourceId, Timestamp};
 use crate::replay::WorkerReport;
 use std::io::Read;
@@ -29,7 +36,7 @@ impl<R: Read> Read for Counting<R> {
 }
 
 /// The segment being read: its id, its scanner, whether it is gzip.
-type Segment = (SourceId, Scanner<Box<dyn Read + Send>>, bool);
+type Segment = (SourceId, Scanner<Reader>, bool);
 
 /// Where a stream stands after [`StreamProcessor::advance`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,6 +74,13 @@ pub struct StreamProcessor {
     pub bytes_read: Arc<AtomicU64>,
     state: Advance,
     live: Option<input::live::LiveOpen>,
+    /// The current segment is read as it comes (stdin, a followed file):
+    /// never released.
+    current_live: bool,
+    /// Leave to keep the file open while paused.
+    fd: Option<FdPermit>,
+    /// Leave to keep the buffers while paused.
+    mem: Option<MemPermit>,
 }
 
 impl StreamProcessor {
@@ -92,6 +106,9 @@ impl StreamProcessor {
             bytes_read: Arc::new(AtomicU64::new(0)),
             state: Advance::Paused(Timestamp(i64::MIN)),
             live: None,
+            current_live: false,
+            fd: None,
+            mem: None,
         }
     }
 
@@ -141,14 +158,27 @@ impl StreamProcessor {
             self.next += 1;
             let name = input.display();
             let last = self.next == self.segments.len();
-            match input::open_live(&input, self.live.as_ref(), last) {
-                Ok((reader, gzip)) => {
+            let live = match (&input, &self.live) {
+                (Input::Stdin, _) => true,
+                (Input::File(_), Some(l)) => l.follow && last,
+                _ => false,
+            };
+            let opened = if live {
+                input::open_live(&input, self.live.as_ref(), last).map(|(reader, gzip)| {
                     let counted: Box<dyn Read + Send> = Box::new(Counting {
                         inner: reader,
                         count: self.bytes_read.clone(),
                     });
+                    (Reader::Live(counted), gzip)
+                })
+            } else {
+                input::open_segment(&input, self.bytes_read.clone())
+            };
+            match opened {
+                Ok((reader, gzip)) => {
                     self.sink.next_segment(id, self.next == 1, last);
-                    self.current = Some((id, Scanner::new(counted), gzip));
+                    self.current = Some((id, Scanner::new(reader), gzip));
+                    self.current_live = live;
                     return true;
                 }
                 Err(e) => {
@@ -164,6 +194,8 @@ impl StreamProcessor {
     }
 
     fn close_current(&mut self) {
+        self.fd = None;
+        self.mem = None;
         let Some((id, mut scanner, gzip)) = self.current.take() else {
             return;
         };
@@ -239,11 +271,46 @@ impl StreamProcessor {
             };
             match scanner.run(&mut self.sink) {
                 Outcome::Paused => {
+                    self.release();
                     return Advance::Paused(self.sink.paused_at.unwrap_or(Timestamp(i64::MIN)));
                 }
                 Outcome::Idle => return Advance::Idle,
                 Outcome::Done => self.close_current(),
             }
+        }
+    }
+
+    /// Paused: keeps the file open and the buffers while the budgets allow
+    /// it, else lets go of them.
+    fn release(&mut self) {
+        let Some((_, scanner, _)) = self.current.as_mut() else {
+            return;
+        };
+        if self.current_live {
+            return;
+        }
+        let reader = scanner.get_ref();
+        let keep_fd = !matches!(reader, Reader::Plain(s) if !s.is_open())
+            && (self.fd.is_some() || {
+                self.fd = FdPermit::try_new();
+                self.fd.is_some()
+            });
+        let bytes = scanner.buffer_bytes() + reader.buffer_bytes();
+        let keep_buffers = match &mut self.mem {
+            Some(m) => m.resize(bytes),
+            None => {
+                self.mem = MemPermit::try_new(bytes);
+                self.mem.is_some()
+            }
+        };
+        if !keep_buffers {
+            self.mem = None;
+        }
+        if !keep_fd {
+            self.fd = None;
+        }
+        if !(keep_fd && keep_buffers) {
+            scanner.release(keep_buffers, keep_fd);
         }
     }
 
