@@ -176,7 +176,7 @@ impl Assignment {
 }
 
 /// The group protocol a worker runs (docs/rules.md, "Protocols").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Protocol {
     /// Version 0: every rebalance stops everything.
@@ -347,6 +347,35 @@ pub(crate) fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
     let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
     (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+/// The place of an item in the merged order.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+pub struct Key {
+    /// Log time (ms) of the stream when the item was made; `i64::MIN`
+    /// before its first time stamp.
+    pub ts: i64,
+    /// The stream's rank in the run.
+    pub stream: u32,
+    /// Position among the stream's items (from 1).
+    pub seq: u64,
+}
+
+impl Key {
+    /// Below every item's key.
+    pub const MIN: Key = Key {
+        ts: i64::MIN,
+        stream: 0,
+        seq: 0,
+    };
+    /// Above every item's key.
+    pub const MAX: Key = Key {
+        ts: i64::MAX,
+        stream: u32::MAX,
+        seq: u64::MAX,
+    };
 }
 
 /// Index of an input in the run's table of sources.

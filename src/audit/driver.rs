@@ -7,7 +7,7 @@
 //! (stdin, `--follow`) is read as it comes: a stream with nothing more for
 //! now is idle; it holds the watermark back for at most the idle timeout.
 
-use super::merge::{Item, Key, Merger, Reducer};
+use super::merge::{Item, Merger, Reducer};
 use super::plan;
 use super::processor::{Advance, StreamEnd, StreamProcessor};
 use super::sink::{Collect, Sink, SourceTable};
@@ -15,6 +15,7 @@ use super::stream::Until;
 use super::{InputReport, Options, Report};
 use crate::input::Input;
 use crate::input::live::{LiveOpen, Notify};
+use crate::model::Key;
 use crate::model::{SourceId, Timestamp};
 use crate::replay::Note;
 use rayon::prelude::*;
@@ -146,7 +147,7 @@ struct Run<'a> {
 
 /// The family of a file: its directory and the name before rotation.
 fn family_of(input: &Input) -> Option<(std::path::PathBuf, String)> {
-    let Input::File(p) = input else { return None };
+    let p = input.named_path()?;
     let dir = p.parent().map(|d| d.to_path_buf()).unwrap_or_default();
     let file = p.file_name()?.to_string_lossy().to_string();
     Some((
@@ -348,26 +349,8 @@ impl<'a> Run<'a> {
                 }
             }
             self.rescan();
-            let paused = self
-                .slots
-                .iter()
-                .filter_map(|s| match s.proc.state() {
-                    Advance::Paused(t) => Some(t),
-                    _ => None,
-                })
-                .min();
-            until = match paused {
-                Some(t) if t.0 == i64::MIN => Until::FirstStamp,
-                Some(t) => {
-                    if matches!(until, Until::After(_)) {
-                        if read < ROUND_MIN_BYTES {
-                            span = (span * 2).min(7 * 24 * 3600 * 1000);
-                        } else if read > ROUND_MAX_BYTES {
-                            span = (span / 2).max(1000);
-                        }
-                    }
-                    Until::After(Timestamp(t.0.saturating_add(span)))
-                }
+            until = match self.next_until(until, &mut span, read) {
+                Some(u) => u,
                 None => {
                     // Only live streams with nothing to read: feed what is
                     // final, then wait for more.
@@ -395,6 +378,61 @@ impl<'a> Run<'a> {
         Ok(self.assemble(reducer, sink))
     }
 
+    /// Where the next round ends: a span of log time past the earliest
+    /// stream paused (the span adapts to the bytes a round reads); `None`
+    /// when no stream is paused (all done or idle).
+    fn next_until(&self, until: Until, span: &mut i64, read: u64) -> Option<Until> {
+        let paused = self
+            .slots
+            .iter()
+            .filter_map(|s| match s.proc.state() {
+                Advance::Paused(t) => Some(t),
+                _ => None,
+            })
+            .min()?;
+        if paused.0 == i64::MIN {
+            return Some(Until::FirstStamp);
+        }
+        if matches!(until, Until::After(_)) {
+            if read < ROUND_MIN_BYTES {
+                *span = (*span * 2).min(7 * 24 * 3600 * 1000);
+            } else if read > ROUND_MAX_BYTES {
+                *span = (*span / 2).max(1000);
+            }
+        }
+        Some(Until::After(Timestamp(paused.0.saturating_add(*span))))
+    }
+
+    /// The first stage alone (`herder-audit map`): every stream read (in
+    /// rounds, as for a whole audit), its items written as they come, then
+    /// what each stream leaves.
+    fn go_map(mut self, out: &mut super::mapred::MapWriter<'_>) -> io::Result<()> {
+        let mut span = ROUND_START_MS;
+        let mut until = Until::FirstStamp;
+        loop {
+            Self::read_round(&mut self.slots, until, self.parallel);
+            let mut read = 0;
+            for s in &mut self.slots {
+                out.items(s.proc.take_items())?;
+                let total = s.proc.bytes_read.load(Ordering::Relaxed);
+                read += total - s.read_before;
+                s.read_before = total;
+            }
+            if self.slots.iter().all(|s| s.end.is_some()) {
+                break;
+            }
+            until = self
+                .next_until(until, &mut span, read)
+                .unwrap_or(Until::End);
+        }
+        for (slot, segs) in self.slots.into_iter().zip(self.segments) {
+            let Some(mut end) = slot.end else { continue };
+            stitched_note(&mut end, segs);
+            out.stream(&slot.proc, segs, end)?;
+        }
+        Ok(())
+    }
+
     /// The report: inputs by id, workers in stream order.
     fn assemble(self, reducer: Reducer, sink: &mut dyn Sink) -> Report {
         let mut report = Report {
@@ -407,7 +445,8 @@ impl<'a> Run<'a> {
             ..Report::default()
         };
         for (slot, segs) in self.slots.into_iter().zip(self.segments) {
-            let Some(end) = slot.end else { continue };
+            let Some(mut end) = slot.end else { continue };
+            stitched_note(&mut end, segs);
             if segs > 1 {
                 report
                     .stitched
@@ -419,12 +458,6 @@ impl<'a> Run<'a> {
             }
             report.errors.extend(end.errors);
             for mut w in end.workers {
-                if segs > 1 {
-                    w.summary.notes.push(Note {
-                        line: None,
-                        text: format!("stitched from {segs} rotated segments in time order"),
-                    });
-                }
                 if let Some(c) = reducer.cross_counts.get(&w.summary.worker) {
                     for (k, n) in c {
                         *w.summary.findings.entry(*k).or_default() += n;
@@ -437,6 +470,37 @@ impl<'a> Run<'a> {
         report.counts = reducer.counts;
         report.findings = sink.take_kept();
         report
+    }
+}
+
+/// Says in the summary of a stream's workers that it was stitched from
+/// rotated segments.
+fn stitched_note(end: &mut StreamEnd, segs: usize) {
+    if segs > 1 {
+        for w in &mut end.workers {
+            w.summary.notes.push(Note {
+                line: None,
+                text: format!("stitched from {segs} rotated segments in time order"),
+            });
+        }
+    }
+}
+
+/// Runs the first stage alone: writes the items and ends of every stream
+/// of `inputs` to `out` (see [`super::mapred`]).
+pub fn map_to(
+    inputs: &[Input],
+    opts: &Options,
+    out: &mut super::mapred::MapWriter<'_>,
+) -> io::Result<()> {
+    let mut go = |parallel| Run::new(inputs, opts, parallel).go_map(out);
+    match opts.jobs {
+        Some(0 | 1) => go(false),
+        Some(n) => match rayon::ThreadPoolBuilder::new().num_threads(n).build() {
+            Ok(pool) => pool.install(|| go(true)),
+            Err(_) => go(true),
+        },
+        None => go(true),
     }
 }
 
@@ -455,7 +519,9 @@ impl Progress {
             let total: u64 = inputs
                 .iter()
                 .filter_map(|i| match i {
-                    Input::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
+                    Input::File(p) | Input::Named { path: p, .. } => {
+                        std::fs::metadata(p).ok().map(|m| m.len())
+                    }
                     Input::Stdin => None,
                     Input::Bytes { data, .. } => Some(data.len() as u64),
                 })

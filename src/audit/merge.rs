@@ -14,39 +14,13 @@
 use super::sink::{Names, Sink};
 use crate::cluster::Checker;
 use crate::finding::Kind;
+use crate::model::Key;
 use crate::replay::Fact;
 use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io;
 use std::sync::Arc;
-
-/// The place of an item in the merged order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub struct Key {
-    /// Log time (ms) of the stream when the item was made; `i64::MIN`
-    /// before its first time stamp.
-    pub ts: i64,
-    /// The stream's rank in the run.
-    pub stream: u32,
-    /// Position among the stream's items (from 1).
-    pub seq: u64,
-}
-
-impl Key {
-    /// Below every item's key.
-    pub const MIN: Key = Key {
-        ts: i64::MIN,
-        stream: 0,
-        seq: 0,
-    };
-    /// Above every item's key.
-    pub const MAX: Key = Key {
-        ts: i64::MAX,
-        stream: u32::MAX,
-        seq: u64::MAX,
-    };
-}
 
 /// A fact of one worker, keyed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -84,16 +58,11 @@ impl Merger {
     }
 }
 
-/// How many items between two retirements of old generations (a count of
-/// items, so that the outcome depends on the items alone).
-const RETIRE_EVERY: u64 = 256;
-
 /// The cross-worker stage: items in key order in, findings out.
 #[derive(Debug, Default)]
 pub struct Reducer {
     checker: Checker,
     workers: HashMap<Arc<str>, usize>,
-    fed: u64,
     /// Findings per kind over the run.
     pub counts: BTreeMap<Kind, u64>,
     /// Cross-worker findings per worker label and kind (the replays count
@@ -118,11 +87,8 @@ impl Reducer {
             }
         };
         self.checker.advance_to(item.key.ts);
+        self.checker.clock(item.key);
         self.checker.feed(w, item.fact);
-        self.fed += 1;
-        if self.fed.is_multiple_of(RETIRE_EVERY) {
-            self.checker.retire();
-        }
         self.drain(names, sink)
     }
 
@@ -140,7 +106,7 @@ impl Reducer {
                     .entry(e.finding.kind)
                     .or_default() += 1;
             }
-            sink.finding(names, e.finding)?;
+            sink.finding_at(names, e.finding, e.order)?;
         }
         Ok(())
     }

@@ -22,14 +22,16 @@
 //! generations every worker has left behind.
 
 mod driver;
+pub mod mapred;
 pub mod merge;
 pub mod plan;
 pub mod processor;
 pub mod sink;
 pub mod stream;
 
-pub use driver::{Live, audit, audit_to};
-pub use merge::{Item, Key};
+pub use crate::model::Key;
+pub use driver::{Live, audit, audit_to, map_to};
+pub use merge::Item;
 pub use sink::{Collect, Names, Sink};
 
 use crate::finding::{Finding, Kind, Severity};
@@ -67,7 +69,7 @@ impl Default for Options {
 }
 
 /// What was read from one input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct InputReport {
     pub id: SourceId,
     pub name: String,
@@ -98,7 +100,7 @@ impl InputReport {
 }
 
 /// An input that could not be (fully) read.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct InputError {
     pub input: String,
     pub message: String,

@@ -10,10 +10,11 @@
 //! in memory of the order of threads × buffer + streams × replay state.
 
 use super::stream::{StreamSink, Until};
-use super::{InputError, InputReport, Item, Key};
+use super::{InputError, InputReport, Item};
 use crate::input::scan::{Outcome, Scanner};
 use crate::input::source::{FdPermit, MemPermit};
 use crate::input::{self, Input, Reader};
+use crate::model::Key;
 use crate::model::{SourceId, Timestamp};
 use crate::replay::WorkerReport;
 use std::io::Read;
@@ -117,6 +118,24 @@ impl StreamProcessor {
     pub fn with_live(mut self, live: Option<input::live::LiveOpen>) -> StreamProcessor {
         self.live = live;
         self
+    }
+
+    /// The stream's rank in the run.
+    pub fn rank(&self) -> u32 {
+        self.sink.rank()
+    }
+
+    /// Its segments' source ids and names, in reading order.
+    pub fn segment_names(&self) -> Vec<(SourceId, String)> {
+        self.segments
+            .iter()
+            .map(|(id, i)| (*id, i.display()))
+            .collect()
+    }
+
+    /// Its segments' source ids, in reading order.
+    pub fn segment_ids(&self) -> Vec<SourceId> {
+        self.segments.iter().map(|(id, _)| *id).collect()
     }
 
     pub fn is_done(&self) -> bool {

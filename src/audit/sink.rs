@@ -3,7 +3,7 @@
 //! that need the whole run (one JSON document, HTML) and for library users.
 
 use crate::finding::Finding;
-use crate::model::SourceId;
+use crate::model::{Key, SourceId};
 use std::io;
 
 /// Names of the run's sources, for quoting lines.
@@ -27,6 +27,19 @@ impl Names for SourceTable {
 pub trait Sink: Send {
     /// One final finding. An error (a closed pipe) ends the run.
     fn finding(&mut self, names: &dyn Names, finding: Finding) -> io::Result<()>;
+
+    /// The same with the finding's place in the run's order (see
+    /// [`crate::cluster::Emitted::order`]); only sinks that combine parts
+    /// of a run need it.
+    fn finding_at(
+        &mut self,
+        names: &dyn Names,
+        finding: Finding,
+        order: (Key, Key),
+    ) -> io::Result<()> {
+        let _ = order;
+        self.finding(names, finding)
+    }
 
     /// The kept findings, if this sink keeps them; they end up in
     /// [`super::Report::findings`].

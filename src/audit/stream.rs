@@ -16,7 +16,8 @@ use std::collections::{BTreeMap, HashSet};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-use super::{Item, Key};
+use super::Item;
+use crate::model::Key;
 
 /// Continuation lines to look at after a config-dump head.
 const DUMP_LINES: usize = 2000;
@@ -172,6 +173,11 @@ impl StreamSink {
         self.facts = true;
         self.rank = rank;
         self
+    }
+
+    /// The stream's rank in the run.
+    pub fn rank(&self) -> u32 {
+        self.rank
     }
 
     /// The key the next item will have; items of this stream handed on

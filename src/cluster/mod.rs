@@ -16,7 +16,7 @@
 //! group has moved past it, so memory stays bounded by workers × resources.
 
 use crate::finding::{Evidence, Finding, Kind};
-use crate::model::{Resource, SourceId, SourceLine, Timestamp};
+use crate::model::{Key, Resource, SourceId, SourceLine, Timestamp};
 use crate::replay::{Fact, FactKind};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::collections::BTreeMap;
@@ -166,11 +166,36 @@ struct WState {
 #[derive(Debug, Default)]
 struct Group {
     workers: BTreeMap<usize, WState>,
+    /// Facts of the group fed so far (retirement runs every
+    /// [`RETIRE_EVERY`] of them: a point that depends on the group's facts
+    /// alone, so that checking groups apart or together agrees).
+    fed: u64,
     /// The latest log time any fact of the group showed.
     newest: Option<Timestamp>,
     buckets: BTreeMap<i32, Bucket>,
     /// Duplicate episodes already reported: resource and both instances.
     episodes: HashSet<Episode>,
+}
+
+/// Facts of a group between two retirements of its old generations.
+const RETIRE_EVERY: u64 = 256;
+
+impl Group {
+    /// Forgets generations no fact can concern any more: every worker of
+    /// the group has moved past them or ended, or the group's log time is
+    /// [`RETIRE_MARGIN_MS`] past their last assignment line.
+    fn retire(&mut self) {
+        let workers = &self.workers;
+        let newest = self.newest;
+        self.buckets.retain(|generation, b| {
+            let passed = workers
+                .values()
+                .all(|ws| ws.ended || ws.generation.is_some_and(|x| x > *generation));
+            let stale =
+                matches!((newest, b.last_ts), (Some(p), Some(l)) if p.0 > l.0 + RETIRE_MARGIN_MS);
+            !(passed || stale)
+        });
+    }
 }
 
 /// A duplicate episode: the resource and both instances (their lines).
@@ -194,6 +219,12 @@ pub struct Emitted {
     pub finding: Finding,
     /// Made by the cross-worker checks (not by the worker's own replay).
     pub cross: bool,
+    /// Its place in the run's output: the key of the fact that made it
+    /// final and its rank among that fact's findings; or, for a finding
+    /// that waited for log time to pass `t`, the key just after `t` and the
+    /// key of the fact that made it. Sorting by it gives the order of
+    /// the whole run, whichever groups were checked together.
+    pub order: (Key, Key),
 }
 
 /// The cross-worker checker. Facts go in ([`Checker::feed`]) in the order of
@@ -212,6 +243,9 @@ pub struct Checker {
     /// `foreign-start` findings waiting (a little log time) for the owner's
     /// assignment line.
     pending_foreign: Vec<PendingForeign>,
+    /// The key of the fact being fed, and how many findings it made.
+    clock: Key,
+    made: u64,
 }
 
 /// A worker as its facts describe it.
@@ -234,6 +268,8 @@ struct PendingForeign {
     finding: Finding,
     /// Log time after which it is handed on without an owner.
     deadline: i64,
+    /// The key of the fact that brought it.
+    origin: Key,
 }
 
 /// How long (log time) a `foreign-start` waits for its owner's assignment
@@ -278,9 +314,30 @@ impl Checker {
         }
     }
 
+    /// The next fact fed has this key (its findings are ordered by it).
+    pub fn clock(&mut self, key: Key) {
+        if key != self.clock {
+            self.clock = key;
+            self.made = 0;
+        }
+    }
+
     /// Hands a final finding on, with its fingerprint (the worker's
     /// identity as known now).
-    fn emit(&mut self, worker: usize, mut finding: Finding, cross: bool) {
+    fn emit(&mut self, worker: usize, finding: Finding, cross: bool) {
+        self.made += 1;
+        let order = (
+            self.clock,
+            Key {
+                ts: 0,
+                stream: 0,
+                seq: self.made,
+            },
+        );
+        self.emit_at(worker, finding, cross, order);
+    }
+
+    fn emit_at(&mut self, worker: usize, mut finding: Finding, cross: bool, order: (Key, Key)) {
         let label = self.label(worker);
         let who = match self.identities.get(worker) {
             Some(id) => crate::baseline::WorkerIdentity::from_fact(
@@ -295,6 +352,7 @@ impl Checker {
             worker,
             finding,
             cross,
+            order,
         });
     }
 
@@ -345,6 +403,7 @@ impl Checker {
                         resource,
                         finding,
                         deadline,
+                        origin: self.clock,
                     });
                     return;
                 }
@@ -374,12 +433,17 @@ impl Checker {
             if let Some(t) = fact.line.ts {
                 ws.position = ws.position.max(Some(t));
             }
+            group.fed += 1;
+            let retire = group.fed.is_multiple_of(RETIRE_EVERY);
             let mut out = Vec::new();
             let assignment = match &fact.kind {
                 FactKind::Assignment { generation, .. } => Some(*generation),
                 _ => None,
             };
             feed_group(labels, &group_name, group, w, fact, &mut out);
+            if retire {
+                group.retire();
+            }
             (out, assignment)
         };
         self.emit_cross(found.0);
@@ -408,9 +472,15 @@ impl Checker {
     }
 
     fn hand_on(&mut self, mut due: Vec<PendingForeign>) {
-        due.sort_by_key(|p| p.deadline);
+        due.sort_by_key(|p| (p.deadline, p.origin));
         for p in due {
-            self.emit(p.worker, p.finding, false);
+            // Made final as log time passed its deadline: just after it.
+            let at = Key {
+                ts: p.deadline.saturating_add(1),
+                stream: 0,
+                seq: 0,
+            };
+            self.emit_at(p.worker, p.finding, false, (at, p.origin));
         }
     }
 
@@ -467,22 +537,11 @@ impl Checker {
         true
     }
 
-    /// Forgets generations no fact can concern any more: every worker of
-    /// their group has moved past them or ended, or the group's log time is
-    /// [`RETIRE_MARGIN_MS`] past their last assignment line. The caller
-    /// runs this at points that depend only on the facts fed (so that the
-    /// outcome does not depend on how reading was scheduled).
+    /// Forgets, in every group, generations no fact can concern any more
+    /// (see [`Group::retire`]).
     pub fn retire(&mut self) {
         for g in self.groups.values_mut() {
-            let workers = &g.workers;
-            let newest = g.newest;
-            g.buckets.retain(|generation, b| {
-                let passed = workers
-                    .values()
-                    .all(|ws| ws.ended || ws.generation.is_some_and(|x| x > *generation));
-                let stale = matches!((newest, b.last_ts), (Some(p), Some(l)) if p.0 > l.0 + RETIRE_MARGIN_MS);
-                !(passed || stale)
-            });
+            g.retire();
         }
     }
 

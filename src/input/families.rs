@@ -76,7 +76,8 @@ pub fn group(inputs: &[Input]) -> Vec<Family> {
                 name: input.display(),
                 segments: vec![i],
             }),
-            Input::File(p) => {
+            Input::File(_) | Input::Named { .. } => {
+                let p = input.named_path().unwrap_or_default();
                 let dir = p.parent().map(|d| d.to_path_buf()).unwrap_or_default();
                 let file = p
                     .file_name()
@@ -139,12 +140,11 @@ fn rotation_rank(file_name: &str) -> (i64, String) {
 /// keep their rotation order after the others), ties by rotation order.
 pub fn order_segments(inputs: &[Input], family: &mut Family, first_ts: &[Option<Timestamp>]) {
     family.segments.sort_by(|&a, &b| {
-        let name = |i: usize| match &inputs[i] {
-            Input::File(p) => p
-                .file_name()
-                .map(|f| f.to_string_lossy().to_string())
-                .unwrap_or_default(),
-            Input::Stdin | Input::Bytes { .. } => String::new(),
+        let name = |i: usize| {
+            inputs[i]
+                .named_path()
+                .and_then(|p| p.file_name().map(|f| f.to_string_lossy().to_string()))
+                .unwrap_or_default()
         };
         let ka = (
             first_ts[a].is_none(),

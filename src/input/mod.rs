@@ -21,6 +21,13 @@ pub enum Input {
         name: String,
         data: Arc<[u8]>,
     },
+    /// A file read under another name (`herder-audit map --segment
+    /// NAME=PATH`: a copy of a remote file, named as the original). The
+    /// name is what reports show and what groups rotated segments.
+    Named {
+        name: String,
+        path: PathBuf,
+    },
 }
 
 impl Input {
@@ -36,9 +43,36 @@ impl Input {
         match self {
             Input::Stdin => "<stdin>".to_string(),
             Input::File(p) => p.display().to_string(),
-            Input::Bytes { name, .. } => name.clone(),
+            Input::Bytes { name, .. } | Input::Named { name, .. } => name.clone(),
         }
     }
+
+    /// The path its name stands for (what rotated segments are grouped
+    /// by), for files.
+    pub fn named_path(&self) -> Option<PathBuf> {
+        match self {
+            Input::File(p) => Some(p.clone()),
+            Input::Named { name, .. } => Some(PathBuf::from(name)),
+            Input::Stdin | Input::Bytes { .. } => None,
+        }
+    }
+
+    /// The file to read, for inputs on disk.
+    pub fn disk_path(&self) -> Option<&Path> {
+        match self {
+            Input::File(p) | Input::Named { path: p, .. } => Some(p),
+            Input::Stdin | Input::Bytes { .. } => None,
+        }
+    }
+}
+
+/// The canonical order of a run's inputs: by name, compared as paths
+/// (component by component), standard input first. Output never depends
+/// on the order inputs were given in, and a run over parts of a tree
+/// (`map`) agrees with a run over the whole.
+pub fn canonical_order(a: &Input, b: &Input) -> std::cmp::Ordering {
+    let key = |i: &Input| (!matches!(i, Input::Stdin), PathBuf::from(i.display()));
+    key(a).cmp(&key(b)).then_with(|| a.cmp(b))
 }
 
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
@@ -125,7 +159,7 @@ impl scan::Release for Reader {
 /// gzip.
 pub fn open_segment(input: &Input, count: Arc<AtomicU64>) -> io::Result<(Reader, bool)> {
     let mut src = match input {
-        Input::File(p) => source::Source::file(p.clone(), count)?,
+        Input::File(p) | Input::Named { path: p, .. } => source::Source::file(p.clone(), count)?,
         Input::Bytes { data, .. } => source::Source::bytes(data.clone(), count),
         Input::Stdin => {
             let (r, gzip) = open(input)?;
@@ -147,6 +181,7 @@ pub fn open(input: &Input) -> io::Result<(Box<dyn Read + Send>, bool)> {
         Input::Stdin => decoded(io::stdin()),
         Input::File(p) => decoded(File::open(p)?),
         Input::Bytes { data, .. } => decoded(io::Cursor::new(data.clone())),
+        Input::Named { path, .. } => decoded(File::open(path)?),
     }
 }
 
@@ -189,7 +224,7 @@ pub fn expand(paths: &[PathBuf]) -> (Vec<Input>, Vec<(String, String)>) {
     // One order whatever the order of the arguments: the run's output does
     // not depend on it (and `map` over parts of a tree agrees with a run
     // over the whole).
-    out.sort();
+    out.sort_by(canonical_order);
     out.dedup();
     (out, errors)
 }

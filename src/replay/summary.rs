@@ -7,7 +7,7 @@ use crate::rules::{StartReason, StopReason};
 use std::collections::BTreeMap;
 
 /// Something the replay could not know or had to assume, said plainly.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Note {
     pub line: Option<(SourceId, u64)>,
     pub text: String,
@@ -17,7 +17,7 @@ pub struct Note {
 /// advertised REST URL, else the member id the coordinator gave it, else an
 /// explicit client id, else only the file it was read from
 /// (`clientId=connect-1` is the same in every JVM).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Identity {
     RestUrl,
@@ -39,7 +39,7 @@ impl Identity {
 }
 
 /// Counts and identity of one worker.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct WorkerSummary {
     pub worker: String,
     pub group: Option<String>,
@@ -93,7 +93,7 @@ impl WorkerSummary {
 }
 
 /// The rebuilt state of one generation on one worker.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GenerationRecord {
     pub generation: Option<i32>,
     pub protocol: Option<Protocol>,
@@ -149,7 +149,7 @@ impl GenerationRecord {
 }
 
 /// Everything one worker's replay produced.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct WorkerReport {
     pub summary: WorkerSummary,
     pub findings: Vec<Finding>,

@@ -10,7 +10,7 @@ pub mod zombie;
 
 use crate::finding::{Evidence, Finding, Kind};
 use crate::model::{Resource, SourceLine};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Who a finding is about.
 #[derive(Debug, Clone, Copy)]
@@ -49,7 +49,7 @@ impl Who<'_> {
 }
 
 /// Why a stop happened, as far as the log shows (summary categories).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum StopReason {
     /// In the revoked sets of the rebalance's assignment.
@@ -106,7 +106,7 @@ impl StopReason {
 }
 
 /// How a start happened (summary categories).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum StartReason {
     /// In a post-rebalance start phase.

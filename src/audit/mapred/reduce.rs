@@ -1,0 +1,392 @@
+//! `herder-audit reduce`: map outputs and partial reduces in; one report,
+//! or one partial, out.
+//!
+//! Every file has its own source ids and stream ranks; they are tied
+//! together by name: the run's inputs are all the files' inputs in
+//! canonical order (as one run over all of them would list them), its
+//! streams are ranked by their first input. The items of all map outputs
+//! are merged in key order through the cross-worker stage; the findings
+//! it makes and those of partials are put in the order of the run.
+
+use super::{
+    MAP_SCHEMA_VERSION, Record, StreamRecord, Tool, remap_fact, remap_finding, remap_worker,
+    write_record,
+};
+use crate::audit::merge::{Item, Reducer};
+use crate::audit::sink::{Names, Sink, SourceTable};
+use crate::audit::{InputError, InputReport, Report};
+use crate::finding::Finding;
+use crate::input::Input;
+use crate::model::{Key, SourceId};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::io::{self, BufRead, Write};
+use std::path::PathBuf;
+
+/// What one file holds, in its own ids.
+#[derive(Debug, Default)]
+struct Part {
+    partial: bool,
+    inputs: Vec<InputReport>,
+    items: Vec<Item>,
+    streams: Vec<StreamRecord>,
+    findings: Vec<((Key, Key), Finding)>,
+    same_worker: Vec<(String, String)>,
+    errors: Vec<InputError>,
+}
+
+/// Reads one file; the error says what was wrong and where.
+fn read_part(input: &Input) -> Result<Part, String> {
+    let (reader, _) = crate::input::open(input).map_err(|e| crate::input::describe(&e))?;
+    let reader = io::BufReader::new(reader);
+    let mut part = Part::default();
+    let mut header = false;
+    let mut ended = false;
+    for (i, line) in reader.lines().enumerate() {
+        let n = i + 1;
+        let line = line.map_err(|e| format!("line {n}: {}", crate::input::describe(&e)))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        if ended {
+            return Err(format!("line {n}: text after the end record"));
+        }
+        let rec: Record = serde_json::from_str(&line).map_err(|e| {
+            if header {
+                format!("line {n}: {e}")
+            } else {
+                format!("not herder-audit map or partial output ({e})")
+            }
+        })?;
+        match rec {
+            Record::Map { schema_version, .. } | Record::Partial { schema_version, .. } => {
+                if header {
+                    return Err(format!("line {n}: a second header"));
+                }
+                if schema_version != MAP_SCHEMA_VERSION {
+                    return Err(format!(
+                        "schema version {schema_version} is not supported (this herder-audit reads {MAP_SCHEMA_VERSION})"
+                    ));
+                }
+                header = true;
+                part.partial = matches!(rec, Record::Partial { .. });
+            }
+            _ if !header => {
+                return Err("not herder-audit map or partial output (no header line)".into());
+            }
+            Record::Input(r) => part.inputs.push(r),
+            Record::Item(_) if part.partial => {
+                return Err(format!("line {n}: an item in a partial"));
+            }
+            Record::Item(it) => part.items.push(it),
+            Record::Stream(s) => part.streams.push(s),
+            Record::Finding { order, finding } => part.findings.push((order, *finding)),
+            Record::SameWorker { a, b } => part.same_worker.push((a, b)),
+            Record::Error(e) => part.errors.push(e),
+            Record::End { items, findings } => {
+                if items != part.items.len() as u64 || findings != part.findings.len() as u64 {
+                    return Err(format!(
+                        "the end record counts {items} item(s) and {findings} finding(s), the file holds {} and {}",
+                        part.items.len(),
+                        part.findings.len()
+                    ));
+                }
+                ended = true;
+            }
+        }
+    }
+    if !header {
+        return Err("empty: not herder-audit map or partial output".into());
+    }
+    if !ended {
+        return Err("truncated (no end record)".into());
+    }
+    Ok(part)
+}
+
+/// The canonical place of an input name (see [`crate::input::canonical_order`]).
+fn name_key(name: &str) -> (bool, PathBuf) {
+    (name != "<stdin>", PathBuf::from(name))
+}
+
+/// All files read and tied together in the run's ids.
+struct Combined {
+    /// Inputs in canonical order (ids = places).
+    inputs: Vec<InputReport>,
+    /// Streams in rank order, with their map-side findings' counts.
+    streams: Vec<StreamRecord>,
+    /// Findings with their place in the run's order, sorted.
+    findings: Vec<((Key, Key), Finding)>,
+    same_worker: BTreeSet<(String, String)>,
+    /// Inputs that could not be listed (from map), then files that could
+    /// not be read.
+    errors: Vec<InputError>,
+}
+
+/// Reads `files` and reduces them: map outputs merged through the
+/// cross-worker stage together, partials added.
+fn combine(files: &[Input]) -> Combined {
+    let mut bad = Vec::new();
+    let mut parts = Vec::new();
+    for f in files {
+        match read_part(f) {
+            Ok(p) => parts.push(p),
+            Err(message) => bad.push(InputError {
+                input: f.display(),
+                message,
+            }),
+        }
+    }
+    // Streams by name: the first file that holds one wins.
+    let mut kept: HashSet<String> = HashSet::new();
+    let mut names: BTreeSet<(bool, PathBuf)> = BTreeSet::new();
+    let mut input_reports: HashMap<String, InputReport> = HashMap::new();
+    // Per part: its local ids → names, its local ranks → stream names.
+    let mut locals: Vec<(HashMap<SourceId, String>, HashMap<u32, String>)> = Vec::new();
+    for p in &mut parts {
+        let ids: HashMap<SourceId, String> =
+            p.inputs.iter().map(|i| (i.id, i.name.clone())).collect();
+        let mut ranks = HashMap::new();
+        let mut streams = Vec::new();
+        for s in std::mem::take(&mut p.streams) {
+            if !kept.insert(s.name.clone()) {
+                bad.push(InputError {
+                    input: s.name.clone(),
+                    message: "this stream is in two map outputs; the second copy was ignored"
+                        .to_string(),
+                });
+                continue;
+            }
+            ranks.insert(s.rank, s.name.clone());
+            for id in &s.segments {
+                if let Some(n) = ids.get(id) {
+                    names.insert(name_key(n));
+                    if let Some(r) = p.inputs.iter().find(|i| i.id == *id) {
+                        input_reports.entry(n.clone()).or_insert_with(|| r.clone());
+                    }
+                }
+            }
+            streams.push(s);
+        }
+        p.streams = streams;
+        locals.push((ids, ranks));
+    }
+    let input_names: Vec<String> = names
+        .into_iter()
+        .map(|(_, p)| p.to_string_lossy().into_owned())
+        .collect();
+    let input_id: HashMap<String, u32> = input_names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.clone(), i as u32))
+        .collect();
+    let inputs: Vec<InputReport> = input_names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let mut r = input_reports
+                .remove(n)
+                .unwrap_or_else(|| InputReport::empty(SourceId(i as u32), n.clone()));
+            r.id = SourceId(i as u32);
+            r
+        })
+        .collect();
+    // Streams ranked by their first input.
+    let mut streams: Vec<(u32, StreamRecord, usize)> = Vec::new();
+    for (pi, p) in parts.iter_mut().enumerate() {
+        let ids = &locals[pi].0;
+        for mut s in std::mem::take(&mut p.streams) {
+            s.segments = s
+                .segments
+                .iter()
+                .filter_map(|id| ids.get(id).and_then(|n| input_id.get(n)))
+                .map(|&g| SourceId(g))
+                .collect();
+            let first = s.segments.iter().map(|id| id.0).min().unwrap_or(u32::MAX);
+            streams.push((first, s, pi));
+        }
+    }
+    streams.sort_by(|a, b| (a.0, &a.1.name).cmp(&(b.0, &b.1.name)));
+    let stream_rank: HashMap<String, u32> = streams
+        .iter()
+        .enumerate()
+        .map(|(r, (_, s, _))| (s.name.clone(), r as u32))
+        .collect();
+    let mut streams: Vec<StreamRecord> = streams
+        .into_iter()
+        .enumerate()
+        .map(|(r, (_, mut s, pi))| {
+            s.rank = r as u32;
+            let ids = &locals[pi].0;
+            let source = |id: SourceId| global(ids, &input_id, id);
+            for w in &mut s.workers {
+                remap_worker(w, &source);
+            }
+            s
+        })
+        .collect();
+    // Items and findings in the run's ids.
+    let mut items: Vec<Item> = Vec::new();
+    let mut findings: Vec<((Key, Key), Finding)> = Vec::new();
+    let mut same_worker: BTreeSet<(String, String)> = BTreeSet::new();
+    let mut walk_errors: Vec<InputError> = Vec::new();
+    for (pi, p) in parts.into_iter().enumerate() {
+        let (ids, ranks) = &locals[pi];
+        let source = |id: SourceId| global(ids, &input_id, id);
+        let rank = |r: u32| ranks.get(&r).and_then(|n| stream_rank.get(n)).copied();
+        for mut it in p.items {
+            // Items of a stream ignored as a second copy are dropped.
+            let Some(r) = rank(it.key.stream) else {
+                continue;
+            };
+            it.key.stream = r;
+            remap_fact(&mut it.fact, &source);
+            items.push(it);
+        }
+        let key = |k: Key| match rank(k.stream) {
+            // seq 0: a point in log time between items, of no stream.
+            Some(r) if k.seq > 0 => Key { stream: r, ..k },
+            _ => k,
+        };
+        for ((a, b), mut f) in p.findings {
+            let order = if a.seq == 0 { (a, key(b)) } else { (key(a), b) };
+            remap_finding(&mut f, &source);
+            findings.push((order, f));
+        }
+        same_worker.extend(p.same_worker);
+        walk_errors.extend(p.errors);
+    }
+    // The cross-worker stage over the map outputs' items.
+    if !items.is_empty() {
+        items.sort_unstable_by_key(|i| i.key);
+        let names = SourceTable(input_names.clone());
+        let mut reducer = Reducer::new();
+        let mut made = Ordered::default();
+        for it in items {
+            // The ordered sink cannot fail.
+            let _ = reducer.push(it, &names, &mut made);
+        }
+        let _ = reducer.finish(&names, &mut made);
+        for s in &mut streams {
+            for w in &mut s.workers {
+                if let Some(c) = reducer.cross_counts.get(&w.summary.worker) {
+                    for (k, n) in c {
+                        *w.summary.findings.entry(*k).or_default() += n;
+                    }
+                }
+            }
+        }
+        findings.extend(made.0);
+        same_worker.extend(reducer.same_worker());
+    }
+    findings.sort_by_key(|(o, _)| *o);
+    walk_errors.sort_by(|a, b| (&a.input, &a.message).cmp(&(&b.input, &b.message)));
+    walk_errors.extend(bad);
+    Combined {
+        inputs,
+        streams,
+        findings,
+        same_worker,
+        errors: walk_errors,
+    }
+}
+
+/// A file's source id in the run's ids.
+fn global(
+    ids: &HashMap<SourceId, String>,
+    input_id: &HashMap<String, u32>,
+    id: SourceId,
+) -> SourceId {
+    ids.get(&id)
+        .and_then(|n| input_id.get(n))
+        .map_or(SourceId(u32::MAX), |&g| SourceId(g))
+}
+
+/// Keeps findings with their place in the run's order.
+#[derive(Default)]
+struct Ordered(Vec<((Key, Key), Finding)>);
+
+impl Sink for Ordered {
+    fn finding(&mut self, _: &dyn Names, finding: Finding) -> io::Result<()> {
+        self.0.push(((Key::MAX, Key::MAX), finding));
+        Ok(())
+    }
+
+    fn finding_at(&mut self, _: &dyn Names, finding: Finding, order: (Key, Key)) -> io::Result<()> {
+        self.0.push((order, finding));
+        Ok(())
+    }
+}
+
+/// Reduces `files` (map outputs and partials) to the report of the run;
+/// its findings go to `sink` in the run's order. Files that could not be
+/// read are input errors of the report.
+pub fn reduce_to(files: &[Input], sink: &mut dyn Sink) -> io::Result<Report> {
+    let c = combine(files);
+    let names = SourceTable(c.inputs.iter().map(|i| i.name.clone()).collect());
+    let mut report = Report {
+        inputs: c.inputs,
+        ..Report::default()
+    };
+    for (_, f) in c.findings {
+        *report.counts.entry(f.kind).or_default() += 1;
+        sink.finding(&names, f)?;
+    }
+    for s in c.streams {
+        if s.segments.len() > 1 {
+            report
+                .stitched
+                .push((s.name.clone(), s.segments.len(), s.repeats_skipped));
+        }
+        report.errors.extend(s.errors);
+        report.workers.extend(s.workers);
+    }
+    report.errors.extend(c.errors);
+    report.same_worker = c.same_worker.into_iter().collect();
+    report.findings = sink.take_kept();
+    Ok(report)
+}
+
+/// Reduces `files` to a partial: the same, written for a later reduce to
+/// combine with other parts (`reduce --partial`). Returns the files that
+/// could not be read (also written into the partial as errors).
+pub fn reduce_partial(files: &[Input], out: &mut dyn Write) -> io::Result<Vec<InputError>> {
+    let c = combine(files);
+    write_record(
+        out,
+        &Record::Partial {
+            schema_version: MAP_SCHEMA_VERSION,
+            tool: Tool::this(),
+        },
+    )?;
+    for i in c.inputs {
+        write_record(out, &Record::Input(i))?;
+    }
+    for s in c.streams {
+        write_record(out, &Record::Stream(s))?;
+    }
+    let n = c.findings.len() as u64;
+    for (order, f) in c.findings {
+        write_record(
+            out,
+            &Record::Finding {
+                order,
+                finding: Box::new(f),
+            },
+        )?;
+    }
+    for (a, b) in c.same_worker {
+        write_record(out, &Record::SameWorker { a, b })?;
+    }
+    for e in &c.errors {
+        write_record(out, &Record::Error(e.clone()))?;
+    }
+    write_record(
+        out,
+        &Record::End {
+            items: 0,
+            findings: n,
+        },
+    )?;
+    out.flush()?;
+    Ok(c.errors)
+}
