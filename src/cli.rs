@@ -147,6 +147,8 @@ pub fn run() -> i32 {
 fn output(args: &AuditArgs) -> io::Result<Box<dyn Write + Send>> {
     match &args.output {
         Some(p) => Ok(Box::new(io::BufWriter::new(std::fs::File::create(p)?))),
+        // JSON escapes every control character: nothing to strip.
+        None if args.format != Format::Text => Ok(Box::new(io::BufWriter::new(io::stdout()))),
         None => {
             let choice = match args.color {
                 ColorWhen::Auto => anstream::ColorChoice::Auto,

@@ -167,6 +167,7 @@ pub fn open_segment(input: &Input, count: Arc<AtomicU64>) -> io::Result<(Reader,
         }
     };
     if src.is_gzip()? {
+        src.set_compressed();
         let dec = flate2::bufread::MultiGzDecoder::new(src);
         Ok((Reader::Gzip(Box::new(dec)), true))
     } else {

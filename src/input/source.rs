@@ -39,11 +39,13 @@ const FD_MAX: usize = 1 << 16;
 /// Buffer memory all paused streams together may keep. Above it a paused
 /// stream frees its buffers and reads the bytes it had not consumed again
 /// when it resumes.
-pub const PARKED_BYTES: usize = 16 << 20;
+pub const PARKED_BYTES: usize = 8 << 20;
 
-/// Read size of a source's own buffer: the head of a plain file (for the
-/// gzip check), or compressed input for the decoder.
+/// Read size of a source's own buffer for compressed input.
 const SOURCE_BUF: usize = 32 * 1024;
+/// Read size of the head of a file, for the gzip check: plain text is then
+/// read straight into the scanner's buffer.
+const HEAD_BUF: usize = 4 * 1024;
 
 /// A budget of things paused streams may keep.
 struct Budget {
@@ -120,7 +122,7 @@ impl FdPermit {
     pub fn try_new() -> Option<FdPermit> {
         // The thread reserve is applied here, not stored: the pool size
         // can differ between runs of one process.
-        fd_budget().try_take(1, fd_limit()).then_some(FdPermit(()))
+        fd_budget().try_take(1, fd_limit()).then(|| FdPermit(()))
     }
 }
 
@@ -136,7 +138,9 @@ pub struct MemPermit(usize);
 
 impl MemPermit {
     pub fn try_new(bytes: usize) -> Option<MemPermit> {
-        mem_budget().try_take(bytes, PARKED_BYTES).then_some(MemPermit(bytes))
+        mem_budget()
+            .try_take(bytes, PARKED_BYTES)
+            .then(|| MemPermit(bytes))
     }
 
     /// Holds `bytes` instead; false (and the permit unchanged) when the
@@ -189,6 +193,8 @@ pub struct Source {
     high: u64,
     /// Reads bypass the buffer once it is drained (plain text).
     direct: bool,
+    /// Read size of the buffer.
+    buf_size: usize,
     /// Input bytes read, for the progress bar.
     count: Arc<AtomicU64>,
 }
@@ -222,6 +228,7 @@ impl Source {
             offset: 0,
             high: 0,
             direct: false,
+            buf_size: HEAD_BUF,
             count,
         })
     }
@@ -236,6 +243,7 @@ impl Source {
             offset: 0,
             high: 0,
             direct: false,
+            buf_size: HEAD_BUF,
             count,
         }
     }
@@ -256,6 +264,11 @@ impl Source {
     /// file into the caller's buffer.
     pub fn set_direct(&mut self) {
         self.direct = true;
+    }
+
+    /// Compressed input: read in bigger chunks for the decoder.
+    pub fn set_compressed(&mut self) {
+        self.buf_size = SOURCE_BUF;
     }
 
     /// Whether the file is open now.
@@ -369,7 +382,7 @@ impl Read for Source {
             self.counted(end);
             return Ok(n);
         }
-        if self.pos == self.filled && (self.direct || out.len() >= SOURCE_BUF) {
+        if self.pos == self.filled && (self.direct || out.len() >= self.buf_size) {
             if self.direct && self.buf.capacity() > 0 {
                 self.buf = Vec::new();
                 self.pos = 0;
@@ -394,8 +407,9 @@ impl BufRead for Source {
         let is_file = matches!(self.origin, Origin::File { .. });
         if is_file && self.pos == self.filled {
             let mut buf = std::mem::take(&mut self.buf);
-            if buf.len() < SOURCE_BUF {
-                buf.resize(SOURCE_BUF, 0);
+            if buf.len() != self.buf_size {
+                buf.resize(self.buf_size, 0);
+                buf.shrink_to_fit();
             }
             self.pos = 0;
             self.filled = 0;
