@@ -127,6 +127,17 @@ fn tool() -> Value {
 
 /// The whole report as one JSON document.
 pub fn document(report: &Report) -> Value {
+    let mut doc = document_without_findings(report);
+    doc["findings"] = report
+        .findings()
+        .map(|f| finding_json(report, f))
+        .collect::<Vec<_>>()
+        .into();
+    doc
+}
+
+/// [`document`] with an empty `findings` array.
+fn document_without_findings(report: &Report) -> Value {
     let sum = RunSummary::of(report);
     json!({
         "schema_version": SCHEMA_VERSION,
@@ -135,15 +146,69 @@ pub fn document(report: &Report) -> Value {
         "errors": errors_json(report),
         "stitched": report.stitched.iter().map(|(n, k, skipped)| json!({"stream": n, "segments": k, "repeated_events_skipped": skipped})).collect::<Vec<_>>(),
         "same_worker": report.same_worker.iter().map(|(a, b)| json!([a, b])).collect::<Vec<_>>(),
-        "findings": report.findings().map(|f| finding_json(report, f)).collect::<Vec<_>>(),
+        "findings": [],
         "workers": report.workers.iter().map(|w| worker_json(report, &w.summary)).collect::<Vec<_>>(),
         "summary": summary_json(&sum),
     })
 }
 
 pub fn write_json(report: &Report, out: &mut dyn Write) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, &document(report))?;
+    write_json_with(report, &[], out)
+}
+
+/// [`write_json`] with more top-level fields. The findings are turned into
+/// JSON one at a time as they are written: a run with many findings never
+/// holds their JSON trees all at once. The bytes are those of
+/// [`document`] printed whole.
+pub fn write_json_with(
+    report: &Report,
+    extra: &[(&str, Value)],
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let mut doc = document_without_findings(report);
+    for (k, v) in extra {
+        doc[*k] = v.clone();
+    }
+    serde_json::to_writer_pretty(&mut *out, &Streamed { doc: &doc, report })?;
     writeln!(out)
+}
+
+/// A document whose `findings` are serialized from the report as they are
+/// written.
+struct Streamed<'a> {
+    doc: &'a Value,
+    report: &'a Report,
+}
+
+struct Findings<'a>(&'a Report);
+
+impl Serialize for Streamed<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let Value::Object(fields) = self.doc else {
+            return self.doc.serialize(s);
+        };
+        let mut m = s.serialize_map(Some(fields.len()))?;
+        for (k, v) in fields {
+            if k == "findings" {
+                m.serialize_entry(k, &Findings(self.report))?;
+            } else {
+                m.serialize_entry(k, v)?;
+            }
+        }
+        m.end()
+    }
+}
+
+impl Serialize for Findings<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(Some(self.0.findings.len()))?;
+        for f in self.0.findings() {
+            seq.serialize_element(&finding_json(self.0, f))?;
+        }
+        seq.end()
+    }
 }
 
 /// One finding as a JSON line (`"type": "finding"`).
