@@ -45,6 +45,8 @@ impl<'a> Raw<'a> {
 
 struct Slot {
     replay: WorkerReplay,
+    /// The replay's label, shared by its items.
+    worker: Arc<str>,
     seq: u64,
 }
 
@@ -194,20 +196,26 @@ impl StreamSink {
         let Some(slot) = self.slots.get_mut(slot_key) else {
             return;
         };
-        let facts = slot.replay.take_facts();
-        if facts.is_empty() {
-            return;
-        }
-        let worker: Arc<str> = Arc::from(slot.replay.label());
-        for fact in facts {
-            self.item_seq += 1;
-            self.items.push(Item {
+        Self::push_facts(
+            slot,
+            &mut self.items,
+            &mut self.item_seq,
+            self.stream_ts,
+            self.rank,
+        );
+    }
+
+    /// Hands on the facts a replay made, keyed.
+    fn push_facts(slot: &mut Slot, items: &mut Vec<Item>, item_seq: &mut u64, ts: i64, rank: u32) {
+        for fact in slot.replay.take_facts() {
+            *item_seq += 1;
+            items.push(Item {
                 key: Key {
-                    ts: self.stream_ts,
-                    stream: self.rank,
-                    seq: self.item_seq,
+                    ts,
+                    stream: rank,
+                    seq: *item_seq,
                 },
-                worker: worker.clone(),
+                worker: slot.worker.clone(),
                 fact,
             });
         }
@@ -262,20 +270,35 @@ impl StreamSink {
         self.dedupe.record = !last;
     }
 
-    fn slot(&mut self, stream: Option<&str>) -> &mut Slot {
-        let key = stream.map(str::to_string);
-        let label = match stream {
-            Some(s) => format!("{}#{s}", self.label),
-            None => self.label.clone(),
-        };
-        let (keep, facts) = (self.keep_generations, self.facts);
-        self.slots.entry(key).or_insert_with(|| {
-            let replay = WorkerReplay::new(label, keep);
-            Slot {
-                replay: if facts { replay.with_facts() } else { replay },
-                seq: 0,
-            }
-        })
+    /// The replay of a stream of the file, made on its first event (found
+    /// without allocating: a file holds one stream, or a few).
+    fn slot<'s>(
+        slots: &'s mut BTreeMap<Option<String>, Slot>,
+        label: &str,
+        keep: bool,
+        facts: bool,
+        stream: Option<&str>,
+    ) -> &'s mut Slot {
+        if !slots.keys().any(|k| k.as_deref() == stream) {
+            let label = match stream {
+                Some(s) => format!("{label}#{s}"),
+                None => label.to_string(),
+            };
+            let replay = WorkerReplay::new(label.clone(), keep);
+            slots.insert(
+                stream.map(str::to_string),
+                Slot {
+                    replay: if facts { replay.with_facts() } else { replay },
+                    worker: Arc::from(label),
+                    seq: 0,
+                },
+            );
+        }
+        slots
+            .iter_mut()
+            .find(|(k, _)| k.as_deref() == stream)
+            .map(|(_, s)| s)
+            .expect("the slot was made above")
     }
 
     fn apply(&mut self, stream: Option<&str>, ev: &Event, raw: Raw, ctx: LineCtx) {
@@ -284,7 +307,13 @@ impl StreamSink {
         }
         let source = self.source;
         self.events += 1;
-        let slot = self.slot(stream);
+        let slot = Self::slot(
+            &mut self.slots,
+            &self.label,
+            self.keep_generations,
+            self.facts,
+            stream,
+        );
         slot.seq += 1;
         let line = SourceLine {
             source,
@@ -296,8 +325,13 @@ impl StreamSink {
         };
         slot.replay.apply(ev, &line, ctx);
         if self.facts {
-            let key = stream.map(str::to_string);
-            self.key_facts(&key);
+            Self::push_facts(
+                slot,
+                &mut self.items,
+                &mut self.item_seq,
+                self.stream_ts,
+                self.rank,
+            );
         }
     }
 
