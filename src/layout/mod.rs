@@ -329,6 +329,10 @@ fn logger_bytes(b: &[u8]) -> Option<&str> {
 
 /// Is this (after any stream prefix) a JSON line?
 pub fn is_json(line: &str) -> bool {
+    // Every JSON record quotes its keys; most classic lines hold no quote.
+    if memchr::memchr(b'"', line.as_bytes()).is_none() {
+        return false;
+    }
     let (_, rest) = split_stream(line);
     rest.trim_start().starts_with('{')
 }
@@ -358,16 +362,25 @@ fn debezium_mdc(body: &str) -> Option<&str> {
     Some(after.trim_start_matches(' '))
 }
 
-fn is_logger_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '$'
-}
+/// The bytes of a Java logger name (ASCII letters, digits, `.`, `_`, `$`),
+/// looked up: logger names are read on every candidate line.
+static LOGGER_BYTES: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || c == b'.' || c == b'_' || c == b'$';
+        b += 1;
+    }
+    t
+};
 
 /// A Java logger name, optionally with `:%L` (digits or `?`).
 fn logger_name(i: &str) -> Res<'_, &str> {
     let b = i.as_bytes();
     let n = b
         .iter()
-        .position(|&c| !is_logger_char(char::from(c)))
+        .position(|&c| !LOGGER_BYTES[usize::from(c)])
         .unwrap_or(b.len());
     if n == 0 {
         return fail(i, nom::error::ErrorKind::TakeWhile1);

@@ -30,13 +30,28 @@ pub(crate) fn reject<T>(i: &str, kind: ErrorKind) -> PResult<'_, T> {
 }
 
 /// Everything before the first `pat` (possibly nothing), like nom's
-/// `take_until`, found by a SIMD substring search instead of a searcher
-/// built at every call.
+/// `take_until`, without building a substring searcher at every call.
 pub(crate) fn take_until<'a>(pat: &'static str) -> impl Fn(&'a str) -> PResult<'a, &'a str> {
-    move |i: &'a str| match memchr::memmem::find(i.as_bytes(), pat.as_bytes()) {
+    move |i: &'a str| match find_literal(i.as_bytes(), pat.as_bytes()) {
         Some(n) => Ok((&i[n..], &i[..n])),
         None => reject(i, ErrorKind::TakeUntil),
     }
+}
+
+/// The first place `pat` occurs in `hay`: its first byte found by memchr,
+/// the rest compared (the literals start with a byte rare in their lines,
+/// and building a substring searcher would cost more than the search).
+fn find_literal(hay: &[u8], pat: &[u8]) -> Option<usize> {
+    let (&first, _) = pat.split_first()?;
+    let mut at = 0;
+    while let Some(k) = memchr::memchr(first, &hay[at..]) {
+        let p = at + k;
+        if hay[p..].starts_with(pat) {
+            return Some(p);
+        }
+        at = p + 1;
+    }
+    None
 }
 
 /// Names interned per thread: a cluster has a few hundred at most, and the
