@@ -29,6 +29,93 @@ fn evidence_json(report: &dyn Names, e: &Evidence) -> Value {
     v
 }
 
+/// One line as the findings print it; fields in the order a JSON object
+/// of [`line_json`] prints them (sorted), so that the bytes are the same.
+#[derive(Serialize)]
+struct LineOut<'a> {
+    line: u64,
+    source: &'a str,
+    text: &'a str,
+    timestamp: Option<crate::model::Timestamp>,
+}
+
+#[derive(Serialize)]
+struct EvidenceOut<'a> {
+    line: u64,
+    role: &'a str,
+    source: &'a str,
+    text: &'a str,
+    timestamp: Option<crate::model::Timestamp>,
+    worker: &'a Option<String>,
+}
+
+/// A finding as [`finding_json`] prints it (and, for JSON lines, with
+/// `schema_version` and `type`), serialized straight from the finding: no
+/// tree of values is built and the line texts are not copied. Fields are
+/// in sorted order, as in a JSON object; the small nested values go through
+/// [`Value`] so that their keys are sorted the same way.
+#[derive(Serialize)]
+struct FindingOut<'a> {
+    evidence: Vec<EvidenceOut<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fingerprint: Option<Value>,
+    generation: Option<i32>,
+    group: &'a Option<String>,
+    kind: crate::finding::Kind,
+    reason: &'a str,
+    resource: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    schema_version: Option<u32>,
+    severity: crate::finding::Severity,
+    started: Value,
+    trigger: LineOut<'a>,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    kind_of_line: Option<&'static str>,
+    upstream: Option<&'static str>,
+    worker: &'a str,
+}
+
+impl<'a> FindingOut<'a> {
+    fn of(names: &'a dyn Names, f: &'a Finding, line: bool) -> FindingOut<'a> {
+        let line_out = |l: &'a SourceLine| LineOut {
+            line: l.line,
+            source: names.source_name(l.source),
+            text: &l.text,
+            timestamp: l.ts,
+        };
+        FindingOut {
+            evidence: f
+                .evidence
+                .iter()
+                .map(|e| EvidenceOut {
+                    line: e.line.line,
+                    role: &e.role,
+                    source: names.source_name(e.line.source),
+                    text: &e.line.text,
+                    timestamp: e.line.ts,
+                    worker: &e.worker,
+                })
+                .collect(),
+            fingerprint: f
+                .fingerprint
+                .as_ref()
+                .map(|fp| serde_json::to_value(fp).unwrap_or(Value::Null)),
+            generation: f.generation,
+            group: &f.group,
+            kind: f.kind,
+            reason: &f.reason,
+            resource: json!(f.resource),
+            schema_version: line.then_some(SCHEMA_VERSION),
+            severity: f.severity(),
+            started: json!(f.started),
+            trigger: line_out(&f.trigger),
+            kind_of_line: line.then_some("finding"),
+            upstream: f.upstream,
+            worker: &f.worker,
+        }
+    }
+}
+
 pub fn finding_json(report: &dyn Names, f: &Finding) -> Value {
     let mut v = json!({
         "kind": f.kind,
@@ -205,7 +292,7 @@ impl Serialize for Findings<'_> {
         use serde::ser::SerializeSeq;
         let mut seq = s.serialize_seq(Some(self.0.findings.len()))?;
         for f in self.0.findings() {
-            seq.serialize_element(&finding_json(self.0, f))?;
+            seq.serialize_element(&FindingOut::of(self.0, f, false))?;
         }
         seq.end()
     }
@@ -213,10 +300,7 @@ impl Serialize for Findings<'_> {
 
 /// One finding as a JSON line (`"type": "finding"`).
 pub fn write_jsonl_finding(names: &dyn Names, f: &Finding, out: &mut dyn Write) -> io::Result<()> {
-    let mut v = finding_json(names, f);
-    v["type"] = json!("finding");
-    v["schema_version"] = json!(SCHEMA_VERSION);
-    serde_json::to_writer(&mut *out, &v)?;
+    serde_json::to_writer(&mut *out, &FindingOut::of(names, f, true))?;
     writeln!(out)
 }
 
