@@ -472,11 +472,11 @@ mod tests {
             out.extend_from_slice(&buf[..n]);
             round += 1;
             let back = (round * 37) % (n + 1);
-            if round % 2 == 0 {
+            if round.is_multiple_of(2) {
                 s.unread(back);
                 out.truncate(out.len() - back);
             }
-            s.release(round % 3 == 0, round % 5 == 0);
+            s.release(round.is_multiple_of(3), round.is_multiple_of(5));
         }
         out
     }
