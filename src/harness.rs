@@ -55,13 +55,15 @@ pub fn pipeline(data: &[u8]) -> Vec<String> {
     let opts = Options {
         jobs: Some(1),
         keep_generations: true,
+        timeline: true,
         ..Options::default()
     };
     let report = audit::audit(&inputs, &opts);
     let mut out = Vec::new();
     let printed = text::write_report(&report, &mut out)
         .and_then(|_| text::write_replay(&report, &mut out))
-        .and_then(|_| json_out::write_jsonl(&report, &mut out));
+        .and_then(|_| json_out::write_jsonl(&report, &mut out))
+        .and_then(|_| crate::report::html::write_html(&report, &mut out));
     let mut internal: Vec<String> = report
         .errors
         .into_iter()

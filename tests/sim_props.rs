@@ -23,6 +23,23 @@ use std::sync::{Arc, Mutex};
 /// Compare the cross-worker findings too.
 const CROSS_WORKER: bool = true;
 
+/// `HERDER_AUDIT_SIM_NEW=1`: also simulate what the auditor does not handle
+/// yet: failed starts (normal behaviour, no finding) in every scenario, and
+/// the faults of [`PENDING`]. Off by default until the auditor handles them.
+fn new_behaviour() -> bool {
+    std::env::var_os("HERDER_AUDIT_SIM_NEW").is_some_and(|v| v == "1")
+}
+
+/// Faults whose findings the auditor does not report yet (swept only with
+/// `HERDER_AUDIT_SIM_NEW=1`).
+const PENDING: [FaultKind; 2] = [FaultKind::PollTimeoutLeave, FaultKind::StaleConfigStart];
+
+/// Finding kinds the auditor does not report yet: compared only with
+/// `HERDER_AUDIT_SIM_NEW=1`. (A `stale-config-start` can follow from
+/// another fault: a worker that skips its catch-up may start a re-created
+/// connector's tasks before it has read their configs.)
+const PENDING_KINDS: [&str; 1] = ["stale-config-start"];
+
 #[derive(Clone, Default)]
 struct Buf(Arc<Mutex<Vec<u8>>>);
 
@@ -83,6 +100,7 @@ fn audit_all(r: &Run) -> BTreeSet<Key> {
         cross: true,
         progress: false,
         live: None,
+        timeline: false,
     };
     let report = audit::audit(&inputs, &opts);
     assert!(report.errors.is_empty(), "{:?}", report.errors);
@@ -120,7 +138,7 @@ fn cmd(p: &Params) -> String {
     if let Some(f) = p.fault {
         s.push_str(&format!(" --fault {f} --fault-at {}", p.fault_event()));
     }
-    s.push_str(" --out /tmp/sim");
+    s.push_str(&format!(" --fail-rate {} --out /tmp/sim", p.fail_rate));
     s
 }
 
@@ -145,7 +163,8 @@ fn check(p: &Params) -> (Outcome, Run) {
     };
     let mut want: BTreeSet<Key> = BTreeSet::new();
     for e in &r.truth.expected {
-        if e.scope == Scope::Worker || CROSS_WORKER {
+        let pending = !new_behaviour() && PENDING_KINDS.contains(&e.kind);
+        if (e.scope == Scope::Worker || CROSS_WORKER) && !pending {
             want.insert((
                 e.file.clone(),
                 e.line,
@@ -213,7 +232,8 @@ fn scenario(seed: u64, fault: Option<FaultKind>, big: bool) -> Params {
     let coop_only = fault.is_some_and(FaultKind::cooperative_only);
     let version = loop {
         let v = versions[next(versions.len() as u64) as usize];
-        if !(coop_only && v.eager_only()) {
+        let exists = fault.is_none_or(|f| f.exists_in(v).is_ok());
+        if !(coop_only && v.eager_only()) && exists {
             break v;
         }
     };
@@ -239,7 +259,16 @@ fn scenario(seed: u64, fault: Option<FaultKind>, big: bool) -> Params {
     p.noise = [0.0, 0.3, 0.6][next(3) as usize];
     p.delay_ms = [0, 30_000, 300_000][next(3) as usize];
     p.fault = fault;
-    if fault == Some(FaultKind::RestartMovedTask) {
+    // Failed starts: normal behaviour the auditor must not report.
+    p.fail_rate = if new_behaviour() {
+        [0.02, 0.05, 0.15][next(3) as usize]
+    } else {
+        0.0
+    };
+    if matches!(
+        fault,
+        Some(FaultKind::RestartMovedTask | FaultKind::PollTimeoutLeave)
+    ) {
         // A task can only move with a second worker.
         p.workers = p.workers.max(2);
     }
@@ -293,7 +322,13 @@ fn one(seed: u64, fault: Option<FaultKind>, big: bool) -> (String, Count, Vec<St
 /// Every fault kind (and none) for each seed, on two threads.
 fn sweep(seeds: std::ops::Range<u64>, big: bool) -> BTreeMap<String, Count> {
     let kinds: Vec<Option<FaultKind>> = std::iter::once(None)
-        .chain(ALL_FAULTS.iter().copied().map(Some))
+        .chain(
+            ALL_FAULTS
+                .iter()
+                .copied()
+                .filter(|f| new_behaviour() || !PENDING.contains(f))
+                .map(Some),
+        )
         .collect();
     let jobs: Vec<(u64, Option<FaultKind>)> = seeds
         .flat_map(|s| kinds.iter().map(move |&k| (s, k)))

@@ -193,7 +193,8 @@ impl<'a> Run<'a> {
             self.segments.push(s.segments.len());
             self.slots.push(Slot {
                 proc: StreamProcessor::new(s.name, rank, segs, self.opts.keep_generations, true)
-                    .with_live(live.clone()),
+                    .with_live(live.clone())
+                    .with_timeline(self.opts.timeline),
                 end: None,
                 idle_since: None,
                 read_before: 0,
@@ -406,7 +407,10 @@ impl<'a> Run<'a> {
     /// The first stage alone (`herder-audit map`): every stream read (in
     /// rounds, as for a whole audit), its items written as they come, then
     /// what each stream leaves.
-    fn go_map(mut self, out: &mut super::mapred::MapWriter<'_>) -> io::Result<()> {
+    fn go_map(
+        mut self,
+        out: &mut super::mapred::MapWriter<'_>,
+    ) -> io::Result<Vec<super::InputError>> {
         let mut span = ROUND_START_MS;
         let mut until = Until::FirstStamp;
         loop {
@@ -425,12 +429,14 @@ impl<'a> Run<'a> {
                 .next_until(until, &mut span, read)
                 .unwrap_or(Until::End);
         }
+        let mut errors = Vec::new();
         for (slot, segs) in self.slots.into_iter().zip(self.segments) {
             let Some(mut end) = slot.end else { continue };
             stitched_note(&mut end, segs);
+            errors.extend(end.errors.iter().cloned());
             out.stream(&slot.proc, segs, end)?;
         }
-        Ok(())
+        Ok(errors)
     }
 
     /// The report: inputs by id, workers in stream order.
@@ -487,12 +493,13 @@ fn stitched_note(end: &mut StreamEnd, segs: usize) {
 }
 
 /// Runs the first stage alone: writes the items and ends of every stream
-/// of `inputs` to `out` (see [`super::mapred`]).
+/// of `inputs` to `out` (see [`super::mapred`]). Returns the input
+/// errors the streams met (they are in the output too).
 pub fn map_to(
     inputs: &[Input],
     opts: &Options,
     out: &mut super::mapred::MapWriter<'_>,
-) -> io::Result<()> {
+) -> io::Result<Vec<super::InputError>> {
     let mut go = |parallel| Run::new(inputs, opts, parallel).go_map(out);
     match opts.jobs {
         Some(0 | 1) => go(false),

@@ -54,6 +54,8 @@ pub struct Options {
     pub progress: bool,
     /// Live input (stdin, `--follow`): how to wait for more.
     pub live: Option<Live>,
+    /// Record each worker's timeline (for the HTML report).
+    pub timeline: bool,
 }
 
 impl Default for Options {
@@ -64,6 +66,7 @@ impl Default for Options {
             cross: true,
             progress: false,
             live: None,
+            timeline: false,
         }
     }
 }

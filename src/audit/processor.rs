@@ -113,6 +113,18 @@ impl StreamProcessor {
         }
     }
 
+    /// Have the replays record their timelines (for the HTML report).
+    pub fn with_timeline(mut self, on: bool) -> StreamProcessor {
+        if on {
+            self.sink = std::mem::replace(
+                &mut self.sink,
+                StreamSink::new(SourceId(0), String::new(), false),
+            )
+            .with_timeline();
+        }
+        self
+    }
+
     /// Read standard input and (with `follow`) the last segment as live
     /// input.
     pub fn with_live(mut self, live: Option<input::live::LiveOpen>) -> StreamProcessor {
@@ -188,15 +200,20 @@ impl StreamProcessor {
                         inner: reader,
                         count: self.bytes_read.clone(),
                     });
-                    (Reader::Live(counted), gzip)
+                    let (reader, head) = input::prepare(counted);
+                    (Reader::Live(reader), gzip, head)
                 })
             } else {
-                input::open_segment(&input, self.bytes_read.clone())
+                input::open_probed(&input, self.bytes_read.clone())
             };
             match opened {
-                Ok((reader, gzip)) => {
+                Ok((reader, gzip, head)) => {
                     self.sink.next_segment(id, self.next == 1, last);
-                    self.current = Some((id, Scanner::new(reader), gzip));
+                    let mut scanner = Scanner::new(reader);
+                    if self.sink.segment_head(&head) {
+                        scanner.follow(usize::MAX);
+                    }
+                    self.current = Some((id, scanner, gzip));
                     self.current_live = live;
                     return true;
                 }

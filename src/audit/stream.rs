@@ -5,9 +5,12 @@
 //! steps, pausing at a given log time so many streams can advance together.
 
 use crate::event::{
-    Continuation, Event, LoggerKind, parse_already_exists, parse_config_value, parse_message,
+    Continuation, Event, LoggerKind, attribute, parse_already_exists, parse_config_value,
+    parse_message,
 };
+use crate::input;
 use crate::input::scan::{Delivery, LineSink, Step};
+use crate::layout::bare::BareLayout;
 use crate::layout::{self, envelope, split_stream};
 use crate::model::{SourceId, SourceLine, Timestamp};
 use crate::replay::{LineCtx, WorkerReplay};
@@ -30,6 +33,8 @@ struct Raw<'a> {
     text: &'a str,
     ts: Option<Timestamp>,
     msg: (usize, usize),
+    /// The line has no logger in a layout that prints none.
+    bare: bool,
 }
 
 impl<'a> Raw<'a> {
@@ -39,6 +44,7 @@ impl<'a> Raw<'a> {
             text,
             ts: None,
             msg: (0, text.len()),
+            bare: false,
         }
     }
 }
@@ -136,6 +142,7 @@ pub struct StreamSink {
     items: Vec<Item>,
     keep_generations: bool,
     facts: bool,
+    timeline: bool,
     slots: BTreeMap<Option<String>, Slot>,
     follow: Follow,
     until: Until,
@@ -146,6 +153,10 @@ pub struct StreamSink {
     pub events: u64,
     /// Lines skipped for their length: (line number, length).
     pub too_long: Vec<(u64, u64)>,
+    /// Whether the layout prints a logger (else every line is read).
+    bare: BareLayout,
+    /// Tells the workers of a rejoined segment so.
+    wrapped: input::unwrap::RejoinNote,
 }
 
 impl StreamSink {
@@ -159,6 +170,7 @@ impl StreamSink {
             items: Vec::new(),
             keep_generations,
             facts: false,
+            timeline: false,
             slots: BTreeMap::new(),
             follow: Follow::None,
             until: Until::End,
@@ -166,6 +178,8 @@ impl StreamSink {
             dedupe: Dedupe::default(),
             events: 0,
             too_long: Vec::new(),
+            bare: BareLayout::default(),
+            wrapped: input::unwrap::RejoinNote::default(),
         }
     }
 
@@ -229,6 +243,12 @@ impl StreamSink {
             .max()
     }
 
+    /// Have the replays record their timelines (for the HTML report).
+    pub fn with_timeline(mut self) -> StreamSink {
+        self.timeline = true;
+        self
+    }
+
     /// Pause before the first line stamped later than this bound.
     pub fn set_until(&mut self, until: Until) {
         self.until = until;
@@ -275,8 +295,7 @@ impl StreamSink {
     fn slot<'s>(
         slots: &'s mut BTreeMap<Option<String>, Slot>,
         label: &str,
-        keep: bool,
-        facts: bool,
+        (keep, facts, timeline): (bool, bool, bool),
         stream: Option<&str>,
     ) -> &'s mut Slot {
         if !slots.keys().any(|k| k.as_deref() == stream) {
@@ -285,6 +304,11 @@ impl StreamSink {
                 None => label.to_string(),
             };
             let replay = WorkerReplay::new(label.clone(), keep);
+            let replay = if timeline {
+                replay.with_timeline()
+            } else {
+                replay
+            };
             slots.insert(
                 stream.map(str::to_string),
                 Slot {
@@ -307,11 +331,18 @@ impl StreamSink {
         }
         let source = self.source;
         self.events += 1;
+        let notice = if raw.bare {
+            let key = stream.map(str::to_string);
+            let had = self.slots.get(&key).is_some_and(|s| s.seq > 0);
+            self.bare.notice(stream, had)
+        } else {
+            None
+        };
+        let wrapped = self.wrapped.take(stream);
         let slot = Self::slot(
             &mut self.slots,
             &self.label,
-            self.keep_generations,
-            self.facts,
+            (self.keep_generations, self.facts, self.timeline),
             stream,
         );
         slot.seq += 1;
@@ -323,6 +354,15 @@ impl StreamSink {
             text: Arc::from(raw.text),
             msg: (raw.msg.0 as u32, raw.msg.1 as u32),
         };
+        if let Some(n) = notice {
+            if n.lines_missed {
+                slot.replay.lines_missed_before(&line);
+            }
+            slot.replay.note_reading(&line, n.text);
+        }
+        if let Some(note) = wrapped {
+            slot.replay.note_reading(&line, note);
+        }
         slot.replay.apply(ev, &line, ctx);
         if self.facts {
             Self::push_facts(
@@ -472,6 +512,35 @@ fn json_message_range(raw: &str, message: &str) -> (usize, usize) {
 
 impl LineSink for StreamSink {
     fn line(&mut self, number: u64, bytes: &[u8], how: Delivery) -> Step {
+        // A layout without a logger hides lines from the prefilter: then
+        // every line is read as a candidate.
+        let how = if self.bare.reads_all() {
+            Delivery::Candidate
+        } else {
+            how
+        };
+        match self.read_line(number, bytes, how) {
+            Step::Next(_) if self.bare.reads_all() => Step::Next(usize::MAX),
+            step => step,
+        }
+    }
+
+    fn too_long(&mut self, number: u64, len: u64) {
+        self.too_long.push((number, len));
+    }
+}
+
+impl StreamSink {
+    /// A new segment begins: its head told whether its layout prints a
+    /// logger and whether it was wrapped; the scan must hand on every line
+    /// when the layout hides the loggers.
+    pub(super) fn segment_head(&mut self, head: &input::Head) -> bool {
+        self.bare.segment(head.bare);
+        self.wrapped.segment(head.wrap_width);
+        self.bare.reads_all()
+    }
+
+    fn read_line(&mut self, number: u64, bytes: &[u8], how: Delivery) -> Step {
         // Hot path: most candidate lines come from runtime loggers the
         // auditor does not read (plugin scanning, offset commits, configs);
         // reject them from their raw bytes before decoding anything.
@@ -529,15 +598,22 @@ impl LineSink for StreamSink {
         if env.client {
             return Step::Next(0);
         }
-        let kind = match env.logger {
-            Some(l) => match LoggerKind::classify(l) {
-                Some(k) => k,
+        self.bare.record(env.worker.is_some(), env.logger.is_some());
+        let (kind, ev) = match env.logger {
+            Some(l) => {
+                let Some(kind) = LoggerKind::classify(l) else {
+                    return Step::Next(0);
+                };
+                match parse_message(kind, env.message) {
+                    Some(ev) => (kind, ev),
+                    None => return Step::Next(0),
+                }
+            }
+            // No logger: the class is told from the wording and prefix.
+            None => match attribute(env.message, env.worker.is_some()) {
+                Some(attributed) => attributed,
                 None => return Step::Next(0),
             },
-            None => LoggerKind::Unknown,
-        };
-        let Some(ev) = parse_message(kind, env.message) else {
-            return Step::Next(0);
         };
         if kind == LoggerKind::AbstractCoordinator && env.worker.is_none() {
             let group = self
@@ -563,6 +639,7 @@ impl LineSink for StreamSink {
             text: &text,
             ts: env.ts,
             msg,
+            bare: env.logger.is_none() && ev.continuation() != Continuation::ConfigDump,
         };
         self.apply(stream, &ev, raw, ctx);
         Step::Next(match ev.continuation() {
@@ -576,9 +653,5 @@ impl LineSink for StreamSink {
                 TRACE_LINES
             }
         })
-    }
-
-    fn too_long(&mut self, number: u64, len: u64) {
-        self.too_long.push((number, len));
     }
 }

@@ -267,6 +267,7 @@ fn check_inner(trace: &Trace, opts: CheckOptions) -> Outcome {
             cross: true,
             progress: false,
             live: None,
+            timeline: false,
         },
     );
     if !report.errors.is_empty() {

@@ -6,7 +6,7 @@ pub mod parse;
 
 use crate::model::{Assignment, Name, Protocol, Resource, TaskId};
 
-pub use parse::{parse_already_exists, parse_config_value, parse_message};
+pub use parse::{attribute, parse_already_exists, parse_config_value, parse_message};
 
 /// The logger (`%c`) a line came from, reduced to the classes whose lines the
 /// auditor reads. `Unknown` is for layouts that print no logger: every family
@@ -32,7 +32,9 @@ pub enum LoggerKind {
     WorkerTask,
     /// `org.apache.kafka.connect.runtime.AbstractHerder`
     AbstractHerder,
-    /// `org.apache.kafka.connect.runtime.Connect` (and `…util.ConnectUtils`)
+    /// `org.apache.kafka.connect.runtime.Connect`, and the classes that log
+    /// `Kafka cluster ID: …`: `…util.ConnectUtils` up to 3.3.x,
+    /// `…runtime.WorkerConfig` from 3.4.0
     Connect,
     /// `org.apache.kafka.connect.storage.KafkaConfigBackingStore`
     ConfigBackingStore,
@@ -81,7 +83,7 @@ impl LoggerKind {
                 | "AbstractWorkerSourceTask"
                 | "ExactlyOnceWorkerSourceTask" => LoggerKind::WorkerTask,
                 "AbstractHerder" => LoggerKind::AbstractHerder,
-                "Connect" => LoggerKind::Connect,
+                "Connect" | "WorkerConfig" => LoggerKind::Connect,
                 "rest.RestServer" => LoggerKind::RestServer,
                 _ => return None,
             });
@@ -137,19 +139,43 @@ pub enum AssignmentFailure {
     UpToDate,
 }
 
-/// How a start attempt failed.
+/// How a start attempt failed (docs/rules.md, "Failed starts").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StartFailure {
     /// DH `Couldn't instantiate task|connector … invalid … configuration`
     CouldNotInstantiate,
-    /// DH `Unexpected error while trying to start connector <name>` (2.6.3+)
+    /// DH `Unexpected error while trying to start connector <name>` (2.6.0+)
     Unexpected,
-    /// DH `Failed to start connector '<name>'` (2.6.3+, callback)
+    /// DH `Failed to start connector '<name>'` (2.6.0+, callback)
     HerderCallback,
-    /// W `Failed to start connector {}` / `Failed to start task {}`
+    /// W `Failed to start connector {}` / `Failed to start task {}`: not
+    /// registered.
     Worker,
-    /// WSink/WSrc `{} Task failed initialization and will not be started.`
+    /// WSink/WSrc `{} Task failed initialization and will not be started.`:
+    /// the task stays registered, FAILED.
     Initialization,
+    /// WConn `{} Error while starting connector` / `{} Error initializing
+    /// connector`: the connector stays registered, FAILED.
+    ConnectorStart,
+    /// DH `Task '<task>' restart failed` / `Connector '<name>' restart
+    /// failed` (KIP-745 plans, 3.0.0+): read from
+    /// [`Event::RestartOutcome`], never parsed as such.
+    RestartPlan,
+}
+
+impl StartFailure {
+    /// Does the Worker keep the failed instance (so that its later stop is
+    /// a real `Stopping …`)? `None`: the line does not say.
+    pub fn registered(self) -> Option<bool> {
+        match self {
+            StartFailure::Initialization | StartFailure::ConnectorStart => Some(true),
+            StartFailure::Worker => Some(false),
+            StartFailure::CouldNotInstantiate
+            | StartFailure::Unexpected
+            | StartFailure::HerderCallback
+            | StartFailure::RestartPlan => None,
+        }
+    }
 }
 
 /// `Setting connector X state to S` / target states.
@@ -384,7 +410,11 @@ pub enum Event {
         connector: Name,
         state: TargetState,
     },
-    /// WConn `WorkerConnector{id=X} Error while starting connector` and the other error lines.
+    /// WConn `WorkerConnector{id=X} Connector raised an error` and the other
+    /// error lines that are not a failed start (`Error while shutting down
+    /// connector`, `Connector has failed`); `… Error while starting
+    /// connector` and `… Error initializing connector` are
+    /// [`Event::StartFailed`] ([`StartFailure::ConnectorStart`]).
     ConnectorError(Name),
     /// `{} Source task finished initialization and start` / `{} Sink task …`
     TaskInitialized(TaskId),
@@ -452,7 +482,8 @@ pub enum Event {
     AlreadyExists(Resource),
     /// RestServer `Advertised URI: http://host:8083/`
     AdvertisedUrl(String),
-    /// ConnectUtils `Kafka cluster ID: <id>`
+    /// `Kafka cluster ID: <id>` (ConnectUtils up to 3.3.x, WorkerConfig
+    /// from 3.4.0)
     KafkaClusterId(String),
     /// `\tconnect.protocol = sessioned` inside a `DistributedConfig values:` dump.
     ConfigValue {
@@ -469,7 +500,9 @@ impl Event {
     pub fn continuation(&self) -> Continuation {
         match self {
             Event::DistributedConfigDump => Continuation::ConfigDump,
-            Event::StartFailed { .. } => Continuation::StartFailure,
+            Event::StartFailed { .. } | Event::RestartOutcome { ok: false, .. } => {
+                Continuation::StartFailure
+            }
             _ => Continuation::None,
         }
     }

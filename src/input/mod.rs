@@ -4,6 +4,7 @@ pub mod families;
 pub mod live;
 pub mod scan;
 pub mod source;
+pub mod unwrap;
 
 use std::fs::File;
 use std::io::{self, BufReader, Read};
@@ -173,6 +174,61 @@ pub fn open_segment(input: &Input, count: Arc<AtomicU64>) -> io::Result<(Reader,
     } else {
         src.set_direct();
         Ok((Reader::Plain(src), false))
+    }
+}
+
+/// What the head of a segment showed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Head {
+    /// A terminal copy wrapped at this many characters: the reader rejoins
+    /// its records ([`unwrap`]).
+    pub wrap_width: Option<usize>,
+    /// The layout prints no logger ([`crate::layout::bare`]).
+    pub bare: bool,
+}
+
+/// Reads the head of a segment once, before the scan: a terminal copy's
+/// wrapped records are rejoined, and the head tells whether the layout
+/// prints a logger. Streams that are neither pay one copy of their head.
+pub fn prepare(reader: Box<dyn Read + Send>) -> (Box<dyn Read + Send>, Head) {
+    let mut bare = false;
+    let (reader, wrap_width) = unwrap::reader(reader, |head| {
+        bare = crate::layout::bare::head_is_bare(head);
+    });
+    (reader, Head { wrap_width, bare })
+}
+
+/// Opens a segment of a file (or bytes) for the scan, with what its head
+/// shows. The head is read apart, and the scan reads the segment from its
+/// start through a reader that can be released between reads; a terminal
+/// copy wrapped at a fixed width is read through the rejoining reader
+/// instead (a reader that cannot be released: it keeps its file and
+/// buffers while paused).
+pub fn open_probed(input: &Input, count: Arc<AtomicU64>) -> io::Result<(Reader, bool, Head)> {
+    let (head_reader, _) = open(input)?;
+    let (_, probed) = prepare(head_reader);
+    if probed.wrap_width.is_some() {
+        let (r, gzip) = open(input)?;
+        let counted: Box<dyn Read + Send> = Box::new(Counted { inner: r, count });
+        let (reader, head) = prepare(counted);
+        return Ok((Reader::Live(reader), gzip, head));
+    }
+    let (reader, gzip) = open_segment(input, count)?;
+    Ok((reader, gzip, probed))
+}
+
+/// Counts the bytes read from a reader.
+struct Counted<R> {
+    inner: R,
+    count: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count
+            .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+        Ok(n)
     }
 }
 

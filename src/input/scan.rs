@@ -187,6 +187,13 @@ impl<R: Read> Scanner<R> {
         }
     }
 
+    /// Hands over the next `lines` lines whatever they hold, as if the
+    /// sink had asked for them: a stream whose lines the literals cannot
+    /// find is read line by line from its first line.
+    pub fn follow(&mut self, lines: usize) {
+        self.follow = lines;
+    }
+
     /// The read error that ended the scan, if one did.
     pub fn take_error(&mut self) -> Option<io::Error> {
         self.error.take()

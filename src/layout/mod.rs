@@ -12,6 +12,7 @@
 //! Lines without a record start (stack traces, config dumps, wrapped
 //! messages) are continuations: [`envelope`] returns `None` for them.
 
+pub mod bare;
 pub mod json;
 
 use crate::model::Timestamp;
@@ -325,6 +326,22 @@ fn logger_bytes(b: &[u8]) -> Option<&str> {
         return None;
     }
     std::str::from_utf8(name).ok()
+}
+
+/// Does this raw line start a log record (a record head in one of the
+/// layouts, or a JSON object: `{"`)? Lines that do not continue the record before
+/// them: stack traces, config dumps, multi-line messages, the fragments of
+/// a wrapped line. Invalid UTF-8 after the record head does not matter.
+pub fn starts_record(line: &[u8]) -> bool {
+    // The head is searched in the first 256 bytes; its time stamp and level
+    // fit in the bytes after that.
+    let head = &line[..line.len().min(320)];
+    let text = match std::str::from_utf8(head) {
+        Ok(s) => s,
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
+    };
+    let json = split_stream(text).1.trim_start().starts_with("{\"");
+    json || find_record(text).is_some()
 }
 
 /// Is this (after any stream prefix) a JSON line?

@@ -9,6 +9,7 @@ mod starts;
 pub mod state;
 mod stops;
 mod summary;
+pub mod timeline;
 
 pub use facts::{Fact, FactKind};
 pub use summary::{GenerationRecord, Identity, Note, WorkerReport, WorkerSummary};
@@ -19,7 +20,7 @@ use crate::model::{Protocol, Resource, SourceLine, TaskId};
 use crate::rules::offset_mismatch::Trouble;
 use crate::rules::{
     StartReason, StopReason, Who, double_start, foreign_start, lost_assignment, offset_mismatch,
-    unnecessary_stop, zombie,
+    stale_config, unnecessary_stop, zombie,
 };
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use state::*;
@@ -56,13 +57,34 @@ struct Incarnation {
     ctx: Contexts,
     pending_stops: Vec<Stop>,
     unconfirmed: Vec<(Resource, SourceLine)>,
-    /// Latest start of each resource: its line, the state before it and the
-    /// double-start finding it produced (index into the findings).
-    last_start: HashMap<Resource, (SourceLine, Option<ResState>, Option<usize>)>,
+    /// Latest start attempt of each resource.
+    last_start: HashMap<Resource, Attempt>,
+    /// Resources in state `Starting`: they become `Running` once the lines
+    /// of their start are past ([`WorkerReplay::settle`]).
+    starting: Vec<Resource>,
     /// Resources stopped by a self-revocation and not started since.
     self_revoked: HashSet<Resource>,
     /// Something other than start-up noise happened since the reset.
     active: bool,
+    /// The worker's start (`Kafka Connect starting`, `Herder starting`):
+    /// the config topic it read then was read silently.
+    process_start: Option<SourceLine>,
+}
+
+/// One start attempt: the herder's `Starting …` line and what followed it.
+#[derive(Debug, Clone)]
+struct Attempt {
+    line: SourceLine,
+    /// What was known about the resource just before the start.
+    prev: Option<ResState>,
+    /// The double-start finding it produced (absolute index, see
+    /// [`WorkerReplay::push`]).
+    double: Option<usize>,
+    /// The Worker answered the start (`Creating …`, `Instantiated …`, its
+    /// own failure line): it did not already hold the resource.
+    answered: bool,
+    /// The Worker refused it: an instance already existed.
+    refused: bool,
 }
 
 #[derive(Debug)]
@@ -96,6 +118,10 @@ pub struct WorkerReplay {
     last_line: Option<SourceLine>,
     /// Facts for the cross-worker checks, when they are wanted.
     facts: Option<Vec<Fact>>,
+    /// Facts from this index on wait for the outcome of a start (a `Start`
+    /// fact is withdrawn if the start fails while its lines are coming, so
+    /// that the cross-worker checks never count an instance that never ran).
+    facts_held_from: Option<usize>,
     /// Shared copy of the group name for facts.
     group_arc: Option<Arc<str>>,
     /// Shared copy of the identity for facts.
@@ -110,6 +136,8 @@ pub struct WorkerReplay {
     begun: bool,
     /// `Kafka cluster ID: …`: tells clusters with the same group id apart.
     kafka_cluster: Option<Arc<str>>,
+    /// The timeline for the HTML report, when it is wanted.
+    timeline: Option<Box<timeline::Recorder>>,
 }
 
 /// Two lines of one rebalance further apart than this (log time) suggest
@@ -169,13 +197,21 @@ impl WorkerReplay {
             keep_generations,
             last_line: None,
             facts: None,
+            facts_held_from: None,
             group_arc: None,
             identity_arc: None,
             held_from: 0,
             handed_on: 0,
             begun: false,
             kafka_cluster: None,
+            timeline: None,
         }
+    }
+
+    /// Record the worker's [`timeline::Timeline`] (for the HTML report).
+    pub fn with_timeline(mut self) -> WorkerReplay {
+        self.timeline = Some(Box::default());
+        self
     }
 
     /// Collect facts for the cross-worker checks ([`WorkerReplay::take_facts`]).
@@ -184,9 +220,60 @@ impl WorkerReplay {
         self
     }
 
-    /// The facts collected since the last call.
+    /// The facts collected since the last call, except those waiting for
+    /// the outcome of a start (see [`WorkerReplay::flush_findings`]).
     pub fn take_facts(&mut self) -> Vec<Fact> {
-        self.facts.as_mut().map(std::mem::take).unwrap_or_default()
+        let Some(facts) = self.facts.as_mut() else {
+            return Vec::new();
+        };
+        match &mut self.facts_held_from {
+            Some(from) => {
+                let ready: Vec<Fact> = facts.drain(..*from).collect();
+                *from = 0;
+                ready
+            }
+            None => std::mem::take(facts),
+        }
+    }
+
+    /// Holds the facts made from now on until the outcome of the starts
+    /// under way is known.
+    fn hold_facts(&mut self) {
+        if let (Some(f), None) = (&self.facts, self.facts_held_from) {
+            self.facts_held_from = Some(f.len());
+        }
+    }
+
+    /// Withdraws the `Start` fact of `r`'s latest start if it is still
+    /// held; returns whether it was.
+    fn withdraw_start(&mut self, r: &Resource) -> bool {
+        let (Some(facts), Some(from)) = (self.facts.as_mut(), self.facts_held_from) else {
+            return false;
+        };
+        let found = facts[from..]
+            .iter()
+            .rposition(|f| matches!(&f.kind, FactKind::Start { resource, .. } if resource == r));
+        match found {
+            Some(i) => {
+                facts.remove(from + i);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The lines of the starts under way are past: what did not fail runs.
+    fn settle(&mut self) {
+        for r in std::mem::take(&mut self.inc.starting) {
+            if let Some(st) = self.inc.res.get_mut(&r)
+                && let ResState::Starting { since } = st
+            {
+                *st = ResState::Running {
+                    since: since.clone(),
+                    zombie_reported: false,
+                };
+            }
+        }
     }
 
     fn fact(&mut self, line: &SourceLine, kind: FactKind) {
@@ -215,9 +302,14 @@ impl WorkerReplay {
         }
     }
 
-    /// Facts mode: hands the findings pushed so far on as facts (they are
-    /// final: nothing later amends them) and forgets them.
+    /// The outcome of the starts under way is known (a line that is not
+    /// part of a start came, live input went quiet, or the log ended): what
+    /// did not fail runs, and the facts held for them are released. Facts
+    /// mode: hands the findings pushed so far on as facts (they are final:
+    /// nothing later amends them) and forgets them.
     pub fn flush_findings(&mut self) {
+        self.settle();
+        self.facts_held_from = None;
         if self.facts.is_none() || self.held_from == self.findings.len() {
             return;
         }
@@ -334,11 +426,34 @@ impl WorkerReplay {
         self.handed_on + self.findings.len() - 1
     }
 
-    fn count_stop(&mut self, why: StopReason) {
+    fn count_stop(&mut self, why: StopReason, stop: &Stop) {
         *self.summary.stops.entry(why).or_default() += 1;
         if let Some(g) = self.generations.last_mut() {
             g.stop_reasons.push(why);
         }
+        if let Some(t) = &mut self.timeline {
+            t.judged(&stop.resource, &stop.line, why);
+        }
+    }
+
+    /// A note for the worker's summary about how its log was read (its
+    /// layout, say), at `line`.
+    pub fn note_reading(&mut self, line: &SourceLine, text: String) {
+        self.note(Some(line), text);
+    }
+
+    /// Lines before `line` may not all have been read (the reader could not
+    /// find them). What the worker ran is unknown from here on, as at the
+    /// start of a log that begins mid-life: no finding may rest on a stop
+    /// or start among the lines missed (README, "Unknown is not empty").
+    /// Stops already waiting for their judgement keep it.
+    pub fn lines_missed_before(&mut self, line: &SourceLine) {
+        self.flush_unconfirmed();
+        self.inc.res.clear();
+        self.inc.last_start.clear();
+        self.inc.self_revoked.clear();
+        self.inc.baseline = None;
+        self.fact(line, FactKind::Reset);
     }
 
     /// Feeds one event read from `line`.
@@ -356,10 +471,14 @@ impl WorkerReplay {
                 | Event::FinishedCreatingConnector(_)
                 | Event::TaskInitialized(_)
                 | Event::StartFailed { .. }
+                | Event::RestartOutcome { ok: false, .. }
                 | Event::AlreadyExists(_)
                 | Event::ConfigValue { .. }
         ) {
             self.flush_findings();
+        }
+        if let Some(t) = &mut self.timeline {
+            t.event(ev, line);
         }
         if !self.begun && !is_preamble(ev) {
             self.begun = true;
@@ -492,6 +611,14 @@ impl WorkerReplay {
             Event::FinishedStartingWork => self.close_phase(Some(line)),
             Event::Starting(r) => self.start(r, line),
             Event::StartFailed { resource, how } => self.start_failed(resource, *how, line),
+            Event::RestartOutcome {
+                resource,
+                ok: false,
+            } => self.start_failed(resource, StartFailure::RestartPlan, line),
+            Event::Creating(r) | Event::Instantiated(r) => self.answered(r),
+            Event::FinishedCreatingConnector(c) => {
+                self.answered(&Resource::Connector(c.clone()));
+            }
             Event::AlreadyExists(r) => self.already_exists(r, line),
             Event::Stopping(r) => match r {
                 Resource::Connector(_) => self.inc.unconfirmed.push((r.clone(), line.clone())),
@@ -501,6 +628,14 @@ impl WorkerReplay {
                 // The Worker owns no such instance: not a stop, but now
                 // known not to run.
                 self.inc.unconfirmed.retain(|(u, _)| u != r);
+                // A task-config update stops the connector's assigned tasks,
+                // failed ones included, and restarts them all after the
+                // rebalance.
+                if let (Resource::Task(t), Some(tu)) = (r, &self.inc.ctx.task_update)
+                    && tu.tasks.contains(t)
+                {
+                    self.inc.tasks_to_restart.insert(t.clone(), line.clone());
+                }
                 let prev = self.mark_stopped(r, line);
                 if prev.as_ref().is_some_and(ResState::is_live) {
                     self.fact(
@@ -522,11 +657,18 @@ impl WorkerReplay {
             Event::ScheduledShutdown(n) => self.confirm(&Resource::Connector(n.clone())),
             Event::GracefulStop { resource, .. } => self.confirm(resource),
             Event::ConnectorConfigUpdated(c) => {
-                self.config.entry(c.clone()).or_default().updated = Some(line.clone());
+                let facts = self.config.entry(c.clone()).or_default();
+                facts.updated = Some(line.clone());
+                if facts.removed.is_some() && facts.recreated.is_none() {
+                    facts.recreated = Some(line.clone());
+                    facts.stale_reported.clear();
+                }
                 self.inc.offset = None;
             }
             Event::ConnectorConfigRemoved(c) => {
-                self.config.entry(c.clone()).or_default().removed = Some(line.clone());
+                let facts = self.config.entry(c.clone()).or_default();
+                facts.removed = Some(line.clone());
+                facts.recreated = None;
                 self.inc.offset = None;
             }
             Event::TargetStateChange(c) => {
@@ -608,8 +750,12 @@ impl WorkerReplay {
                         self.summary.restarts += 1;
                         self.note(Some(line), "worker restarted: state reset".to_string());
                     }
+                    if let Some(t) = &mut self.timeline {
+                        t.known_from(line, true);
+                    }
                 }
                 self.inc.baseline = Some(line.clone());
+                self.inc.process_start = Some(line.clone());
                 self.inc.offset = Some((-1, line.clone()));
             }
             Milestone::ConnectStopping
@@ -655,8 +801,8 @@ impl WorkerReplay {
                     w.stops.len()
                 ),
             );
-            for _ in &w.stops {
-                self.count_stop(StopReason::NotJudged);
+            for s in &w.stops {
+                self.count_stop(StopReason::NotJudged, s);
             }
         }
         self.close_generation();
@@ -669,6 +815,7 @@ impl WorkerReplay {
 
     /// Ends the replay; also returns the facts its end produced (facts mode).
     pub fn finish_with_facts(mut self) -> (WorkerReport, Vec<Fact>) {
+        self.settle();
         if let Some(l) = self.last_line.clone() {
             self.end_incarnation(&l, "the log ends");
             // No `Reset`: the log ending stops nothing; what ran may run on
@@ -697,6 +844,7 @@ impl WorkerReplay {
             } else {
                 Vec::new()
             },
+            timeline: self.timeline.map(|t| t.finish()),
         };
         (report, facts)
     }

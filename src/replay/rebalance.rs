@@ -80,8 +80,12 @@ impl WorkerReplay {
                     b.line
                 ),
             );
-            for _ in &window.stops {
-                self.count_stop(StopReason::NotJudged);
+            for s in &window.stops {
+                self.count_stop(StopReason::NotJudged, s);
+            }
+            if let Some(t) = &mut self.timeline {
+                let why = format!("the log jumps {mins} min inside a rebalance");
+                t.unknown(Some(a), b, why);
             }
         }
         let judge_window = window.gap.is_none();
@@ -95,7 +99,7 @@ impl WorkerReplay {
                 let f = unnecessary_stop::in_rebalance(&who, stop, line);
                 self.push(f);
             }
-            self.count_stop(why);
+            self.count_stop(why, stop);
         }
         if protocol.is_none() && !window.stops.is_empty() {
             self.note(
@@ -141,12 +145,16 @@ impl WorkerReplay {
 
         if protocol == Some(Protocol::Eager) && window.opened.is_some() {
             // Eager: the rebalance stopped everything; what the log never
-            // showed running is not running now.
+            // showed running is not running now, and a failed start is
+            // retried (the start phase starts the whole assignment).
             self.inc
                 .res
-                .retain(|_, s| !matches!(s, ResState::Held { .. }));
+                .retain(|_, s| !matches!(s, ResState::Held { .. } | ResState::Failed { .. }));
             if self.inc.baseline.is_none() {
                 self.inc.baseline = window.opened.clone();
+            }
+            if let (Some(t), Some(at)) = (&mut self.timeline, &window.opened) {
+                t.known_from(at, false);
             }
         }
 
@@ -202,6 +210,9 @@ impl WorkerReplay {
             if self.summary.generation_numbers.last() != Some(&g) {
                 self.summary.generation_numbers.push(g);
             }
+        }
+        if let Some(t) = &mut self.timeline {
+            t.generation(generation, protocol, a, line);
         }
         self.close_generation();
         if self.keep_generations {

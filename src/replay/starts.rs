@@ -9,18 +9,20 @@ impl WorkerReplay {
         self.boundary(line);
         let judgeable = self.inc.received.is_some() && self.inc.window.is_none();
         if !judgeable {
-            self.note(
-                Some(line),
-                format!(
-                    "generation {}: assignment line not seen; starts not judged",
-                    fmt_gen(self.inc.joined.map(|(g, _)| g))
-                ),
+            let why = format!(
+                "generation {}: assignment line not seen",
+                fmt_gen(self.inc.joined.map(|(g, _)| g))
             );
+            if let Some(t) = &mut self.timeline {
+                let opened = self.inc.window.as_ref().and_then(|w| w.opened.as_ref());
+                t.unknown(opened, line, why.clone());
+            }
+            self.note(Some(line), format!("{why}; starts not judged"));
         }
         // A start phase ends any rebalance whose assignment line was lost.
         if let Some(w) = self.inc.window.take() {
-            for _ in &w.stops {
-                self.count_stop(StopReason::NotJudged);
+            for s in &w.stops {
+                self.count_stop(StopReason::NotJudged, s);
             }
         }
         let known = match &self.inc.offset {
@@ -112,6 +114,9 @@ impl WorkerReplay {
                 }
                 if !held.is_empty() {
                     held.sort();
+                    if let Some(t) = &mut self.timeline {
+                        t.held(&held, &rec.line);
+                    }
                     let since = rec.line.clone();
                     self.fact(
                         fin,
@@ -135,9 +140,12 @@ impl WorkerReplay {
         // A pending unexplained stop of the same resource was a restart.
         let mut restarted = false;
         if let Some(i) = self.inc.pending_stops.iter().position(|s| &s.resource == r) {
-            self.inc.pending_stops.remove(i);
-            self.count_stop(StopReason::Restart);
+            let s = self.inc.pending_stops.remove(i);
+            self.count_stop(StopReason::Restart, &s);
             restarted = true;
+        }
+        if let Some(t) = &mut self.timeline {
+            t.start(r, line);
         }
         let prev = self.inc.res.get(r).cloned();
         let in_phase = self.inc.start_phase.as_ref().map(|p| p.judgeable);
@@ -170,6 +178,8 @@ impl WorkerReplay {
         }
 
         let generation = self.inc.generation;
+        // The start's outcome comes on the next lines: the facts wait for it.
+        self.hold_facts();
         self.fact(
             line,
             FactKind::Start {
@@ -185,21 +195,42 @@ impl WorkerReplay {
             let f = foreign_start::finding(&self.who(), r, line, &why, &origin);
             self.push(f);
         }
+        if let Resource::Task(t) = r {
+            let facts = self.config.get(&t.connector);
+            if let Some(stale) =
+                stale_config::check(facts, t.index, self.inc.process_start.as_ref())
+            {
+                let f = stale_config::finding(&self.who(), r, line, &stale);
+                self.push(f);
+                if let Some(facts) = self.config.get_mut(&t.connector) {
+                    facts.stale_reported.insert(t.index);
+                }
+            }
+        }
         let mut double = None;
         if double_start::check(prev.as_ref()) {
             let f = double_start::finding(&self.who(), r, line, prev.as_ref());
             double = Some(self.push(f));
         }
-        self.inc
-            .last_start
-            .insert(r.clone(), (line.clone(), prev, double));
-        self.inc.res.insert(
+        self.inc.last_start.insert(
             r.clone(),
-            ResState::Running {
-                since: line.clone(),
-                zombie_reported: false,
+            Attempt {
+                line: line.clone(),
+                prev,
+                double,
+                answered: false,
+                refused: false,
             },
         );
+        self.inc.res.insert(
+            r.clone(),
+            ResState::Starting {
+                since: line.clone(),
+            },
+        );
+        if !self.inc.starting.contains(r) {
+            self.inc.starting.push(r.clone());
+        }
         if let Some(ps) = &mut self.inc.start_phase {
             ps.phase.started.push((r.clone(), line.clone()));
         }
@@ -213,38 +244,113 @@ impl WorkerReplay {
         self.inc.self_revoked.remove(r);
     }
 
+    /// The Worker logged a line of `r`'s start (`Creating …`,
+    /// `Instantiated …`, `Finished creating connector …`): it did not hold
+    /// the resource already.
+    pub(super) fn answered(&mut self, r: &Resource) {
+        if let Some(a) = self.inc.last_start.get_mut(r) {
+            a.answered = true;
+        }
+    }
+
+    /// A start of `r` failed (any path: docs/rules.md, "Failed starts").
+    /// No instance runs; where the Worker refused the start because it
+    /// already held the resource, the old instance runs on.
     pub(super) fn start_failed(&mut self, r: &Resource, how: StartFailure, line: &SourceLine) {
+        if let Some(t) = &mut self.timeline {
+            t.start_failed(r, line, how == StartFailure::Initialization);
+        }
         if let Some(ps) = &mut self.inc.start_phase {
             ps.phase.failed.insert(r.clone());
         }
-        // Whatever the path, the failed start leaves no instance that
-        // processes data: the cross-worker checks must not count it.
-        let was_started = matches!(
-            (self.inc.res.get(r), self.inc.last_start.get(r)),
-            (Some(ResState::Running { since, .. }), Some((start, _, _))) if since == start
+        let attempt = self.inc.last_start.get(r).cloned();
+        if let Some(a) = &attempt {
+            if a.refused {
+                // The refusal was read already (`… already exists`): the
+                // old instance runs on, whatever the herder adds.
+                return;
+            }
+            // 2.6.0+: `Failed to start connector 'X'` for a start the Worker
+            // answered with no line of its own is the refusal of a
+            // connector it already holds (up to 2.7.x the stack does not
+            // say so). Only where the old instance is known to run.
+            if how == StartFailure::HerderCallback
+                && matches!(r, Resource::Connector(_))
+                && !a.answered
+                && a.prev.as_ref().is_some_and(ResState::is_live)
+                && self.inc.res.get(r).and_then(ResState::live_since) == Some(&a.line)
+            {
+                return self.already_exists(r, line);
+            }
+        }
+        if matches!(how, StartFailure::Worker | StartFailure::ConnectorStart)
+            && let Some(a) = self.inc.last_start.get_mut(r)
+        {
+            a.answered = true;
+        }
+        let prev = self.inc.res.get(r).cloned();
+        // Which attempt failed: the latest start, unless the resource was
+        // stopped since (then the failure is of an instance the log did not
+        // show starting).
+        let start = match &prev {
+            Some(ResState::Starting { since } | ResState::Running { since, .. })
+                if attempt.as_ref().is_some_and(|a| &a.line == since) =>
+            {
+                Some(since.clone())
+            }
+            Some(ResState::Failed { start, .. }) => start.clone(),
+            _ => None,
+        };
+        // A failure line after another for the same attempt (the Worker's,
+        // then the herder's) keeps what the first said of the instance.
+        let registered = match (&prev, how.registered()) {
+            (_, Some(true)) => true,
+            (Some(ResState::Failed { registered, .. }), _) => *registered,
+            (_, _) => false,
+        };
+        if prev.as_ref().is_some_and(ResState::is_live) {
+            // The cross-worker checks must not count it: withdraw the start
+            // if it is still held back, else say that it failed. An
+            // instance from before the start (a double start) is on their
+            // books too: it goes as well, unless the refusal puts it back.
+            let withdrawn = start.is_some() && self.withdraw_start(r);
+            let before = start.is_some()
+                && attempt
+                    .as_ref()
+                    .is_some_and(|a| a.prev.as_ref().is_some_and(ResState::is_live));
+            if !withdrawn || before {
+                self.fact(
+                    line,
+                    FactKind::StartFailed {
+                        resource: r.clone(),
+                    },
+                );
+            }
+        }
+        self.inc.res.insert(
+            r.clone(),
+            ResState::Failed {
+                at: line.clone(),
+                start,
+                registered,
+            },
         );
-        if was_started {
-            self.fact(
-                line,
-                FactKind::StartFailed {
-                    resource: r.clone(),
-                },
-            );
-        }
-        if how == StartFailure::Initialization {
-            // The task stays registered with the Worker (FAILED status).
-            return;
-        }
-        self.inc
-            .res
-            .insert(r.clone(), ResState::Failed { at: line.clone() });
     }
 
+    /// The Worker refused the latest start of `r`: it already holds an
+    /// instance (`Task already exists in this worker`, `Connector with name
+    /// X already exists`). That instance runs on.
     pub(super) fn already_exists(&mut self, r: &Resource, line: &SourceLine) {
-        let Some((start, prev, double)) = self.inc.last_start.get(r).cloned() else {
+        let Some(a) = self.inc.last_start.get(r).cloned() else {
             return;
         };
-        match double {
+        if a.refused {
+            return;
+        }
+        if let Some(t) = &mut self.timeline {
+            t.refused(r, line);
+        }
+        match a.double {
             Some(i) => {
                 if let Some(f) = self.finding_mut(i) {
                     f.evidence.push(Evidence::new(
@@ -255,15 +361,20 @@ impl WorkerReplay {
                 }
             }
             None => {
-                let f = double_start::refused(&self.who(), r, &start, line, prev.as_ref());
+                let f = double_start::refused(&self.who(), r, &a.line, line, a.prev.as_ref());
                 let i = self.push(f);
                 if let Some(e) = self.inc.last_start.get_mut(r) {
-                    e.2 = Some(i);
+                    e.double = Some(i);
                 }
             }
         }
+        if let Some(e) = self.inc.last_start.get_mut(r) {
+            e.refused = true;
+            e.answered = true;
+        }
         // The old instance is still running.
-        let old = prev.as_ref().and_then(ResState::live_since).cloned();
+        let old = a.prev.as_ref().and_then(ResState::live_since).cloned();
+        self.withdraw_start(r);
         if let Some(since) = &old {
             // The failed start took it off the cross-worker checks' books.
             self.fact(
@@ -274,7 +385,8 @@ impl WorkerReplay {
                 },
             );
         }
-        let since = old.unwrap_or(start);
+        let since = old.unwrap_or(a.line);
+        self.inc.starting.retain(|x| x != r);
         self.inc.res.insert(
             r.clone(),
             ResState::Running {

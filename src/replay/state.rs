@@ -6,9 +6,17 @@ use crate::model::{Assignment, Name, Protocol, Resource, SourceLine, TaskId};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::collections::BTreeSet;
 
-/// What the log has shown about one connector or task on this worker.
+/// What the log has shown about one connector or task on this worker: the
+/// instance life cycle of docs/design.md ("The instance life cycle"):
+/// starting → running | failed → stopped, plus held (running from before
+/// the log shows it) and lost (reported once).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ResState {
+    /// The herder logged `Starting …` at `since`; the Worker's answer (the
+    /// lines of its start, or of its failure) is still coming. It becomes
+    /// `Running` once the lines of the start are past, `Failed` if one of
+    /// them reports a failure.
+    Starting { since: SourceLine },
     /// An instance started at `since` (the herder's `Starting …` line).
     Running {
         since: SourceLine,
@@ -24,26 +32,42 @@ pub enum ResState {
     /// Known not running since `at`, assigned, and already reported as a
     /// `lost-assignment` (one finding per episode).
     Lost { at: SourceLine },
-    /// The last start attempt failed at this line.
-    Failed { at: SourceLine },
+    /// The last start attempt failed at `at`: no instance processes data,
+    /// and Kafka does not retry it while it stays assigned.
+    Failed {
+        at: SourceLine,
+        /// The herder's start line of the attempt, when the log shows it.
+        start: Option<SourceLine>,
+        /// The Worker still holds the failed instance (a connector whose
+        /// `start()` threw, a task that failed initialization): its later
+        /// `Stopping …` is a real stop.
+        registered: bool,
+    },
 }
 
 impl ResState {
-    /// An instance is (believed to be) running.
+    /// An instance is (believed to be) running, or its start is under way.
     pub fn is_live(&self) -> bool {
-        matches!(self, ResState::Running { .. } | ResState::Held { .. })
+        matches!(
+            self,
+            ResState::Starting { .. } | ResState::Running { .. } | ResState::Held { .. }
+        )
     }
-    /// The herder's start line of the running instance, when the log shows it.
+    /// The herder's start line of the instance, when the log shows it
+    /// (a failed instance included: config freshness is judged from it).
     pub fn started_at(&self) -> Option<&SourceLine> {
         match self {
-            ResState::Running { since, .. } => Some(since),
+            ResState::Starting { since } | ResState::Running { since, .. } => Some(since),
+            ResState::Failed { start, .. } => start.as_ref(),
             _ => None,
         }
     }
     /// The line from which the instance is known to be live.
     pub fn live_since(&self) -> Option<&SourceLine> {
         match self {
-            ResState::Running { since, .. } | ResState::Held { since } => Some(since),
+            ResState::Starting { since }
+            | ResState::Running { since, .. }
+            | ResState::Held { since } => Some(since),
             _ => None,
         }
     }
@@ -157,6 +181,12 @@ pub struct ConfigFacts {
     pub updated: Option<SourceLine>,
     /// Latest `Connector X config removed`.
     pub removed: Option<SourceLine>,
+    /// The first `Connector X config updated` after the latest removal: the
+    /// connector created again under the same name.
+    pub recreated: Option<SourceLine>,
+    /// Task indices already reported as `stale-config-start` since the
+    /// re-creation.
+    pub stale_reported: BTreeSet<u32>,
     /// Latest `Connector X target state change`.
     pub target_change: Option<SourceLine>,
     /// Latest `Tasks [..] configs updated` naming only this connector's tasks.

@@ -30,6 +30,9 @@ impl WorkerReplay {
     }
 
     pub(super) fn stop(&mut self, r: &Resource, line: &SourceLine) {
+        if let Some(t) = &mut self.timeline {
+            t.stop(r, line);
+        }
         let prev = self.mark_stopped(r, line);
         self.fact(
             line,
@@ -48,14 +51,14 @@ impl WorkerReplay {
         let conn = r.connector_name().clone();
         let ctx = &self.inc.ctx;
         if ctx.shutdown.is_some() {
-            return self.count_stop(StopReason::Shutdown);
+            return self.count_stop(StopReason::Shutdown, &stop);
         }
         if ctx.self_revocation.is_some() {
             self.inc.self_revoked.insert(r.clone());
-            return self.count_stop(StopReason::SelfRevocation);
+            return self.count_stop(StopReason::SelfRevocation, &stop);
         }
         if ctx.restart_plan.is_some() {
-            return self.count_stop(StopReason::RestartPlan);
+            return self.count_stop(StopReason::RestartPlan, &stop);
         }
         if let (Resource::Task(t), Some(tu)) = (r, &ctx.task_update)
             && tu.tasks.contains(t)
@@ -76,15 +79,17 @@ impl WorkerReplay {
             return match finding {
                 Some(f) => {
                     self.push(f);
-                    self.count_stop(StopReason::Unnecessary)
+                    self.count_stop(StopReason::Unnecessary, &stop)
                 }
-                None => self.count_stop(StopReason::TaskConfig),
+                None => self.count_stop(StopReason::TaskConfig, &stop),
             };
         }
         if let (Resource::Connector(_), Some(cc)) = (r, ctx.connector.get(&conn)) {
             let handling = cc.line.clone();
             return match cc.action {
-                ConnectorUpdateAction::Stopping => self.count_stop(StopReason::ConnectorRemoved),
+                ConnectorUpdateAction::Stopping => {
+                    self.count_stop(StopReason::ConnectorRemoved, &stop)
+                }
                 ConnectorUpdateAction::Restarting => {
                     let start = stop.prev.as_ref().and_then(ResState::started_at);
                     let verdict =
@@ -97,15 +102,15 @@ impl WorkerReplay {
                     ) {
                         Some(f) => {
                             self.push(f);
-                            self.count_stop(StopReason::Unnecessary)
+                            self.count_stop(StopReason::Unnecessary, &stop)
                         }
-                        None => self.count_stop(StopReason::ConnectorConfig),
+                        None => self.count_stop(StopReason::ConnectorConfig, &stop),
                     }
                 }
             };
         }
         if ctx.target_stopped.contains_key(&conn) {
-            return self.count_stop(StopReason::TargetStopped);
+            return self.count_stop(StopReason::TargetStopped, &stop);
         }
         if let Some(w) = &mut self.inc.window {
             if !w.joined {
@@ -122,7 +127,7 @@ impl WorkerReplay {
     pub(super) fn resolve_pending(&mut self, boundary: Option<&SourceLine>) {
         for stop in std::mem::take(&mut self.inc.pending_stops) {
             let Some(b) = boundary else {
-                self.count_stop(StopReason::NotJudged);
+                self.count_stop(StopReason::NotJudged, &stop);
                 continue;
             };
             let owned = self.inc.owned.as_ref();
@@ -130,13 +135,13 @@ impl WorkerReplay {
                 (Some(p), Some(o)) if p.is_cooperative() && o.holds(&stop.resource) => {
                     let f = unnecessary_stop::unexplained(&self.who(), &stop, &o.line, b);
                     self.push(f);
-                    self.count_stop(StopReason::Unnecessary);
+                    self.count_stop(StopReason::Unnecessary, &stop);
                 }
                 (_, Some(o)) if !o.holds(&stop.resource) => {
-                    self.count_stop(StopReason::NotAssigned)
+                    self.count_stop(StopReason::NotAssigned, &stop)
                 }
-                (None, _) => self.count_stop(StopReason::ProtocolUnknown),
-                _ => self.count_stop(StopReason::NotJudged),
+                (None, _) => self.count_stop(StopReason::ProtocolUnknown, &stop),
+                _ => self.count_stop(StopReason::NotJudged, &stop),
             }
         }
     }

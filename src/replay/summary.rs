@@ -154,4 +154,6 @@ pub struct WorkerReport {
     pub summary: WorkerSummary,
     pub findings: Vec<Finding>,
     pub generations: Vec<GenerationRecord>,
+    /// The worker's timeline, when the replay recorded one.
+    pub timeline: Option<super::timeline::Timeline>,
 }

@@ -1,9 +1,11 @@
 //! Printers: text diagnostics, JSON, JSON lines, and the replay view. They
 //! read a [`Report`] and know nothing of parsing.
 
+pub mod html;
 pub mod json;
 pub mod sinks;
 pub mod text;
+pub mod timeline;
 
 use crate::audit::Report;
 use crate::finding::{Kind, Severity};

@@ -5,6 +5,7 @@ pub mod double_start;
 pub mod foreign_start;
 pub mod lost_assignment;
 pub mod offset_mismatch;
+pub mod stale_config;
 pub mod unnecessary_stop;
 pub mod zombie;
 
@@ -137,7 +138,9 @@ pub(crate) fn instance_evidence(
 ) -> Option<Evidence> {
     use crate::replay::state::ResState;
     match state? {
-        ResState::Running { since, .. } => Some(Evidence::new("started here", since)),
+        ResState::Starting { since } | ResState::Running { since, .. } => {
+            Some(Evidence::new("started here", since))
+        }
         ResState::Held { since } => Some(Evidence::new(
             "held from this assignment (running from before)",
             since,

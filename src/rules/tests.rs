@@ -198,6 +198,22 @@ fn double_starts_and_zombies_need_a_live_instance() {
         zombie_reported: true,
     };
     assert!(!zombie::check(Some(&reported), false));
+    // A start under way counts; a failed one does not, even where the
+    // Worker still holds the failed instance.
+    let starting = ResState::Starting { since: line(1) };
+    assert!(double_start::check(Some(&starting)));
+    assert!(zombie::check(Some(&starting), false));
+    for registered in [false, true] {
+        let failed = ResState::Failed {
+            at: line(2),
+            start: Some(line(1)),
+            registered,
+        };
+        assert!(!double_start::check(Some(&failed)));
+        assert!(!zombie::check(Some(&failed), false));
+        assert!(!failed.is_live());
+        assert_eq!(failed.started_at(), Some(&line(1)));
+    }
 }
 
 #[test]
@@ -212,10 +228,14 @@ fn lost_needs_known_not_running() {
     let held = ResState::Held { since: line(1) };
     assert_eq!(lost_assignment::check(Some(&held), true), None);
     // A failed start is not lost, and a lost resource is reported once.
-    assert_eq!(
-        lost_assignment::check(Some(&ResState::Failed { at: line(3) }), true),
-        None
-    );
+    for registered in [false, true] {
+        let failed = ResState::Failed {
+            at: line(3),
+            start: Some(line(2)),
+            registered,
+        };
+        assert_eq!(lost_assignment::check(Some(&failed), true), None);
+    }
     assert_eq!(
         lost_assignment::check(Some(&ResState::Lost { at: line(3) }), true),
         None
@@ -246,4 +266,63 @@ fn offset_mismatch_reasons() {
     failed.assignment.error = 1;
     let (why, _) = offset_mismatch::check(Some(&failed), None, &known(10), 10).unwrap();
     assert!(why.contains("error=1"), "{why}");
+}
+
+#[test]
+fn a_task_started_from_a_deleted_connectors_configs_is_stale() {
+    let recreated = ConfigFacts {
+        removed: Some(line(3)),
+        recreated: Some(line(5)),
+        updated: Some(line(5)),
+        ..ConfigFacts::default()
+    };
+    let stale = stale_config::check(Some(&recreated), 0, None).expect("stale");
+    assert_eq!((stale.removed.line, stale.recreated.line), (3, 5));
+    // The worker started after the re-creation, or before it.
+    assert!(stale_config::check(Some(&recreated), 0, Some(&line(6))).is_none());
+    assert!(stale_config::check(Some(&recreated), 0, Some(&line(1))).is_some());
+    // 2.5.1+: the new connector's task configs come before its tasks start.
+    let configured = ConfigFacts {
+        single_claim: Some(line(7)),
+        task_set: Some([0].into()),
+        ..recreated.clone()
+    };
+    assert!(stale_config::check(Some(&configured), 0, None).is_none());
+    // A claim before the re-creation is the deleted connector's.
+    let old_claim = ConfigFacts {
+        single_claim: Some(line(2)),
+        ..recreated.clone()
+    };
+    assert!(stale_config::check(Some(&old_claim), 0, None).is_some());
+    // A claim naming other connectors' tasks as well may hold the new
+    // configs too: nothing is proved.
+    let multi = ConfigFacts {
+        multi_claim: Some(line(8)),
+        ..recreated.clone()
+    };
+    assert!(stale_config::check(Some(&multi), 0, None).is_none());
+    // Once per task and re-creation.
+    let reported = ConfigFacts {
+        stale_reported: [0].into(),
+        ..recreated.clone()
+    };
+    assert!(stale_config::check(Some(&reported), 0, None).is_none());
+    assert!(stale_config::check(Some(&reported), 1, None).is_some());
+}
+
+#[test]
+fn no_stale_start_without_the_removal_in_the_log() {
+    // The log starts after the removal: only `config updated` is seen.
+    let updated = ConfigFacts {
+        updated: Some(line(5)),
+        ..ConfigFacts::default()
+    };
+    assert!(stale_config::check(Some(&updated), 0, None).is_none());
+    assert!(stale_config::check(None, 0, None).is_none());
+    // Removed and not created again (yet).
+    let removed = ConfigFacts {
+        removed: Some(line(3)),
+        ..ConfigFacts::default()
+    };
+    assert!(stale_config::check(Some(&removed), 0, None).is_none());
 }

@@ -7,6 +7,9 @@ use crate::finding::{Evidence, Finding, Kind};
 use crate::model::{Resource, SourceLine};
 use crate::replay::state::ResState;
 
+/// Is a revoked resource in state `state` left running? A failed instance
+/// (its start failed, even if the Worker still holds it) processes nothing
+/// and is no zombie.
 pub fn check(state: Option<&ResState>, attempted_stop: bool) -> bool {
     !attempted_stop
         && matches!(
@@ -15,6 +18,7 @@ pub fn check(state: Option<&ResState>, attempted_stop: bool) -> bool {
                 zombie_reported: false,
                 ..
             }) | Some(ResState::Held { .. })
+                | Some(ResState::Starting { .. })
         )
 }
 

@@ -8,27 +8,30 @@
 //! [--protocol eager|cooperative] [--kafka-version V] [--layout L]
 //! [--fault F] [--noise R] --out DIR`
 
-mod cluster;
-mod events;
+mod archive;
+mod cli;
+mod emit;
 mod model;
-mod noise;
-mod out;
+mod oracle;
 mod rng;
-mod round;
-mod startup;
 pub mod truth;
 pub mod version;
 
-pub use model::Proto;
-pub use out::Layout;
-pub use truth::{ALL_FAULTS, Expected, FaultKind, Scope, Truth};
+pub use archive::{Archive, Planned, write_archive, write_plan};
+pub use cli::{SimArgs, run_cli};
+pub use emit::out::Layout;
+pub use model::data::Proto;
+pub use truth::{ALL_FAULTS, ArchiveTruth, Expected, FaultKind, Scope, Truth};
 pub use version::Version;
 
-use clap::Args;
-use std::fs;
+use emit::out::{Rotation, Segment};
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
-use std::time::Instant;
+
+/// The Kafka cluster id of a single simulated cluster.
+pub const DEFAULT_KAFKA_CLUSTER_ID: &str = "kRqWt5d6TX2QvG3yJx1mRw";
+
+/// The default probability that a start fails.
+pub const DEFAULT_FAIL_RATE: f64 = 0.02;
 
 /// What to simulate.
 #[derive(Debug, Clone)]
@@ -56,6 +59,14 @@ pub struct Params {
     pub lag: f64,
     /// Probability that a config record lands while the group syncs.
     pub concurrent: f64,
+    /// The Kafka cluster's id the workers log (`Kafka cluster ID: …`).
+    pub kafka_cluster_id: String,
+    /// Worker host names are `connect-N`, or `connect-N.<domain>`.
+    pub host_domain: Option<String>,
+    /// Probability that a start of a connector or task fails (a missing
+    /// plugin on the worker, an invalid config): normal behaviour, which
+    /// implies no finding.
+    pub fail_rate: f64,
 }
 
 impl Params {
@@ -81,6 +92,9 @@ impl Params {
             delay_ms: 300_000,
             lag: 0.25,
             concurrent: 0.05,
+            kafka_cluster_id: DEFAULT_KAFKA_CLUSTER_ID.to_string(),
+            host_domain: None,
+            fail_rate: DEFAULT_FAIL_RATE,
         }
     }
 
@@ -98,6 +112,9 @@ impl Params {
         if !(0.0..1.0).contains(&self.noise) {
             return Err("--noise must be in [0, 1)".into());
         }
+        if !(0.0..1.0).contains(&self.fail_rate) {
+            return Err("--fail-rate must be in [0, 1)".into());
+        }
         if self.version.eager_only() && self.protocol != Proto::Eager {
             return Err(format!(
                 "Kafka {} has only the eager protocol",
@@ -110,8 +127,13 @@ impl Params {
                 self.version.name()
             ));
         }
-        if self.fault == Some(FaultKind::RestartMovedTask) && self.workers < 2 {
-            return Err("fault restart-moved-task needs at least 2 workers".into());
+        if let Some(f @ (FaultKind::RestartMovedTask | FaultKind::PollTimeoutLeave)) = self.fault
+            && self.workers < 2
+        {
+            return Err(format!("fault {f} needs at least 2 workers"));
+        }
+        if let Some(f) = self.fault {
+            f.exists_in(self.version)?;
         }
         if let Some(f) = self.fault
             && f.cooperative_only()
@@ -148,9 +170,28 @@ pub fn simulate(
     outs: Vec<Box<dyn Write>>,
     record_lifecycle: bool,
 ) -> io::Result<Truth> {
+    let sinks = outs.into_iter().map(Sink::One).collect();
+    run_cluster(p, sinks, record_lifecycle).map(|(t, _)| t)
+}
+
+/// Where a worker's log goes.
+pub(crate) enum Sink {
+    /// One writer.
+    One(Box<dyn Write>),
+    /// Segment files, rotated by size.
+    Rotated(Rotation),
+}
+
+/// Runs one cluster: its truth (one file per worker, named by
+/// [`worker_file`]) and each worker's segments.
+pub(crate) fn run_cluster(
+    p: &Params,
+    sinks: Vec<Sink>,
+    record_lifecycle: bool,
+) -> io::Result<(Truth, Vec<Vec<Segment>>)> {
     p.validate()
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-    if outs.len() != p.workers {
+    if sinks.len() != p.workers {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             "one output per worker",
@@ -160,39 +201,51 @@ pub fn simulate(
     if p.fault.is_some() {
         p.fault_at = Some(p.fault_event());
     }
-    let mut cl = cluster::Cluster::new(p.clone(), outs, record_lifecycle);
-    let first = cl.clock.text();
+    let mut outs: Vec<Box<dyn Write>> = Vec::with_capacity(sinks.len());
+    let mut rotations = Vec::new();
+    for (w, s) in sinks.into_iter().enumerate() {
+        match s {
+            Sink::One(out) => outs.push(out),
+            Sink::Rotated(rot) => {
+                outs.push(Box::new(io::sink()));
+                rotations.push((w, rot));
+            }
+        }
+    }
+    let mut cl = model::Cluster::new(p.clone(), outs, record_lifecycle);
+    for (w, rot) in rotations {
+        cl.em.rotate(w, rot)?;
+    }
+    let first = cl.em.clock.text();
     cl.run();
     let mut files = Vec::new();
     let mut lifecycle = Vec::new();
+    let mut segments = Vec::new();
     let mut total_lines = 0;
     let mut total_bytes = 0;
-    let mut err = None;
-    for (i, wk) in cl.workers.iter_mut().enumerate() {
-        if let Err(e) = wk.log.finish() {
-            err.get_or_insert(e);
-        }
-        total_lines += wk.log.lines();
-        total_bytes += wk.log.bytes();
+    for (i, out) in cl.em.finish()?.into_iter().enumerate() {
+        let wk = &cl.workers[i];
+        total_lines += out.lines;
+        total_bytes += out.bytes;
         files.push(truth::FileInfo {
+            cluster: None,
             worker: wk.host.clone(),
             file: worker_file(i),
-            lines: wk.log.lines(),
-            bytes: wk.log.bytes(),
+            lines: out.lines,
+            bytes: out.bytes,
+            gzip: false,
             rest_url: wk.url.clone(),
         });
-        lifecycle.push(std::mem::take(&mut wk.lifecycle));
-    }
-    if let Some(e) = err {
-        return Err(e);
+        lifecycle.push(out.lifecycle);
+        segments.push(out.segments);
     }
     let mut stats = std::mem::take(&mut cl.stats);
     stats.lines = total_lines;
     stats.bytes = total_bytes;
     stats.config_records = cl.log.len();
     stats.first_time = first;
-    stats.last_time = cl.clock.text();
-    let mut expected = std::mem::take(&mut cl.expected);
+    stats.last_time = cl.em.clock.text();
+    let mut expected = std::mem::take(&mut cl.oracle.expected);
     expected.sort();
     let fault = p.fault.map(|kind| {
         cl.fault.info.clone().unwrap_or(truth::FaultInfo {
@@ -207,9 +260,10 @@ pub fn simulate(
             generation: None,
             resource: None,
             detail: "no opportunity for the fault came up".into(),
+            worker_index: None,
         })
     });
-    Ok(Truth {
+    let truth = Truth {
         schema: truth::SCHEMA,
         scenario: truth::Scenario {
             seed: p.seed,
@@ -222,6 +276,7 @@ pub fn simulate(
             log_pattern: p.layout.pattern(),
             noise: p.noise,
             group: p.group.clone(),
+            kafka_cluster_id: p.kafka_cluster_id.clone(),
             max_tasks: p.max_tasks,
             rebalance_delay_ms: p.delay_ms,
         },
@@ -230,186 +285,8 @@ pub fn simulate(
         expected,
         stats,
         lifecycle_lines: lifecycle,
-    })
-}
-
-/// `herder-audit simulate`: flags.
-#[derive(Args, Debug, Clone)]
-pub struct SimArgs {
-    /// Workers in the group.
-    #[arg(long, default_value_t = 3)]
-    pub workers: usize,
-    /// Connectors created once the cluster is up.
-    #[arg(long, default_value_t = 4)]
-    pub connectors: usize,
-    /// Random events after that (connector, task, REST and worker events).
-    #[arg(long, default_value_t = 40)]
-    pub events: usize,
-    /// Seed: the same flags and seed give the same logs, byte for byte.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Group protocol: eager, cooperative (the version's default cooperative
-    /// protocol), compatible or sessioned. Default: cooperative, or eager for
-    /// releases before 2.3.
-    #[arg(long)]
-    pub protocol: Option<String>,
-    /// Kafka version whose wording is printed: 2.0.1, 2.2.2, 2.3.1, 2.4.1,
-    /// 2.8.2, 3.0.2 or 3.6.2 (also 2.0, 2.3, 3.6, …).
-    #[arg(long, default_value = "3.6.2")]
-    pub kafka_version: String,
-    /// Log layout: apache (`[%d] %p %m (%c:%L)`), apache-mdc (with
-    /// `%X{connector.context}`), debezium, strimzi. Default: the version's shipped layout.
-    #[arg(long)]
-    pub layout: Option<String>,
-    /// Inject one fault: kafka-8676, restart-moved-task,
-    /// offset-mismatch-start, skip-revoked-stop, skip-start, double-start,
-    /// spurious-stop.
-    #[arg(long)]
-    pub fault: Option<String>,
-    /// Arm the fault before this event (0-based); default: drawn from the seed.
-    #[arg(long)]
-    pub fault_at: Option<usize>,
-    /// Noise: probability that another noise record follows any record
-    /// (mean ratio/(1-ratio) noise records per lifecycle line).
-    #[arg(long, default_value_t = 0.8)]
-    pub noise: f64,
-    /// Largest task count of a connector.
-    #[arg(long, default_value_t = 4)]
-    pub max_tasks: u16,
-    /// scheduled.rebalance.max.delay.ms
-    #[arg(long, default_value_t = 300_000)]
-    pub rebalance_delay_ms: i64,
-    /// Probability that a worker reads a batch of config records late.
-    #[arg(long, default_value_t = 0.25)]
-    pub lag: f64,
-    /// The Connect group id.
-    #[arg(long, default_value = "connect-cluster")]
-    pub group: String,
-    /// Output directory (created): `<worker>.log` per worker and `truth.json`.
-    #[arg(long)]
-    pub out: PathBuf,
-}
-
-impl SimArgs {
-    /// Flags → parameters.
-    pub fn params(&self) -> Result<Params, String> {
-        let version = Version::parse(&self.kafka_version).ok_or_else(|| {
-            format!(
-                "unknown --kafka-version {}; one of: {}",
-                self.kafka_version,
-                version::ALL.map(Version::name).join(", ")
-            )
-        })?;
-        let wanted = self.protocol.as_deref().unwrap_or(if version.eager_only() {
-            "eager"
-        } else {
-            "cooperative"
-        });
-        let protocol = match wanted {
-            "eager" => Proto::Eager,
-            "compatible" => Proto::Compatible,
-            "sessioned" => Proto::Sessioned,
-            "cooperative" if version.eager_only() => {
-                return Err(format!(
-                    "Kafka {} has only the eager protocol",
-                    version.name()
-                ));
-            }
-            "cooperative" if version.default_cooperative() == "sessioned" => Proto::Sessioned,
-            "cooperative" => Proto::Compatible,
-            other => {
-                return Err(format!(
-                    "unknown --protocol {other}; one of: eager, cooperative, compatible, sessioned"
-                ));
-            }
-        };
-        let mut p = Params::new(self.seed, version, protocol);
-        if let Some(l) = &self.layout {
-            p.layout = Layout::parse(l).ok_or_else(|| {
-                format!("unknown --layout {l}; one of: apache, apache-mdc, debezium, strimzi")
-            })?;
-        }
-        if let Some(f) = &self.fault {
-            let names: Vec<&str> = ALL_FAULTS.iter().map(|f| f.name()).collect();
-            p.fault = Some(
-                FaultKind::parse(f)
-                    .ok_or_else(|| format!("unknown --fault {f}; one of: {}", names.join(", ")))?,
-            );
-        }
-        p.workers = self.workers;
-        p.connectors = self.connectors;
-        p.events = self.events;
-        p.fault_at = self.fault_at;
-        p.noise = self.noise;
-        p.max_tasks = self.max_tasks;
-        p.delay_ms = self.rebalance_delay_ms;
-        p.lag = self.lag.clamp(0.0, 1.0);
-        p.group = self.group.clone();
-        p.validate()?;
-        Ok(p)
-    }
-}
-
-fn open_outputs(dir: &Path, n: usize) -> io::Result<Vec<Box<dyn Write>>> {
-    fs::create_dir_all(dir)?;
-    let mut v: Vec<Box<dyn Write>> = Vec::with_capacity(n);
-    for i in 0..n {
-        let f = fs::File::create(dir.join(worker_file(i)))?;
-        v.push(Box::new(f));
-    }
-    Ok(v)
-}
-
-/// `herder-audit simulate …`; returns the exit status.
-pub fn run_cli(args: &SimArgs) -> i32 {
-    let p = match args.params() {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("herder-audit simulate: {e}");
-            return 2;
-        }
     };
-    if std::env::var_os("SIM_DEBUG").is_some() {
-        eprintln!("{p:?}");
-    }
-    let t0 = Instant::now();
-    let result = open_outputs(&args.out, p.workers).and_then(|outs| simulate(&p, outs, false));
-    let truth = match result {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("herder-audit simulate: {}: {e}", args.out.display());
-            return 2;
-        }
-    };
-    let secs = t0.elapsed().as_secs_f64();
-    let path = args.out.join("truth.json");
-    let written = fs::File::create(&path).and_then(|f| {
-        let mut w = io::BufWriter::new(f);
-        serde_json::to_writer_pretty(&mut w, &truth).map_err(io::Error::other)?;
-        w.write_all(b"\n")?;
-        w.flush()
-    });
-    if let Err(e) = written {
-        eprintln!("herder-audit simulate: {}: {e}", path.display());
-        return 2;
-    }
-    let mb = truth.stats.bytes as f64 / 1e6;
-    eprintln!(
-        "herder-audit simulate: {} worker logs, {} lines, {:.1} MB in {:.2} s ({:.0} MB/s); {} generations; {} expected finding(s){}",
-        truth.files.len(),
-        truth.stats.lines,
-        mb,
-        secs,
-        if secs > 0.0 { mb / secs } else { 0.0 },
-        truth.stats.generations,
-        truth.expected.len(),
-        match &truth.fault {
-            Some(f) if f.injected => format!("; fault {} injected", f.kind),
-            Some(f) => format!("; fault {} found no opportunity", f.kind),
-            None => String::new(),
-        }
-    );
-    0
+    Ok((truth, segments))
 }
 
 #[cfg(test)]
@@ -522,6 +399,163 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn failed_starts_print_as_their_version_does_and_imply_nothing() {
+        let count = |logs: &[Vec<u8>], needle: &str| -> usize {
+            logs.iter()
+                .map(|l| String::from_utf8_lossy(l).matches(needle).count())
+                .sum()
+        };
+        for (v, proto) in [
+            (Version::V2_2, Proto::Eager),
+            (Version::V2_4, Proto::Sessioned),
+            (Version::V2_8, Proto::Compatible),
+            (Version::V3_6, Proto::Sessioned),
+        ] {
+            let mut p = Params::new(9, v, proto);
+            p.events = 60;
+            p.fail_rate = 0.3;
+            let (t, logs) = sim(&p);
+            assert!(t.expected.is_empty(), "{v}: {:?}", t.expected);
+            assert!(t.stats.events.get("failed-start").is_some_and(|&n| n > 5));
+            assert!(count(&logs, "Failed to start task ") > 0, "{v}");
+            assert!(count(&logs, "Failed to start connector ") > 0, "{v}");
+            // The herder's callback line exists from 2.6.3, the type check from 3.3.0.
+            assert_eq!(
+                count(&logs, "Failed to start connector '") > 0,
+                v >= Version::V2_8
+            );
+            assert_eq!(
+                count(&logs, "Unable to retrieve connector type") > 0,
+                v >= Version::V3_6
+            );
+            assert_eq!(count(&logs, "' restart failed") > 0, v >= Version::V3_6);
+            // A failed task is not retried while it stays assigned: its next
+            // start follows a stop of it (revocation, reconfiguration,
+            // restart) or a new process.
+            for log in &logs {
+                let text = String::from_utf8_lossy(log);
+                let mut failed: Vec<String> = Vec::new();
+                for line in text.lines() {
+                    if let Some(i) = line.find("Failed to start task ") {
+                        let id = line[i + 21..].split(' ').next().unwrap().to_string();
+                        failed.push(id);
+                    } else if line.contains("Kafka Connect starting") {
+                        failed.clear();
+                    } else if let Some(i) = line.find("Ignoring stop request for unowned task ") {
+                        let id = line[i + 39..].split(' ').next().unwrap();
+                        failed.retain(|f| f != id);
+                    } else if let Some(i) = line.find("Starting task ") {
+                        let id = line[i + 14..].split(' ').next().unwrap();
+                        assert!(!failed.iter().any(|f| f == id), "{v}: {id} retried: {line}");
+                    }
+                }
+            }
+            // Without failures, the same scenario.
+            p.fail_rate = 0.0;
+            let (quiet, _) = sim(&p);
+            assert!(!quiet.stats.events.contains_key("failed-start"));
+        }
+    }
+
+    /// The lines of `logs[file]`.
+    fn lines_of<'a>(t: &Truth, logs: &'a [Vec<u8>], file: &str) -> Vec<&'a str> {
+        let i = t.files.iter().position(|f| f.file == file).unwrap();
+        std::str::from_utf8(&logs[i]).unwrap().lines().collect()
+    }
+
+    #[test]
+    fn a_poll_timeout_leave_keeps_the_leavers_work_running_elsewhere_too() {
+        for (v, seed) in [(Version::V3_0, 2), (Version::V3_6, 3)] {
+            let mut p = Params::new(seed, v, Proto::Sessioned);
+            p.fault = Some(FaultKind::PollTimeoutLeave);
+            p.fail_rate = 0.0;
+            let (t, logs) = sim(&p);
+            let f = t.fault.as_ref().unwrap();
+            assert!(f.injected);
+            let leaver = lines_of(&t, &logs, f.file.as_deref().unwrap());
+            let at = f.line.unwrap() as usize - 1;
+            assert!(leaver[at].contains("sending LeaveGroup request to coordinator"));
+            // The worker's own records around it (noise aside).
+            let own = |l: &str| l.contains("[Worker clientId=connect-1, groupId=");
+            let before = leaver[..at].iter().rev().find(|l| own(l)).unwrap();
+            assert!(before.contains("consumer poll timeout has expired. This means"));
+            let after = leaver[at + 1..].iter().find(|l| own(l)).unwrap();
+            let reset = if v >= Version::V3_6 {
+                "Resetting generation and member id due to: consumer pro-actively leaving the group"
+            } else {
+                "Resetting generation due to: consumer pro-actively leaving the group"
+            };
+            assert!(after.contains(reset), "{after}");
+            // Nothing stopped on leaving: the next stop comes after it rejoins.
+            let rejoin = (at..leaver.len())
+                .find(|&k| leaver[k].contains("Rebalance started"))
+                .unwrap();
+            assert!(!leaver[at..rejoin].iter().any(|l| l.contains("Stopping ")));
+            assert!(!t.expected.is_empty());
+            for e in &t.expected {
+                assert_eq!((e.kind, e.scope), ("zombie", Scope::Cluster));
+                assert_ne!(Some(&e.file), f.file.as_ref());
+                let line = lines_of(&t, &logs, &e.file)[e.line as usize - 1];
+                assert!(line.contains("Starting ") && line.contains(&e.resource));
+                // The leaver stops it only once back.
+                let kind = if e.resource.ends_with(|c: char| c.is_ascii_digit()) {
+                    "task"
+                } else {
+                    "connector"
+                };
+                let stopping = format!("Stopping {kind} {} (", e.resource);
+                let stop = (at..leaver.len()).find(|&k| leaver[k].contains(&stopping));
+                assert!(stop.is_none_or(|k| k > rejoin), "{v}: {e:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_connector_created_again_starts_stale_tasks_up_to_2_5_0() {
+        for v in [Version::V2_0, Version::V2_3, Version::V2_4] {
+            let proto = if v.eager_only() {
+                Proto::Eager
+            } else {
+                Proto::Compatible
+            };
+            let mut p = Params::new(3, v, proto);
+            p.fault = Some(FaultKind::StaleConfigStart);
+            let (t, logs) = sim(&p);
+            assert!(t.fault.as_ref().unwrap().injected);
+            assert!(!t.expected.is_empty(), "{v}");
+            for e in &t.expected {
+                assert_eq!((e.kind, e.scope), ("stale-config-start", Scope::Worker));
+                let lines = lines_of(&t, &logs, &e.file);
+                let at = e.line as usize - 1;
+                assert!(lines[at].contains(&format!("Starting task {}", e.resource)));
+                let conn = e.resource.rsplit_once('-').unwrap().0;
+                // Removed, created again, no task configs of its own since.
+                let updated = (0..at)
+                    .rev()
+                    .find(|&k| lines[k].contains(&format!("Connector {conn} config updated")))
+                    .unwrap();
+                assert!(
+                    (0..updated)
+                        .rev()
+                        .find(|&k| lines[k].contains(&format!("Connector {conn} config ")))
+                        .is_some_and(|k| lines[k].contains("config removed"))
+                );
+                assert!(
+                    !lines[updated..at]
+                        .iter()
+                        .any(|l| l.contains("configs updated") && l.contains(&format!("{conn}-")))
+                );
+            }
+        }
+        let mut p = Params::new(3, Version::V2_8, Proto::Compatible);
+        p.fault = Some(FaultKind::StaleConfigStart);
+        assert!(p.validate().is_err(), "fixed in 2.5.1");
+        p.fault = Some(FaultKind::PollTimeoutLeave);
+        p.version = Version::V2_4;
+        assert!(p.validate().is_err(), "3.x wording only");
     }
 
     #[test]

@@ -28,9 +28,17 @@ pub enum FaultKind {
     /// A retained resource is stopped during a cooperative rebalance for no
     /// reason (and restarted by the start phase).
     SpuriousStop,
+    /// A worker's poll timeout expires: it leaves the group without
+    /// revoking (Kafka 3.x, KAFKA-16056); its tasks keep running while the
+    /// leader hands them to other workers.
+    PollTimeoutLeave,
+    /// A connector deleted and created again under the same name starts its
+    /// tasks from the deleted incarnation's task configs (up to 2.5.0,
+    /// KAFKA-8869).
+    StaleConfigStart,
 }
 
-pub const ALL_FAULTS: [FaultKind; 7] = [
+pub const ALL_FAULTS: [FaultKind; 9] = [
     FaultKind::Kafka8676,
     FaultKind::RestartMovedTask,
     FaultKind::OffsetMismatchStart,
@@ -38,6 +46,8 @@ pub const ALL_FAULTS: [FaultKind; 7] = [
     FaultKind::SkipStart,
     FaultKind::DoubleStart,
     FaultKind::SpuriousStop,
+    FaultKind::PollTimeoutLeave,
+    FaultKind::StaleConfigStart,
 ];
 
 impl FaultKind {
@@ -50,6 +60,30 @@ impl FaultKind {
             FaultKind::SkipStart => "skip-start",
             FaultKind::DoubleStart => "double-start",
             FaultKind::SpuriousStop => "spurious-stop",
+            FaultKind::PollTimeoutLeave => "poll-timeout-leave",
+            FaultKind::StaleConfigStart => "stale-config-start",
+        }
+    }
+    /// The upstream issue the fault reproduces, if any.
+    pub fn upstream(self) -> Option<&'static str> {
+        match self {
+            FaultKind::Kafka8676 => Some("KAFKA-8676"),
+            FaultKind::PollTimeoutLeave => Some("KAFKA-16056"),
+            FaultKind::StaleConfigStart => Some("KAFKA-8869"),
+            _ => None,
+        }
+    }
+    /// Can the fault happen in this release? (`Err`: why not.)
+    pub fn exists_in(self, v: super::Version) -> Result<(), String> {
+        use super::Version;
+        match self {
+            FaultKind::PollTimeoutLeave if v < Version::V3_0 => Err(format!(
+                "fault {self} is simulated with the Kafka 3.x wording only, not {v}"
+            )),
+            FaultKind::StaleConfigStart if v > Version::V2_4 => Err(format!(
+                "fault {self} exists up to Kafka 2.5.0 (fixed in 2.5.1), not in {v}"
+            )),
+            _ => Ok(()),
         }
     }
     pub fn parse(s: &str) -> Option<FaultKind> {
@@ -86,7 +120,11 @@ pub enum Scope {
 /// One finding the auditor must report.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct Expected {
-    /// The log file (`<worker>.log`) holding the trigger line.
+    /// In an archive of several clusters: the cluster (its directory).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<String>,
+    /// The log file holding the trigger line, relative to the output
+    /// directory (`connect-1.log`; in an archive, the segment's path).
     pub file: String,
     /// 1-based line number of the trigger line.
     pub line: u64,
@@ -99,6 +137,9 @@ pub struct Expected {
     pub generation: i32,
     /// Why: a short note from the simulator.
     pub why: String,
+    /// The worker's index in its cluster.
+    #[serde(skip)]
+    pub worker: usize,
 }
 
 /// Where the fault was injected.
@@ -119,6 +160,9 @@ pub struct FaultInfo {
     pub generation: Option<i32>,
     pub resource: Option<String>,
     pub detail: String,
+    /// The worker's index in its cluster.
+    #[serde(skip)]
+    pub worker_index: Option<usize>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -133,16 +177,26 @@ pub struct Scenario {
     pub log_pattern: &'static str,
     pub noise: f64,
     pub group: String,
+    pub kafka_cluster_id: String,
     pub max_tasks: u16,
     pub rebalance_delay_ms: i64,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct FileInfo {
+    /// In an archive of several clusters: the cluster (its directory).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<String>,
+    /// The worker's host name.
     pub worker: String,
+    /// Path relative to the output directory.
     pub file: String,
     pub lines: u64,
+    /// Bytes of text (before gzip).
     pub bytes: u64,
+    /// A rotated segment written gzipped.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub gzip: bool,
     /// The worker's advertised REST URL (what identifies it across restarts).
     pub rest_url: String,
 }
@@ -178,3 +232,40 @@ pub struct Truth {
 }
 
 pub const SCHEMA: &str = "herder-audit-sim/1";
+
+/// What `truth.json` holds for an archive of several clusters.
+#[derive(Debug, Clone, Serialize)]
+pub struct ArchiveTruth {
+    pub schema: &'static str,
+    pub archive: ArchiveInfo,
+    pub clusters: Vec<ClusterTruth>,
+    /// Every file, segment by segment, each with its cluster.
+    pub files: Vec<FileInfo>,
+    /// The findings the auditor must report over the whole archive, each
+    /// with its cluster, sorted by cluster, file and line.
+    pub expected: Vec<Expected>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ArchiveInfo {
+    pub clusters: usize,
+    /// Size at which logs are rotated (none: one file per worker).
+    pub rotate_bytes: Option<u64>,
+    pub gzip_rotated: bool,
+    pub bytes: u64,
+    pub lines: u64,
+}
+
+/// One cluster of an archive.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClusterTruth {
+    /// Its directory under the output directory.
+    pub name: String,
+    pub group: String,
+    pub kafka_cluster_id: String,
+    pub scenario: Scenario,
+    pub fault: Option<FaultInfo>,
+    pub stats: Stats,
+}
+
+pub const ARCHIVE_SCHEMA: &str = "herder-audit-sim-archive/1";

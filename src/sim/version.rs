@@ -1,11 +1,11 @@
 //! Kafka versions the simulator can speak, as wording profiles taken from
-//! docs/log-formats.md. Each profile names a release whose wording that
-//! document gives; behaviour is always the correct herder's, only the lines
-//! (wording, loggers, order where that document says it changed) differ.
+//! the release tags' sources (the formats are in `docs/log-formats.md`).
+//! Behaviour is always the correct herder's, only the lines (wording,
+//! loggers, order where a release changed it) differ.
 
 use std::fmt;
 
-/// A release the simulator speaks. Ordered by age.
+/// A catalogued release. Ordered by age.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Version {
     /// 2.0.1: eager only, no MDC, herder lines without LogContext prefix.
@@ -122,6 +122,14 @@ pub enum Site {
     RestartPlan,
     RestServer,
     KafkaBasedLog,
+    ClusterId,
+    FailedToStartTask,
+    FailedToStartConnector,
+    HerderConnectorFailed,
+    UnknownConnectorType,
+    PollTimeout,
+    ResettingGeneration,
+    RequestJoin,
 }
 
 impl Version {
@@ -273,6 +281,25 @@ impl Version {
     pub fn tasks_line_names_all(self) -> bool {
         self <= Version::V2_2
     }
+    /// The herder's startConnector is asynchronous and logs a failure in
+    /// its callback: `Failed to start connector 'X'` (2.6.3+).
+    pub fn async_connector_start(self) -> bool {
+        self >= Version::V2_8
+    }
+    /// The herder's startTask checks the connector's type first and
+    /// throws for an unknown one (3.3.0+, KIP-618).
+    pub fn task_start_checks_type(self) -> bool {
+        self >= Version::V3_6
+    }
+    /// AbstractCoordinator's reset on leaving: `Resetting generation and
+    /// member id due to: …` from 3.2.0, `Resetting generation due to: …` before.
+    pub fn resetting_generation(self) -> &'static str {
+        if self >= Version::V3_6 {
+            "Resetting generation and member id due to: "
+        } else {
+            "Resetting generation due to: "
+        }
+    }
     /// KIP-745 restarts (`POST …/restart?includeTasks=true`, 3.0.0+).
     pub fn kip745(self) -> bool {
         self >= Version::V3_0
@@ -326,8 +353,26 @@ impl Version {
         }
     }
 
+    /// The logger of `Kafka cluster ID: …` at start-up: ConnectUtils up to
+    /// 3.3, WorkerConfig from 3.4.0.
+    pub fn cluster_id_logger(self) -> &'static str {
+        if self >= Version::V3_6 {
+            "org.apache.kafka.connect.runtime.WorkerConfig"
+        } else {
+            "org.apache.kafka.connect.util.ConnectUtils"
+        }
+    }
+
     /// A plausible `%L` for a log site in this release.
     pub fn line(self, site: Site) -> u32 {
+        if site == Site::ClusterId {
+            // ConnectUtils.lookupKafkaClusterId, WorkerConfig.lookupKafkaClusterId.
+            return match self {
+                Version::V2_0 | Version::V2_2 | Version::V2_3 | Version::V2_4 => 59,
+                Version::V2_8 | Version::V3_0 => 65,
+                Version::V3_6 => 300,
+            };
+        }
         // Line numbers as of 3.6; older files were shorter.
         let (base, grows) = site_base(site);
         if !grows {
@@ -415,6 +460,14 @@ fn site_base(site: Site) -> (u32, bool) {
         AppInfoCommit => (120, false),
         RestServer => (241, true),
         KafkaBasedLog => (307, false),
+        ClusterId => (65, false),
+        FailedToStartTask => (667, true),
+        FailedToStartConnector => (333, true),
+        HerderConnectorFailed => (1983, true),
+        UnknownConnectorType => (722, false),
+        PollTimeout => (1481, false),
+        ResettingGeneration => (1025, false),
+        RequestJoin => (1071, false),
     }
 }
 

@@ -240,4 +240,9 @@ fn remap_worker(w: &mut WorkerReport, map: &dyn Fn(SourceId) -> SourceId) {
     for g in &mut w.generations {
         remap_line(&mut g.line, map);
     }
+    if let Some(t) = &mut w.timeline {
+        for p in t.points_mut() {
+            p.source = map(p.source);
+        }
+    }
 }

@@ -34,45 +34,54 @@ struct Part {
     errors: Vec<InputError>,
 }
 
-/// Reads one file; the error says what was wrong and where.
-fn read_part(input: &Input) -> Result<Part, String> {
+/// Reads one file (one output, or several concatenated); the error says
+/// what was wrong and where.
+fn read_parts(input: &Input) -> Result<Vec<Part>, String> {
     let (reader, _) = crate::input::open(input).map_err(|e| crate::input::describe(&e))?;
     let reader = io::BufReader::new(reader);
-    let mut part = Part::default();
-    let mut header = false;
-    let mut ended = false;
+    let mut parts: Vec<Part> = Vec::new();
+    // Inside a part: between its header and its end record.
+    let mut open = false;
     for (i, line) in reader.lines().enumerate() {
         let n = i + 1;
         let line = line.map_err(|e| format!("line {n}: {}", crate::input::describe(&e)))?;
         if line.trim().is_empty() {
             continue;
         }
-        if ended {
-            return Err(format!("line {n}: text after the end record"));
-        }
         let rec: Record = serde_json::from_str(&line).map_err(|e| {
-            if header {
-                format!("line {n}: {e}")
-            } else {
+            if parts.is_empty() {
                 format!("not herder-audit map or partial output ({e})")
+            } else {
+                format!("line {n}: {e}")
             }
         })?;
+        if let Record::Map { schema_version, .. } | Record::Partial { schema_version, .. } = &rec {
+            if open {
+                return Err(format!(
+                    "line {n}: a header before the end of the previous output"
+                ));
+            }
+            if *schema_version != MAP_SCHEMA_VERSION {
+                return Err(format!(
+                    "schema version {schema_version} is not supported (this herder-audit reads {MAP_SCHEMA_VERSION})"
+                ));
+            }
+            parts.push(Part {
+                partial: matches!(rec, Record::Partial { .. }),
+                ..Part::default()
+            });
+            open = true;
+            continue;
+        }
+        let Some(part) = parts.last_mut().filter(|_| open) else {
+            return Err(if parts.is_empty() {
+                "not herder-audit map or partial output (no header line)".into()
+            } else {
+                format!("line {n}: text after the end record")
+            });
+        };
         match rec {
-            Record::Map { schema_version, .. } | Record::Partial { schema_version, .. } => {
-                if header {
-                    return Err(format!("line {n}: a second header"));
-                }
-                if schema_version != MAP_SCHEMA_VERSION {
-                    return Err(format!(
-                        "schema version {schema_version} is not supported (this herder-audit reads {MAP_SCHEMA_VERSION})"
-                    ));
-                }
-                header = true;
-                part.partial = matches!(rec, Record::Partial { .. });
-            }
-            _ if !header => {
-                return Err("not herder-audit map or partial output (no header line)".into());
-            }
+            Record::Map { .. } | Record::Partial { .. } => {}
             Record::Input(r) => part.inputs.push(r),
             Record::Item(_) if part.partial => {
                 return Err(format!("line {n}: an item in a partial"));
@@ -85,22 +94,22 @@ fn read_part(input: &Input) -> Result<Part, String> {
             Record::End { items, findings } => {
                 if items != part.items.len() as u64 || findings != part.findings.len() as u64 {
                     return Err(format!(
-                        "the end record counts {items} item(s) and {findings} finding(s), the file holds {} and {}",
+                        "line {n}: the end record counts {items} item(s) and {findings} finding(s), the output holds {} and {}",
                         part.items.len(),
                         part.findings.len()
                     ));
                 }
-                ended = true;
+                open = false;
             }
         }
     }
-    if !header {
+    if parts.is_empty() {
         return Err("empty: not herder-audit map or partial output".into());
     }
-    if !ended {
+    if open {
         return Err("truncated (no end record)".into());
     }
-    Ok(part)
+    Ok(parts)
 }
 
 /// The canonical place of an input name (see [`crate::input::canonical_order`]).
@@ -128,8 +137,8 @@ fn combine(files: &[Input]) -> Combined {
     let mut bad = Vec::new();
     let mut parts = Vec::new();
     for f in files {
-        match read_part(f) {
-            Ok(p) => parts.push(p),
+        match read_parts(f) {
+            Ok(p) => parts.extend(p),
             Err(message) => bad.push(InputError {
                 input: f.display(),
                 message,

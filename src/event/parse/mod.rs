@@ -18,6 +18,7 @@
 //! comparisons and without allocating. Only a successful parse allocates (the
 //! [`Event`] owns its data).
 
+mod attribution;
 mod common;
 mod components;
 mod continuation;
@@ -32,6 +33,7 @@ use nom::Parser;
 
 use super::{Event, LoggerKind};
 
+pub use attribution::attribute;
 pub use common::{GenerationText, assignment, generation, name_list, task_id, task_list};
 pub use continuation::{parse_already_exists, parse_config_value};
 
@@ -42,7 +44,9 @@ pub use continuation::{parse_already_exists, parse_config_value};
 /// are tried only against the formats their logger family prints (a few
 /// formats belong to several families across versions, and are accepted from
 /// each); [`LoggerKind::Unknown`] tries every family, coordinator first (so
-/// `Rebalance started` is the 2.3+ coordinator line there).
+/// `Rebalance started` is the 2.3+ coordinator line there). Where the
+/// layout prints no logger but the prefix is known, [`attribute`] tells the
+/// class from the wording.
 pub fn parse_message(logger: LoggerKind, msg: &str) -> Option<Event> {
     match logger {
         LoggerKind::Herder => herder::parse(msg),
@@ -57,17 +61,12 @@ pub fn parse_message(logger: LoggerKind, msg: &str) -> Option<Event> {
         LoggerKind::ConfigBackingStore => components::parse_config_store(msg),
         LoggerKind::AbstractConfig => components::parse_config_dump(msg),
         LoggerKind::RestServer => components::parse_rest_server(msg),
-        LoggerKind::Unknown => coordinator::parse(msg)
-            .or_else(|| herder::parse(msg))
-            .or_else(|| worker::parse_worker(msg))
-            .or_else(|| worker::parse_worker_connector(msg))
-            .or_else(|| worker::parse_worker_task(msg))
-            .or_else(|| components::parse_abstract_herder(msg))
-            .or_else(|| components::parse_connect(msg))
-            .or_else(|| components::parse_config_store(msg))
-            .or_else(|| components::parse_group_member(msg))
-            .or_else(|| components::parse_config_dump(msg))
-            .or_else(|| components::parse_rest_server(msg)),
+        // Whether the line had the worker's prefix is not known either:
+        // the prefixed classes first (so `Rebalance started` is the 2.3+
+        // coordinator line), then the others.
+        LoggerKind::Unknown => attribute(msg, true)
+            .or_else(|| attribute(msg, false))
+            .map(|(_, ev)| ev),
     }
 }
 

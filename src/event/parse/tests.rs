@@ -520,8 +520,10 @@ mod samples {
                 if kind == LoggerKind::RestServer && !msg.starts_with("Advertised URI: ") {
                     continue;
                 }
-                // From ConnectUtils only the Kafka cluster id is read.
-                if logger.ends_with(".util.ConnectUtils") && !msg.starts_with("Kafka cluster ID: ")
+                // From ConnectUtils and WorkerConfig only the Kafka cluster
+                // id is read.
+                if (logger.ends_with(".util.ConnectUtils") || logger.ends_with(".WorkerConfig"))
+                    && !msg.starts_with("Kafka cluster ID: ")
                 {
                     continue;
                 }
@@ -575,7 +577,16 @@ mod samples {
     fn sample_lines_in_every_shape() {
         // One line per layout style of the samples, split by the same crude
         // splitter, with the event expected.
-        let cases: [(&str, Event); 6] = [
+        let cases: [(&str, Event); 8] = [
+            (
+                "[2021-07-17 15:59:46,657] INFO Kafka cluster ID: UI3GwUYnTQaPDsdk3RmKKg (org.apache.kafka.connect.util.ConnectUtils)",
+                Event::KafkaClusterId("UI3GwUYnTQaPDsdk3RmKKg".into()),
+            ),
+            // From 3.4.0 WorkerConfig logs it (WorkerConfig.lookupKafkaClusterId).
+            (
+                "[2023-06-02 08:14:03,118] INFO Kafka cluster ID: 9Qk2xV7bRZeLw1n3Hc5TdA (org.apache.kafka.connect.runtime.WorkerConfig:342)",
+                Event::KafkaClusterId("9Qk2xV7bRZeLw1n3Hc5TdA".into()),
+            ),
             (
                 "# [2022-03-13 10:50:46,213] INFO [http-sink|worker] Stopping connector http-sink (org.apache.kafka.connect.runtime.Worker:411)",
                 Event::Stopping(conn("http-sink")),
@@ -616,5 +627,48 @@ mod samples {
             let kind = LoggerKind::classify(logger).expect("classified");
             assert_eq!(parse_message(kind, msg), Some(want), "{line}");
         }
+    }
+}
+
+/// From 3.4.0 `Kafka cluster ID: …` comes from WorkerConfig: the whole
+/// pipeline (prefilter, logger test, parser, replay) reads it from there as
+/// it does from ConnectUtils, so twin clusters stay apart on 3.4+ logs.
+#[test]
+fn the_kafka_cluster_id_is_read_from_every_class_that_logs_it() {
+    assert_eq!(
+        LoggerKind::classify("org.apache.kafka.connect.runtime.WorkerConfig"),
+        Some(LoggerKind::Connect)
+    );
+    // WorkerConfig's other lines are no lifecycle lines.
+    assert_eq!(
+        parse_message(
+            LoggerKind::Connect,
+            "Worker configuration property 'internal.key.converter' is deprecated and may be removed in an upcoming release."
+        ),
+        None
+    );
+    for (logger, id) in [
+        (
+            "org.apache.kafka.connect.util.ConnectUtils:80",
+            "hT4mW8qZR2yC0vN6bK1dXg",
+        ),
+        (
+            "org.apache.kafka.connect.runtime.WorkerConfig:342",
+            "9Qk2xV7bRZeLw1n3Hc5TdA",
+        ),
+    ] {
+        let log = format!(
+            "[2023-06-02 08:14:02,990] INFO Kafka Connect starting (org.apache.kafka.connect.runtime.Connect:50)\n\
+             [2023-06-02 08:14:03,118] INFO Kafka cluster ID: {id} ({logger})\n\
+             [2023-06-02 08:14:04,001] INFO [Worker clientId=connect-1, groupId=connect-cluster] Herder started (org.apache.kafka.connect.runtime.distributed.DistributedHerder:374)\n"
+        );
+        let inputs = [crate::input::Input::bytes("w.log", log.into_bytes())];
+        let report = crate::audit::audit(&inputs, &crate::audit::Options::default());
+        let clusters: Vec<_> = report
+            .workers
+            .iter()
+            .map(|w| w.summary.kafka_cluster.as_deref())
+            .collect();
+        assert_eq!(clusters, vec![Some(id)], "{logger}");
     }
 }

@@ -44,7 +44,7 @@ pub(super) fn parse_worker_connector(msg: &str) -> Option<Event> {
     match msg.as_bytes().first()? {
         b'S' => run(scheduled_shutdown, msg),
         b'C' => run(completed_shutdown, msg),
-        b'W' => run(connector_error, msg),
+        b'W' => run(alt((connector_start_error, connector_error)), msg),
         _ => None,
     }
 }
@@ -283,12 +283,27 @@ fn completed_shutdown(i: &str) -> PResult<'_, Event> {
     .parse(i)
 }
 
-/// `WorkerConnector{id=X} Error while starting connector` and the other
-/// WorkerConnector error lines.
-fn connector_error(i: &str) -> PResult<'_, Event> {
+/// `WorkerConnector{id=X} Error while starting connector` and `… Error
+/// initializing connector`: the connector's start failed, and the Worker
+/// keeps the FAILED instance.
+fn connector_start_error(i: &str) -> PResult<'_, Event> {
     let body = alt((
         before_suffix(" Error while starting connector"),
         before_suffix(" Error initializing connector"),
+    ));
+    map(map_parser(body, worker_connector_ref), |c| {
+        Event::StartFailed {
+            resource: Resource::Connector(c),
+            how: StartFailure::ConnectorStart,
+        }
+    })
+    .parse(i)
+}
+
+/// The other WorkerConnector error lines (`… Error while shutting down
+/// connector`, `… Connector raised an error`, `… Connector has failed`).
+fn connector_error(i: &str) -> PResult<'_, Event> {
+    let body = alt((
         before_suffix(" Error while shutting down connector"),
         before_suffix(" Connector raised an error"),
         before_suffix(" Connector has failed"),
@@ -597,6 +612,17 @@ mod tests {
         for suffix in [
             "Error while starting connector",
             "Error initializing connector",
+        ] {
+            assert_eq!(
+                wc(&format!("WorkerConnector{{id=my conn}} {suffix}")),
+                Some(Event::StartFailed {
+                    resource: conn("my conn"),
+                    how: StartFailure::ConnectorStart
+                }),
+                "{suffix}"
+            );
+        }
+        for suffix in [
             "Error while shutting down connector",
             "Connector raised an error",
             "Connector has failed",

@@ -3,10 +3,10 @@
 //! commits, connector chatter, REST access logs, config dumps and stack
 //! traces. Every record is written whole; the auditor must skip them all.
 
-use super::model::TYPES;
 use super::out::{Clock, Lvl, Mdc, Th, WorkerLog};
-use super::rng::Rng;
-use super::version::Version;
+use crate::sim::model::data::TYPES;
+use crate::sim::rng::Rng;
+use crate::sim::version::Version;
 
 /// What noise may mention on one worker right now.
 pub struct NoiseCtx<'a> {
@@ -18,6 +18,10 @@ pub struct NoiseCtx<'a> {
     pub types: &'a [usize],
     /// Debezium layout: connector threads print their own MDC triple.
     pub debezium: bool,
+    /// The Connect group id.
+    pub group: &'a str,
+    /// The Kafka cluster's id.
+    pub cluster_id: &'a str,
 }
 
 /// Draws noise records: after each lifecycle line, another noise record
@@ -254,7 +258,8 @@ impl Noise {
                 log.head(clock, Lvl::Info, Mdc::None, Th::Main);
                 log.s("[Producer clientId=producer-");
                 log.num(self.rng.range(1, 4));
-                log.s("] Cluster ID: kRqWt5d6TX2QvG3yJx1mRw");
+                log.s("] Cluster ID: ");
+                log.s(cx.cluster_id);
                 log.tail(
                     "org.apache.kafka.clients.Metadata",
                     if v >= Version::V3_0 { 287 } else { 279 },
@@ -262,9 +267,13 @@ impl Noise {
             }
             2 => {
                 log.head(clock, Lvl::Info, Mdc::None, Th::ConfigLog);
-                log.s("[Consumer clientId=consumer-connect-cluster-");
+                log.s("[Consumer clientId=consumer-");
+                log.s(cx.group);
+                log.s("-");
                 log.num(self.rng.range(1, 3));
-                log.s(", groupId=connect-cluster] Resetting offset for partition connect-status-");
+                log.s(", groupId=");
+                log.s(cx.group);
+                log.s("] Resetting offset for partition connect-status-");
                 log.num(self.rng.range(0, 4));
                 log.s(" to position FetchPosition{offset=");
                 log.num(self.rng.range(0, 90_000));

@@ -2,9 +2,9 @@
 //! (users, connectors and workers), the fault's arming and, when no
 //! opportunity for it came up, events that create one.
 
-use super::cluster::{Cluster, Rec, Status, Target, Why, new_connector};
-use super::model::{Proto, Res};
-use super::truth::FaultKind;
+use super::{Cluster, Connector, Rec, Status, Target, Why};
+use crate::sim::model::data::{Proto, Res};
+use crate::sim::truth::FaultKind;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Ev {
@@ -25,6 +25,11 @@ pub(super) enum Ev {
     /// A rolling restart of one worker: graceful stop, then start.
     Bounce(usize),
     SlowLeave(usize),
+    /// The worker's herder stalls past its poll timeout (fault
+    /// poll-timeout-leave).
+    PollTimeout(usize),
+    /// A deleted connector is created again under the same name.
+    Recreate(u16),
     KeyRotation,
     Idle,
 }
@@ -112,14 +117,60 @@ impl Cluster {
         v
     }
 
-    fn existing(&self, pred: impl Fn(&super::cluster::Connector) -> bool) -> Vec<u16> {
+    /// Assigned resources of live workers whose start failed.
+    fn failed_resources(&self) -> Vec<Res> {
+        self.workers
+            .iter()
+            .filter(|wk| wk.status == Status::Live)
+            .flat_map(|wk| wk.failed.iter().filter(|r| wk.assigned.contains(r)))
+            .copied()
+            .collect()
+    }
+
+    fn existing(&self, pred: impl Fn(&Connector) -> bool) -> Vec<u16> {
         (0..self.conns.len())
             .filter(|&c| self.conns[c].exists && pred(&self.conns[c]))
             .map(|c| c as u16)
             .collect()
     }
 
+    /// A live worker running tasks that another live worker can take
+    /// over (poll-timeout-leave).
+    fn stall_candidate(&mut self) -> Option<usize> {
+        let live = self.live();
+        if live.len() < 2 {
+            return None;
+        }
+        let cands: Vec<usize> = live
+            .into_iter()
+            .filter(|&w| self.workers[w].running.keys().any(|r| r.is_task()))
+            .collect();
+        self.rng.pick(&cands).copied()
+    }
+
+    /// Deleted connectors whose deleted incarnation had tasks and whose
+    /// removal every live worker's log shows (so that a stale start is
+    /// provable from any log).
+    fn deleted_with_tasks(&self) -> Vec<u16> {
+        (0..self.conns.len() as u16)
+            .filter(|&c| {
+                let x = &self.conns[usize::from(c)];
+                !x.exists && x.tasks > 0 && self.removal_shown(c)
+            })
+            .collect()
+    }
+
+    fn removal_shown(&self, c: u16) -> bool {
+        let live = self.live();
+        !live.is_empty() && live.iter().all(|&w| self.oracle.shows_removal(w, c))
+    }
+
     fn pick_event(&mut self) -> Ev {
+        if self.fault.ready(FaultKind::PollTimeoutLeave)
+            && let Some(w) = self.stall_candidate()
+        {
+            return Ev::PollTimeout(w);
+        }
         let started = self.existing(|x| x.target == Target::Started);
         let paused = self.existing(|x| x.target != Target::Started);
         let all = self.existing(|_| true);
@@ -155,6 +206,12 @@ impl Cluster {
         if let Some(&c) = self.rng.pick(&paused) {
             table.push((6, Ev::Resume(c)));
         }
+        let deleted: Vec<u16> = (0..self.conns.len() as u16)
+            .filter(|&c| !self.conns[usize::from(c)].exists)
+            .collect();
+        if let Some(&c) = self.rng.pick(&deleted) {
+            table.push((3, Ev::Recreate(c)));
+        }
         if let Some(&(_, c)) = self.rng.pick(&rconns) {
             table.push((10, Ev::TaskCount(c)));
             table.push((5, Ev::RestartConnector(c)));
@@ -164,6 +221,20 @@ impl Cluster {
         }
         if let Some(&(_, c, i)) = self.rng.pick(&rtasks) {
             table.push((7, Ev::RestartTask(c, i)));
+        }
+        // What failed to start: what an operator restarts.
+        let failed = self.failed_resources();
+        if let Some(&r) = self.rng.pick(&failed) {
+            table.push((
+                8,
+                match r {
+                    Res::Conn(c) => Ev::RestartConnector(c),
+                    Res::Task(c, i) => Ev::RestartTask(c, i),
+                },
+            ));
+            if self.v.kip745() {
+                table.push((4, Ev::RestartAll(r.conn())));
+            }
         }
         if live.len() > 1 {
             let w = live[self.rng.index(live.len())];
@@ -267,13 +338,31 @@ impl Cluster {
                     Ev::Reconfigure(with_tasks[0])
                 }
             }
+            FaultKind::PollTimeoutLeave => match self.stall_candidate() {
+                Some(w) => Ev::PollTimeout(w),
+                None if live.len() < 2 => grow_or_join(self),
+                None => Ev::Create,
+            },
+            FaultKind::StaleConfigStart => {
+                let deleted = self.deleted_with_tasks();
+                if let Some(&c) = self.rng.pick(&deleted) {
+                    Ev::Recreate(c)
+                } else if let Some(&c) = self.rng.pick(&with_tasks) {
+                    Ev::Delete(c)
+                } else {
+                    Ev::Create
+                }
+            }
         }
     }
 
+    /// The live worker that runs `r` (or whose start of it failed).
     fn owner_of(&self, r: Res) -> Option<usize> {
         (0..self.workers.len()).find(|&w| {
             let wk = &self.workers[w];
-            wk.status == Status::Live && wk.running.contains_key(&r) && wk.assigned.contains(&r)
+            wk.status == Status::Live
+                && (wk.running.contains_key(&r) || wk.failed.contains(&r))
+                && wk.assigned.contains(&r)
         })
     }
 
@@ -282,12 +371,12 @@ impl Cluster {
         match ev {
             Ev::Create => {
                 let t = self.rng.range(1, i64::from(max)) as u16;
-                let c = new_connector(self, t);
-                self.count("create");
+                let c = self.new_connector(t);
+                self.count_event("create");
                 self.append(Rec::ConnConfig(c));
             }
             Ev::Reconfigure(c) => {
-                self.count("reconfigure");
+                self.count_event("reconfigure");
                 let n = if self.rng.chance(0.3) {
                     self.rng.range(1, i64::from(max)) as u16
                 } else {
@@ -300,18 +389,18 @@ impl Cluster {
                 self.append(Rec::ConnConfig(c));
             }
             Ev::Delete(c) => {
-                self.count("delete");
+                self.count_event("delete");
                 self.conns[usize::from(c)].exists = false;
                 self.pending_gen.retain(|&x| x != c);
                 self.append(Rec::Tombstone(c));
             }
             Ev::Pause(c) => {
-                self.count("pause");
+                self.count_event("pause");
                 self.conns[usize::from(c)].target = Target::Paused;
                 self.append(Rec::Target(c, Target::Paused));
             }
             Ev::Resume(c) => {
-                self.count("resume");
+                self.count_event("resume");
                 let n = self.rng.range(1, i64::from(max)) as u16;
                 let x = &mut self.conns[usize::from(c)];
                 if x.target == Target::Stopped {
@@ -322,13 +411,13 @@ impl Cluster {
                 self.append(Rec::Target(c, Target::Started));
             }
             Ev::Stop(c) => {
-                self.count("stop");
+                self.count_event("stop");
                 self.commit_tasks(c, 0, false);
                 self.conns[usize::from(c)].target = Target::Stopped;
                 self.append(Rec::Target(c, Target::Stopped));
             }
             Ev::TaskCount(c) => {
-                self.count("task-count-change");
+                self.count_event("task-count-change");
                 let cur = self.conns[usize::from(c)].tasks;
                 let mut n = self.rng.range(1, i64::from(max)) as u16;
                 if n == cur {
@@ -337,21 +426,22 @@ impl Cluster {
                 self.commit_tasks(c, n, false);
             }
             Ev::RestartConnector(c) => {
-                self.count("restart-connector");
+                self.count_event("restart-connector");
                 if let Some(w) = self.owner_of(Res::Conn(c)) {
                     self.stop(w, Res::Conn(c), Why::Restart);
                     self.start(w, Res::Conn(c), Why::Restart);
                 }
             }
             Ev::RestartTask(c, i) => {
-                self.count("restart-task");
+                self.count_event("restart-task");
                 let r = Res::Task(c, i);
                 if let Some(w) = self.owner_of(r) {
-                    let fault = self.fault.ready(FaultKind::DoubleStart);
+                    let fault = self.fault.ready(FaultKind::DoubleStart)
+                        && self.workers[w].running.contains_key(&r);
                     if !fault {
                         self.stop(w, r, Why::Restart);
                     }
-                    let line = self.start(w, r, Why::Restart);
+                    let line = self.start(w, r, Why::Restart).line;
                     if fault {
                         let d = format!(
                             "a REST restart of {} starts it without stopping it",
@@ -362,7 +452,7 @@ impl Cluster {
                 }
             }
             Ev::RestartAll(c) => {
-                self.count("restart-connector-and-tasks");
+                self.count_event("restart-connector-and-tasks");
                 self.append(Rec::Restart(c));
             }
             Ev::Leave(w) => {
@@ -382,7 +472,7 @@ impl Cluster {
             }
             Ev::Bounce(w) => {
                 if self.workers[w].status == Status::Live {
-                    self.count("rolling-restart");
+                    self.count_event("rolling-restart");
                     self.shutdown_worker(w);
                     self.settle();
                     let back = self.lnow + self.rng.range(5_000, 40_000);
@@ -397,18 +487,68 @@ impl Cluster {
                     self.partition_worker(w);
                 }
             }
+            Ev::PollTimeout(w) => {
+                if self.live().len() > 1 && self.workers[w].status == Status::Live {
+                    self.poll_timeout_leave(w);
+                }
+            }
+            Ev::Recreate(c) => self.recreate(c),
             Ev::KeyRotation => {
                 if self.group.leader.is_some() {
-                    self.count("session-key");
+                    self.count_event("session-key");
                     self.group.key_at = Some(self.lnow);
                     self.append(Rec::SessionKey);
                 }
             }
-            Ev::Idle => self.count("idle"),
+            Ev::Idle => self.count_event("idle"),
         }
     }
 
-    fn count(&mut self, name: &'static str) {
-        *self.stats.events.entry(name).or_default() += 1;
+    /// A deleted connector is created again under the same name. Up to
+    /// 2.5.0 the config snapshot keeps the deleted incarnation's task count
+    /// and task configs (KAFKA-8869): with the fault armed, the leader
+    /// assigns those tasks at once and workers start them from the old
+    /// configs, before the new connector has written any; from 2.5.1 the
+    /// deletion dropped them, and the tasks wait for the new configs.
+    fn recreate(&mut self, c: u16) {
+        let Some(old) = self
+            .conns
+            .get(usize::from(c))
+            .filter(|x| !x.exists)
+            .map(|x| x.tasks)
+        else {
+            return;
+        };
+        self.count_event("recreate");
+        let stale =
+            self.fault.ready(FaultKind::StaleConfigStart) && old > 0 && self.removal_shown(c);
+        let n = self.rng.range(1, i64::from(self.p.max_tasks.max(1))) as u16;
+        let created_at = self.log.len();
+        let x = &mut self.conns[usize::from(c)];
+        x.exists = true;
+        x.target = Target::Started;
+        x.stale = true;
+        x.reconfigured = false;
+        x.next_tasks = n;
+        x.created_at = created_at;
+        if !stale {
+            x.tasks = 0;
+        }
+        if stale {
+            let leader = self.group.leader.unwrap_or(0);
+            let line = self.em.next_line(leader);
+            let detail = format!(
+                "{} is created again; the snapshot keeps the deleted incarnation's {old} task config(s)",
+                self.cname(c)
+            );
+            self.fired(leader, line, Some(Res::Conn(c)), detail);
+            if let Some(info) = &mut self.fault.info {
+                info.worker = None;
+                info.file = None;
+                info.line = None;
+                info.worker_index = None;
+            }
+        }
+        self.append(Rec::ConnConfig(c));
     }
 }

@@ -3,7 +3,7 @@
 //! ground truth can name them) and never holds more than a buffer's worth of
 //! output in memory.
 
-use super::version::Version;
+use crate::sim::version::Version;
 use std::io::{self, Write};
 
 /// The simulated wall clock, in epoch milliseconds, shared by all workers.
@@ -176,15 +176,43 @@ pub enum Th {
 
 const FLUSH_AT: usize = 256 * 1024;
 
+/// Opens segment `k` (0: the first) of a rotated log.
+pub type OpenSegment = Box<dyn FnMut(usize) -> io::Result<Box<dyn Write>>>;
+
+/// Size-based rotation, as log4j's RollingFileAppender does it: once a
+/// segment has reached `limit` bytes, the next record starts a new one (a
+/// record and its continuation lines never straddle two segments).
+pub struct Rotation {
+    pub limit: u64,
+    pub open: OpenSegment,
+}
+
+/// One segment of a worker's log: its first line's number in the whole
+/// log, its line and byte counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Segment {
+    pub first_line: u64,
+    pub lines: u64,
+    pub bytes: u64,
+}
+
+struct Rotating {
+    rot: Rotation,
+    /// (lines, bytes) written before each segment began.
+    starts: Vec<(u64, u64)>,
+}
+
 /// One worker's log file, written as it is simulated.
 pub struct WorkerLog {
     out: Box<dyn Write>,
+    rotating: Option<Rotating>,
     buf: Vec<u8>,
     layout: Layout,
     mdc_enabled: bool,
     /// `[Worker clientId=…, groupId=…] `
     ctx: Vec<u8>,
     herder_thread: Vec<u8>,
+    heartbeat_thread: Vec<u8>,
     /// Lines written so far (the number of the last complete line).
     lines: u64,
     bytes: u64,
@@ -205,17 +233,77 @@ impl WorkerLog {
         let ctx = format!("[Worker clientId={client_id}, groupId={group}] ").into_bytes();
         WorkerLog {
             out,
+            rotating: None,
             buf: Vec::with_capacity(FLUSH_AT + 64 * 1024),
             layout,
             mdc_enabled: layout.prints_mdc() && version.mdc(),
             ctx,
             herder_thread: format!("DistributedHerder-{client_id}-1").into_bytes(),
+            heartbeat_thread: format!("kafka-coordinator-heartbeat-thread | {group}").into_bytes(),
             lines: 0,
             bytes: 0,
             error: None,
             cur_task: None,
             cur_th: Th::Herder,
         }
+    }
+
+    /// Rotates the log by size from now on: `rot.open(0)` replaces the
+    /// output given to [`WorkerLog::new`] (nothing has been written yet).
+    pub fn rotate_by_size(&mut self, mut rot: Rotation) -> io::Result<()> {
+        self.out = (rot.open)(0)?;
+        self.rotating = Some(Rotating {
+            rot,
+            starts: vec![(self.lines, self.bytes())],
+        });
+        Ok(())
+    }
+
+    /// Starts the next segment if the current one is full.
+    fn maybe_rotate(&mut self) {
+        let Some(r) = &self.rotating else { return };
+        let (_, at) = r.starts[r.starts.len() - 1];
+        if self.bytes() - at < r.rot.limit {
+            return;
+        }
+        self.flush_buf();
+        if self.error.is_none()
+            && let Err(e) = self.out.flush()
+        {
+            self.error = Some(e);
+        }
+        let Some(r) = &mut self.rotating else { return };
+        let k = r.starts.len();
+        r.starts.push((self.lines, self.bytes));
+        match (r.rot.open)(k) {
+            Ok(out) => self.out = out,
+            Err(e) => {
+                self.error.get_or_insert(e);
+                self.out = Box::new(io::sink());
+            }
+        }
+    }
+
+    /// The segments written (one when the log is not rotated).
+    pub fn segments(&self) -> Vec<Segment> {
+        let starts = match &self.rotating {
+            Some(r) => r.starts.clone(),
+            None => vec![(0, 0)],
+        };
+        let ends = starts
+            .iter()
+            .skip(1)
+            .copied()
+            .chain(std::iter::once((self.lines, self.bytes())));
+        starts
+            .iter()
+            .zip(ends)
+            .map(|(&(l0, b0), (l1, b1))| Segment {
+                first_line: l0 + 1,
+                lines: l1 - l0,
+                bytes: b1 - b0,
+            })
+            .collect()
     }
 
     /// The number the next line will have.
@@ -235,6 +323,7 @@ impl WorkerLog {
 
     /// Starts a record: time stamp, level and MDC. Returns the record's line number.
     pub fn head(&mut self, clock: &mut Clock, lvl: Lvl, mdc: Mdc, th: Th) -> u64 {
+        self.maybe_rotate();
         let stamp = clock.stamp();
         self.cur_th = th;
         self.cur_task = None;
@@ -366,7 +455,11 @@ impl WorkerLog {
             Th::Main => self.push(b"main"),
             Th::ConfigLog => self.push(b"KafkaBasedLog Work Thread - connect-configs"),
             Th::Rest => self.push(b"qtp1604839423-27"),
-            Th::Heartbeat => self.push(b"kafka-coordinator-heartbeat-thread | connect-cluster"),
+            Th::Heartbeat => {
+                let t = std::mem::take(&mut self.heartbeat_thread);
+                self.push(&t);
+                self.heartbeat_thread = t;
+            }
             Th::Pool => self.push(b"StartAndStopExecutor-connect-1-2"),
             Th::Task => match self.cur_task.take() {
                 Some((c, n)) => {

@@ -1,0 +1,221 @@
+//! The output path of every audit command: the printer (streaming for
+//! text and JSON lines, whole-run for JSON and HTML), the baseline in
+//! front of it, the summary at the end, the exit status.
+
+use super::{ColorWhen, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, FailOn, Format, OutputArgs};
+use crate::audit::{Collect, Report, Sink};
+use crate::baseline::{self as b, Filtered, Known};
+use crate::finding::Severity;
+use crate::input;
+use crate::report::sinks::{JsonlSink, TextSink};
+use crate::report::{html, json, text};
+use std::io::{self, Write};
+
+/// Where the output goes: standard output (coloured on a terminal as
+/// asked) or a file.
+fn output(args: &OutputArgs) -> io::Result<Box<dyn Write + Send>> {
+    let choice = match args.color {
+        ColorWhen::Auto => anstream::ColorChoice::Auto,
+        ColorWhen::Always => anstream::ColorChoice::Always,
+        ColorWhen::Never => anstream::ColorChoice::Never,
+    };
+    // JSON escapes every control character: nothing to strip.
+    let plain = matches!(args.format, Format::Json | Format::Jsonl);
+    match &args.output {
+        Some(p) => {
+            let file = std::fs::File::create(p).map_err(|e| {
+                io::Error::other(format!(
+                    "cannot create {}: {}",
+                    p.display(),
+                    input::describe(&e)
+                ))
+            })?;
+            if plain {
+                return Ok(Box::new(io::BufWriter::new(file)));
+            }
+            Ok(Box::new(io::BufWriter::new(anstream::AutoStream::new(
+                file, choice,
+            ))))
+        }
+        None if plain => Ok(Box::new(io::BufWriter::new(io::stdout()))),
+        None => Ok(Box::new(io::BufWriter::new(anstream::AutoStream::new(
+            io::stdout(),
+            choice,
+        )))),
+    }
+}
+
+/// Runs `audit` with the printer `args` ask for, prints what comes at the
+/// end, and returns the exit status.
+pub(super) fn run(
+    args: &OutputArgs,
+    replay: bool,
+    audit: impl FnOnce(&mut dyn Sink) -> io::Result<Report>,
+) -> i32 {
+    let out = match output(args) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("herder-audit: {e}");
+            return EXIT_ERROR;
+        }
+    };
+    let started = std::time::Instant::now();
+    let streaming = !replay && matches!(args.format, Format::Text | Format::Jsonl);
+    let mut printer: Box<dyn PrintSink> = match (streaming, args.format) {
+        (true, Format::Jsonl) => Box::new(JsonlSink::new(out)),
+        (true, _) => Box::new(TextSink::new(out)),
+        (false, _) => Box::new(Collected(Collect::default(), out)),
+    };
+    let mut filtered = match Filtered::new(&args.baseline, printer.as_sink()) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("herder-audit: {e}");
+            return EXIT_ERROR;
+        }
+    };
+    let mut report = match audit(&mut filtered) {
+        Ok(r) => r,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return EXIT_OK,
+        Err(e) => {
+            eprintln!("herder-audit: writing output: {}", input::describe(&e));
+            return EXIT_ERROR;
+        }
+    };
+    let known = match filtered.finish(&args.baseline, &mut report) {
+        Ok(k) => k,
+        Err(e) => {
+            eprintln!("herder-audit: {e}");
+            return EXIT_ERROR;
+        }
+    };
+    let mut out = printer.into_output();
+    report_errors(&report);
+    if args.verbose {
+        verbose(&report, started);
+    }
+    match finish_output(&report, args, replay, known.as_ref(), &mut *out).and_then(|()| out.flush())
+    {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return EXIT_OK,
+        Err(e) => {
+            eprintln!("herder-audit: writing output: {}", input::describe(&e));
+            return EXIT_ERROR;
+        }
+    }
+    exit_status(&report, args.fail_on)
+}
+
+fn report_errors(report: &Report) {
+    for e in &report.errors {
+        eprintln!("herder-audit: {}: {}", e.input, e.message);
+    }
+    for i in &report.inputs {
+        for (line, len) in &i.too_long {
+            eprintln!(
+                "herder-audit: {}:{line}: warning: a line of {len} bytes was skipped (longer than the {} byte limit)",
+                i.name,
+                crate::input::scan::MAX_LINE
+            );
+        }
+    }
+}
+
+fn verbose(report: &Report, started: std::time::Instant) {
+    for i in &report.inputs {
+        eprintln!(
+            "herder-audit: {}: {} bytes{}, {} lines, {} candidate lines, {} lifecycle events",
+            i.name,
+            i.bytes,
+            if i.gzip { " (gzip, uncompressed)" } else { "" },
+            i.lines,
+            i.candidates,
+            i.events
+        );
+    }
+    eprintln!(
+        "herder-audit: {} input(s), {} worker(s) in {:.3} s",
+        report.inputs.len(),
+        report.workers.len(),
+        started.elapsed().as_secs_f64()
+    );
+}
+
+fn exit_status(report: &Report, fail_on: FailOn) -> i32 {
+    if !report.errors.is_empty() {
+        return EXIT_ERROR;
+    }
+    let threshold = match fail_on {
+        FailOn::Error => Some(Severity::Error),
+        FailOn::Warning => Some(Severity::Warning),
+        FailOn::Never => None,
+    };
+    match threshold {
+        Some(s) if report.count_at_least(s) > 0 => EXIT_FINDINGS,
+        _ => EXIT_OK,
+    }
+}
+
+/// What is written once the run is over: the summary (text), the tail of
+/// JSON lines, the whole document (JSON, HTML), or the replay view; with a
+/// baseline, what it kept back.
+fn finish_output(
+    report: &Report,
+    args: &OutputArgs,
+    replay: bool,
+    known: Option<&Known>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    match (args.format, replay, known) {
+        (Format::Html, _, _) => html::write_html(report, out),
+        (Format::Text, true, _) => text::write_replay(report, out),
+        (_, true, _) => json::write_replay_json(report, out),
+        (Format::Text, false, _) if args.no_summary => Ok(()),
+        (Format::Text, false, k) => {
+            text::write_summary(report, out)?;
+            match k {
+                Some(k) => b::write_text(k, out),
+                None => Ok(()),
+            }
+        }
+        (Format::Json, false, Some(k)) => b::write_json(report, k, out),
+        (Format::Json, false, None) => json::write_json(report, out),
+        (Format::Jsonl, false, Some(k)) => b::write_jsonl_tail(report, k, out),
+        (Format::Jsonl, false, None) => json::write_jsonl_tail(report, out),
+    }
+}
+
+/// A printer's sink that hands its output back once the run is over.
+trait PrintSink {
+    fn as_sink(&mut self) -> &mut dyn Sink;
+    fn into_output(self: Box<Self>) -> Box<dyn Write + Send>;
+}
+
+/// Keeps the findings for a printer that needs the whole run.
+struct Collected(Collect, Box<dyn Write + Send>);
+
+impl PrintSink for Collected {
+    fn as_sink(&mut self) -> &mut dyn Sink {
+        &mut self.0
+    }
+    fn into_output(self: Box<Self>) -> Box<dyn Write + Send> {
+        self.1
+    }
+}
+
+impl PrintSink for TextSink<Box<dyn Write + Send>> {
+    fn as_sink(&mut self) -> &mut dyn Sink {
+        self
+    }
+    fn into_output(self: Box<Self>) -> Box<dyn Write + Send> {
+        self.out
+    }
+}
+
+impl PrintSink for JsonlSink<Box<dyn Write + Send>> {
+    fn as_sink(&mut self) -> &mut dyn Sink {
+        self
+    }
+    fn into_output(self: Box<Self>) -> Box<dyn Write + Send> {
+        self.out
+    }
+}

@@ -1,0 +1,262 @@
+//! The stages of a split audit: `plan` (which files form one stream),
+//! `map` (the per-stream stage), `reduce` (the cross-worker stage and the
+//! report). `herder-audit map X | herder-audit reduce` prints what
+//! `herder-audit X` prints.
+
+use super::{EXIT_ERROR, EXIT_OK, OutputArgs, report};
+use crate::audit::mapred::{self, MapWriter};
+use crate::audit::{self, Options};
+use crate::input::{self, Input, families};
+use clap::Args;
+use serde_json::json;
+use std::io::{self, BufRead, Write};
+use std::path::PathBuf;
+
+#[derive(Args, Debug, Clone)]
+pub struct PlanArgs {
+    /// Log files or directories (read recursively).
+    paths: Vec<PathBuf>,
+    /// Take the files' names from this file, one per line (`-`: standard
+    /// input), instead of walking PATHS: nothing is opened (for names
+    /// listed on a remote file system).
+    #[arg(long, value_name = "FILE")]
+    names: Option<PathBuf>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct MapArgs {
+    /// Log files or directories (read recursively); `-` reads standard
+    /// input.
+    paths: Vec<PathBuf>,
+    /// Read the file PATH under the name NAME (a local copy of a remote
+    /// file, named as the original so that reports and rotated segments
+    /// agree with a run over the originals). Repeatable.
+    #[arg(long = "segment", value_name = "NAME=PATH")]
+    segments: Vec<String>,
+    /// Write to this file instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Worker threads (default: one per core).
+    #[arg(short = 'j', long)]
+    jobs: Option<usize>,
+    /// Record the workers' timelines (for `reduce --format html`).
+    #[arg(long)]
+    timeline: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ReduceArgs {
+    /// Outputs of `map` and of `reduce --partial`, in any number and any
+    /// order; `-` or nothing reads standard input.
+    files: Vec<PathBuf>,
+    /// Write a partial (findings with their place in the run's order) for
+    /// a later reduce to combine with other partials, instead of the
+    /// report; one machine can so check some groups and others the rest.
+    #[arg(long)]
+    partial: bool,
+    #[command(flatten)]
+    out: OutputArgs,
+}
+
+fn create(path: &Option<PathBuf>) -> io::Result<Box<dyn Write + Send>> {
+    Ok(match path {
+        Some(p) => Box::new(io::BufWriter::new(std::fs::File::create(p).map_err(
+            |e| {
+                io::Error::other(format!(
+                    "cannot create {}: {}",
+                    p.display(),
+                    input::describe(&e)
+                ))
+            },
+        )?)),
+        None => Box::new(io::BufWriter::new(io::stdout())),
+    })
+}
+
+/// Reports a failure to write; a closed pipe is a quiet success.
+fn write_status(r: io::Result<()>) -> Option<i32> {
+    match r {
+        Ok(()) => None,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Some(EXIT_OK),
+        Err(e) => {
+            eprintln!("herder-audit: {}", input::describe(&e));
+            Some(EXIT_ERROR)
+        }
+    }
+}
+
+pub(super) fn plan(args: &PlanArgs) -> i32 {
+    let (mut inputs, mut errors) = match &args.names {
+        Some(f) => {
+            let text = if f.as_os_str() == "-" {
+                io::stdin()
+                    .lock()
+                    .lines()
+                    .collect::<io::Result<Vec<String>>>()
+            } else {
+                std::fs::File::open(f).and_then(|h| io::BufReader::new(h).lines().collect())
+            };
+            match text {
+                Ok(lines) => (
+                    lines
+                        .iter()
+                        .map(|l| l.trim_end_matches('\r'))
+                        .filter(|l| !l.trim().is_empty())
+                        .map(|l| Input::File(PathBuf::from(l)))
+                        .collect::<Vec<_>>(),
+                    Vec::new(),
+                ),
+                Err(e) => {
+                    eprintln!("herder-audit: {}: {}", f.display(), input::describe(&e));
+                    return EXIT_ERROR;
+                }
+            }
+        }
+        None => input::expand(&args.paths),
+    };
+    inputs.sort_by(input::canonical_order);
+    inputs.dedup();
+    errors.sort();
+    let mut fams = families::group(&inputs);
+    let none = vec![None; inputs.len()];
+    let streams: Vec<_> = fams
+        .iter_mut()
+        .map(|f| {
+            families::order_segments(&inputs, f, &none);
+            let name = if f.segments.len() == 1 {
+                inputs[f.segments[0]].display()
+            } else {
+                f.name.clone()
+            };
+            json!({
+                "stream": name,
+                "segments": f.segments.iter().map(|&i| inputs[i].display()).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let doc = json!({
+        "schema_version": mapred::MAP_SCHEMA_VERSION,
+        "tool": {"name": "herder-audit", "version": env!("CARGO_PKG_VERSION")},
+        "streams": streams,
+        "errors": errors.iter().map(|(i, m)| json!({"input": i, "message": m})).collect::<Vec<_>>(),
+    });
+    for (i, m) in &errors {
+        eprintln!("herder-audit: {i}: {m}");
+    }
+    let mut out = io::stdout().lock();
+    if let Some(code) = write_status(
+        serde_json::to_writer_pretty(&mut out, &doc)
+            .map_err(io::Error::from)
+            .and_then(|()| writeln!(out)),
+    ) {
+        return code;
+    }
+    if errors.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_ERROR
+    }
+}
+
+pub(super) fn map(args: &MapArgs) -> i32 {
+    let mut inputs = Vec::new();
+    for s in &args.segments {
+        match s.split_once('=') {
+            Some((name, path)) if !name.is_empty() && !path.is_empty() => {
+                inputs.push(Input::Named {
+                    name: name.to_string(),
+                    path: PathBuf::from(path),
+                })
+            }
+            _ => {
+                eprintln!("herder-audit: --segment {s:?}: expected NAME=PATH");
+                return EXIT_ERROR;
+            }
+        }
+    }
+    let paths = if args.paths.is_empty() && args.segments.is_empty() {
+        vec![PathBuf::from("-")]
+    } else {
+        args.paths.clone()
+    };
+    let (found, mut walk_errors) = input::expand(&paths);
+    inputs.extend(found);
+    inputs.sort_by(input::canonical_order);
+    inputs.dedup();
+    walk_errors.sort();
+    let opts = Options {
+        jobs: args.jobs,
+        timeline: args.timeline,
+        ..Options::default()
+    };
+    let mut out = match create(&args.output) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("herder-audit: {e}");
+            return EXIT_ERROR;
+        }
+    };
+    let mut errors = 0;
+    let r = (|| {
+        let mut w = MapWriter::new(&mut *out)?;
+        let stream_errors = audit::map_to(&inputs, &opts, &mut w)?;
+        for e in &stream_errors {
+            eprintln!("herder-audit: {}: {}", e.input, e.message);
+        }
+        for (i, m) in &walk_errors {
+            eprintln!("herder-audit: {i}: {m}");
+        }
+        errors = stream_errors.len() + walk_errors.len();
+        w.errors(
+            walk_errors
+                .into_iter()
+                .map(|(input, message)| audit::InputError { input, message })
+                .collect(),
+        )?;
+        w.finish()
+    })();
+    if let Some(code) = write_status(r) {
+        return code;
+    }
+    if errors == 0 { EXIT_OK } else { EXIT_ERROR }
+}
+
+pub(super) fn reduce(args: &ReduceArgs) -> i32 {
+    let files: Vec<Input> = if args.files.is_empty() {
+        vec![Input::Stdin]
+    } else {
+        args.files
+            .iter()
+            .map(|p| {
+                if p.as_os_str() == "-" {
+                    Input::Stdin
+                } else {
+                    Input::File(p.clone())
+                }
+            })
+            .collect()
+    };
+    if args.partial {
+        let mut out = match create(&args.out.output) {
+            Ok(o) => o,
+            Err(e) => {
+                eprintln!("herder-audit: {e}");
+                return EXIT_ERROR;
+            }
+        };
+        return match mapred::reduce_partial(&files, &mut *out) {
+            Ok(errors) => {
+                for e in &errors {
+                    eprintln!("herder-audit: {}: {}", e.input, e.message);
+                }
+                if errors.is_empty() {
+                    EXIT_OK
+                } else {
+                    EXIT_ERROR
+                }
+            }
+            Err(e) => write_status(Err(e)).unwrap_or(EXIT_ERROR),
+        };
+    }
+    report::run(&args.out, false, |sink| mapred::reduce_to(&files, sink))
+}

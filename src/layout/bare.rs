@@ -1,0 +1,241 @@
+//! Layouts that print no logger (`%d %p %m%n`).
+//!
+//! The prefilter finds most lines the auditor reads by their logger
+//! (`…runtime.Worker)`); a layout without one hides them from it. Herder and
+//! coordinator lines still carry the worker's `[Worker clientId=…]` prefix,
+//! but the Worker's `Stopping task …` carries nothing. A stream whose
+//! layout prints no logger is therefore read line by line, and its lines are
+//! attributed to their class by their wording
+//! ([`crate::event::attribute`]).
+//!
+//! [`head_is_bare`] decides from the head of a segment, before any line is
+//! read. [`BareLayout`] keeps the decision for a stream and, where the head
+//! did not show it, notices the layout from the first line of the herder
+//! or coordinator without a logger; the lines before that one were not all
+//! read, and the replay is told so.
+
+use super::{split_stream, starts_record, trailing_logger};
+
+/// Records of a head looked at: enough to judge a layout, few enough to
+/// cost nothing (the head of every segment is looked at).
+const HEAD_RECORDS: usize = 256;
+
+/// Single-line records a stream needs before its layout is judged.
+const MIN_RECORDS: usize = 3;
+
+/// Does the head of a segment (complete lines) come from a layout that
+/// prints no logger? It does when, in one of its streams (a multiplexed
+/// file holds several), at least nine in ten records that stand on one line
+/// have no logger. (Records followed by other lines are not counted: the
+/// logger of a multi-line message, a config dump, is on its last line.)
+pub fn head_is_bare(head: &[u8]) -> bool {
+    // Per stream key: (single-line records, of which without a logger).
+    let mut counts: Vec<(Option<String>, usize, usize)> = Vec::new();
+    let mut count = |key: Option<String>, logger: bool| {
+        let i = match counts.iter().position(|(k, _, _)| *k == key) {
+            Some(i) => i,
+            None => {
+                counts.push((key, 0, 0));
+                counts.len() - 1
+            }
+        };
+        counts[i].1 += 1;
+        if !logger {
+            counts[i].2 += 1;
+        }
+    };
+    // The record before the current line: its stream and whether it
+    // ends with a logger (`None` for JSON records, which are not judged).
+    let mut prev: Option<(Option<String>, Option<bool>)> = None;
+    let mut records = 0;
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', head).chain(std::iter::once(head.len())) {
+        if start >= head.len() {
+            break;
+        }
+        let line = &head[start..end];
+        start = end + 1;
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if !starts_record(line) {
+            prev = None;
+            continue;
+        }
+        if let Some((key, Some(logger))) = prev.take() {
+            count(key, logger);
+        }
+        records += 1;
+        if records > HEAD_RECORDS {
+            break;
+        }
+        let text = String::from_utf8_lossy(&line[..line.len().min(512)]);
+        let (key, rest) = split_stream(&text);
+        let json = rest.trim_start().starts_with('{');
+        prev = Some((
+            key.map(str::to_string),
+            (!json).then(|| trailing_logger(line).is_some()),
+        ));
+    }
+    if let Some((key, Some(logger))) = prev {
+        count(key, logger);
+    }
+    counts
+        .iter()
+        .any(|(_, n, bare)| *n >= MIN_RECORDS && *bare * 10 >= *n * 9)
+}
+
+/// What a stream's layout shows of its loggers, as far as the stream has
+/// been read.
+#[derive(Debug, Default)]
+pub struct BareLayout {
+    /// Every line is read: the layout hides the logger the prefilter looks
+    /// for.
+    all: bool,
+    /// The layout was noticed only after the start of the stream (not from
+    /// a head): lines before were skipped unread.
+    late: bool,
+    /// Streams (of a multiplexed file) already told about the layout.
+    told: Vec<Option<String>>,
+}
+
+/// What a worker's replay is to be told about the layout, once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    /// Lines before this one may have been skipped unread: what the worker
+    /// ran is unknown from here on.
+    pub lines_missed: bool,
+    /// The note for the worker's summary.
+    pub text: String,
+}
+
+impl BareLayout {
+    /// A segment begins whose head is (`true`) or is not bare; once every
+    /// line is read, it stays so for the stream.
+    pub fn segment(&mut self, head_bare: bool) {
+        self.all |= head_bare;
+    }
+
+    /// Must every line be read (and handed over as a candidate)?
+    pub fn reads_all(&self) -> bool {
+        self.all
+    }
+
+    /// A record line was read: does it carry the worker's prefix, a
+    /// logger? A prefixed line without a logger shows the layout.
+    pub fn record(&mut self, prefixed: bool, logger: bool) {
+        if prefixed && !logger && !self.all {
+            self.all = true;
+            self.late = true;
+        }
+    }
+
+    /// An event was read from a line without a logger, in stream `stream`
+    /// of the file, whose worker has (`had_events`) or has not read events
+    /// before: what to tell its replay, the first time. Nothing while the
+    /// stream is not known to be bare (a config dump's first line has no
+    /// logger in any layout).
+    pub fn notice(&mut self, stream: Option<&str>, had_events: bool) -> Option<Notice> {
+        if !self.all || self.told.iter().any(|s| s.as_deref() == stream) {
+            return None;
+        }
+        self.told.push(stream.map(str::to_string));
+        let text = if self.late {
+            "the layout prints no logger (noticed only here): lines without a logger before this one were not read, so what the worker ran before it is unknown; from here every line is read and attributed by its wording and the [Worker …] prefix"
+        } else {
+            "the layout prints no logger: every line is read and attributed by its wording and the [Worker …] prefix (each lifecycle wording is printed by one Connect class), so the verdicts stand as with a logger"
+        };
+        Some(Notice {
+            lines_missed: self.late && had_events,
+            text: text.to_string(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BARE: &str = "2024-05-01 10:00:00,000 INFO Kafka Connect starting
+2024-05-01 10:00:00,100 INFO [Worker clientId=connect-1, groupId=g] Herder starting
+2024-05-01 10:00:00,200 INFO Stopping task a-0
+2024-05-01 10:00:00,300 ERROR Failed to start task a-1
+org.apache.kafka.connect.errors.ConnectException: boom
+\tat a.B.c(B.java:1)
+2024-05-01 10:00:00,400 INFO Creating task a-1
+";
+
+    const FULL: &str = "[2024-05-01 10:00:00,000] INFO Kafka Connect starting (org.apache.kafka.connect.runtime.Connect:50)
+[2024-05-01 10:00:00,050] INFO ProducerConfig values: 
+\tacks = -1
+\tbatch.size = 16384
+ (org.apache.kafka.common.config.AbstractConfig:376)
+[2024-05-01 10:00:00,060] INFO DistributedConfig values: 
+\tgroup.id = g
+ (org.apache.kafka.common.config.AbstractConfig:376)
+[2024-05-01 10:00:00,100] INFO [Worker clientId=connect-1, groupId=g] Herder starting (org.apache.kafka.connect.runtime.distributed.DistributedHerder:370)
+[2024-05-01 10:00:00,200] INFO [a|task-0] Stopping task a-0 (org.apache.kafka.connect.runtime.Worker:1017)
+[2024-05-01 10:00:00,400] INFO [a|task-1] Creating task a-1 (org.apache.kafka.connect.runtime.Worker:574)
+";
+
+    #[test]
+    fn heads_without_loggers_are_bare() {
+        assert!(head_is_bare(BARE.as_bytes()));
+        assert!(head_is_bare(BARE.replace('\n', "\r\n").as_bytes()));
+    }
+
+    #[test]
+    fn heads_with_loggers_and_dumps_are_not() {
+        assert!(!head_is_bare(FULL.as_bytes()));
+        // Only dumps: nothing stands on one line.
+        let dumps: String = FULL
+            .lines()
+            .skip(1)
+            .take(7)
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert!(!head_is_bare(dumps.as_bytes()));
+        assert!(!head_is_bare(b""));
+        // Too few records to tell.
+        let two: String = BARE.lines().take(2).map(|l| format!("{l}\n")).collect();
+        assert!(!head_is_bare(two.as_bytes()));
+    }
+
+    #[test]
+    fn one_bare_stream_of_a_multiplexed_file_is_enough() {
+        let mut s = String::new();
+        for (b, f) in BARE
+            .lines()
+            .zip(FULL.lines().filter(|l| l.starts_with('[')))
+        {
+            s.push_str(&format!("connect-1  | {b}\nkafka-1    | {f}\n"));
+        }
+        assert!(head_is_bare(s.as_bytes()));
+    }
+
+    #[test]
+    fn the_layout_is_noticed_from_a_prefixed_line_without_logger() {
+        let mut b = BareLayout::default();
+        b.segment(false);
+        b.record(false, false); // a dump head: not a sign
+        b.record(true, true);
+        assert!(!b.reads_all());
+        assert_eq!(b.notice(None, true), None);
+        b.record(true, false);
+        assert!(b.reads_all());
+        let n = b.notice(None, true).unwrap();
+        assert!(n.lines_missed && n.text.contains("noticed only here"));
+        assert_eq!(b.notice(None, true), None, "told once");
+        let other = b.notice(Some("connect-2"), false).unwrap();
+        assert!(!other.lines_missed);
+    }
+
+    #[test]
+    fn a_bare_head_reads_everything_from_the_start() {
+        let mut b = BareLayout::default();
+        b.segment(true);
+        assert!(b.reads_all());
+        b.segment(false);
+        assert!(b.reads_all(), "sticky");
+        let n = b.notice(None, true).unwrap();
+        assert!(!n.lines_missed);
+    }
+}

@@ -1,0 +1,74 @@
+//! `stale-config-start` (KAFKA-8869): a connector deleted and created again
+//! under the same name has a task started before the new connector wrote
+//! any task configs, so the task runs with the deleted connector's configs
+//! (docs/rules.md, `stale-config-start`).
+
+use super::Who;
+use crate::finding::{Evidence, Finding, Kind};
+use crate::model::{Resource, SourceLine};
+use crate::replay::state::ConfigFacts;
+
+/// The lines that make a task start stale.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stale {
+    /// `Connector X config removed`.
+    pub removed: SourceLine,
+    /// The first `Connector X config updated` after it: the re-creation.
+    pub recreated: SourceLine,
+}
+
+/// Is a start of task `index` of the connector `facts` describes stale?
+/// `process_start` is the worker's latest start in the log: the config topic
+/// it read silently then may hold task configs of the new connector, so a
+/// re-creation before it proves nothing. A task already reported since the
+/// re-creation is not reported again.
+pub fn check(
+    facts: Option<&ConfigFacts>,
+    index: u32,
+    process_start: Option<&SourceLine>,
+) -> Option<Stale> {
+    let f = facts?;
+    // Unknown is not empty: without the removal in the log there is no
+    // re-creation to speak of.
+    let removed = f.removed.as_ref()?;
+    let recreated = f.recreated.as_ref()?;
+    if !removed.before(recreated) || process_start.is_some_and(|p| recreated.before(p)) {
+        return None;
+    }
+    // Any `Tasks [...] configs updated` line naming the connector's tasks
+    // since the re-creation may carry the new connector's configs (2.5.1+:
+    // the tasks are assigned only after it).
+    let claimed = [&f.single_claim, &f.multi_claim]
+        .into_iter()
+        .flatten()
+        .any(|c| recreated.before(c));
+    if claimed || f.stale_reported.contains(&index) {
+        return None;
+    }
+    Some(Stale {
+        removed: removed.clone(),
+        recreated: recreated.clone(),
+    })
+}
+
+pub fn finding(who: &Who, r: &Resource, start: &SourceLine, stale: &Stale) -> Finding {
+    let c = r.connector_name();
+    let ev = vec![
+        Evidence::new("the connector is deleted here", &stale.removed),
+        Evidence::new("created again under the same name here", &stale.recreated),
+        Evidence::new(
+            "started here, before the new connector wrote any task configs",
+            start,
+        ),
+    ];
+    who.finding(
+        Kind::StaleConfigStart,
+        Some(r.clone()),
+        start,
+        ev,
+        format!(
+            "{r} was started after connector {c} was deleted and created again, with no task configs of the new connector since: it runs with the deleted connector's task configs"
+        ),
+        Some("KAFKA-8869"),
+    )
+}

@@ -1,0 +1,253 @@
+//! A worker process's start-up lines, with the `DistributedConfig values:`
+//! dump that names its protocol, group and advertised REST address.
+
+use super::out::{Lvl, Mdc, Th};
+use super::{Lg, M, Say};
+use crate::sim::model::data::Proto;
+use crate::sim::version::{Site, Version};
+
+/// What a worker's start-up lines name about it.
+pub(in crate::sim) struct Identity<'a> {
+    /// Its index in the cluster (for its IP address).
+    pub index: usize,
+    pub host: &'a str,
+    pub group: &'a str,
+    pub proto: Proto,
+    /// `scheduled.rebalance.max.delay.ms`
+    pub delay_ms: i64,
+}
+
+fn dump_keys(v: Version, id: &Identity) -> Vec<String> {
+    let host = id.host.to_string();
+    let mut keys: Vec<(String, String)> = vec![
+        ("access.control.allow.methods".into(), String::new()),
+        ("access.control.allow.origin".into(), String::new()),
+        (
+            "bootstrap.servers".into(),
+            "[broker-1:9092, broker-2:9092, broker-3:9092]".into(),
+        ),
+        ("client.dns.lookup".into(), "use_all_dns_ips".into()),
+        ("client.id".into(), String::new()),
+        ("config.providers".into(), "[]".into()),
+        ("config.storage.replication.factor".into(), "3".into()),
+        ("config.storage.topic".into(), "connect-configs".into()),
+        ("connections.max.idle.ms".into(), "540000".into()),
+        ("group.id".into(), id.group.to_string()),
+        (
+            "header.converter".into(),
+            "class org.apache.kafka.connect.storage.SimpleHeaderConverter".into(),
+        ),
+        ("heartbeat.interval.ms".into(), "3000".into()),
+        (
+            "key.converter".into(),
+            "class org.apache.kafka.connect.json.JsonConverter".into(),
+        ),
+        ("listeners".into(), "[http://0.0.0.0:8083]".into()),
+        ("metadata.max.age.ms".into(), "300000".into()),
+        ("metric.reporters".into(), "[]".into()),
+        ("metrics.num.samples".into(), "2".into()),
+        ("metrics.recording.level".into(), "INFO".into()),
+        ("metrics.sample.window.ms".into(), "30000".into()),
+        ("offset.flush.interval.ms".into(), "60000".into()),
+        ("offset.flush.timeout.ms".into(), "5000".into()),
+        ("offset.storage.partitions".into(), "25".into()),
+        ("offset.storage.replication.factor".into(), "3".into()),
+        ("offset.storage.topic".into(), "connect-offsets".into()),
+        (
+            "plugin.path".into(),
+            "[/usr/share/java, /usr/share/confluent-hub-components]".into(),
+        ),
+        ("rebalance.timeout.ms".into(), "60000".into()),
+        ("receive.buffer.bytes".into(), "32768".into()),
+        ("reconnect.backoff.max.ms".into(), "1000".into()),
+        ("reconnect.backoff.ms".into(), "50".into()),
+        ("request.timeout.ms".into(), "40000".into()),
+        ("rest.advertised.host.name".into(), host),
+        ("rest.advertised.listener".into(), "null".into()),
+        ("rest.advertised.port".into(), "8083".into()),
+        ("rest.extension.classes".into(), "[]".into()),
+        ("rest.host.name".into(), "null".into()),
+        ("rest.port".into(), "8083".into()),
+        ("retry.backoff.ms".into(), "100".into()),
+        ("sasl.jaas.config".into(), "null".into()),
+        ("sasl.mechanism".into(), "GSSAPI".into()),
+        ("security.protocol".into(), "PLAINTEXT".into()),
+        ("send.buffer.bytes".into(), "131072".into()),
+        ("session.timeout.ms".into(), "10000".into()),
+        ("ssl.client.auth".into(), "none".into()),
+        ("ssl.enabled.protocols".into(), "[TLSv1.2]".into()),
+        ("ssl.keystore.type".into(), "JKS".into()),
+        ("ssl.protocol".into(), "TLSv1.2".into()),
+        ("ssl.truststore.type".into(), "JKS".into()),
+        ("status.storage.partitions".into(), "5".into()),
+        ("status.storage.replication.factor".into(), "3".into()),
+        ("status.storage.topic".into(), "connect-status".into()),
+        ("task.shutdown.graceful.timeout.ms".into(), "5000".into()),
+        (
+            "value.converter".into(),
+            "class io.confluent.connect.avro.AvroConverter".into(),
+        ),
+        ("worker.sync.timeout.ms".into(), "3000".into()),
+        ("worker.unsync.backoff.ms".into(), "300000".into()),
+    ];
+    if v >= Version::V2_3 {
+        keys.push((
+            "connect.protocol".into(),
+            id.proto.config_name().to_string(),
+        ));
+        keys.push((
+            "scheduled.rebalance.max.delay.ms".into(),
+            id.delay_ms.to_string(),
+        ));
+    }
+    if v >= Version::V2_4 {
+        keys.push((
+            "inter.worker.key.generation.algorithm".into(),
+            "HmacSHA256".into(),
+        ));
+        keys.push(("inter.worker.key.size".into(), "null".into()));
+        keys.push(("inter.worker.key.ttl.ms".into(), "3600000".into()));
+        keys.push((
+            "inter.worker.signature.algorithm".into(),
+            "HmacSHA256".into(),
+        ));
+        keys.push((
+            "inter.worker.verification.algorithms".into(),
+            "[HmacSHA256]".into(),
+        ));
+    }
+    if v >= Version::V2_8 {
+        keys.push(("topic.creation.enable".into(), "true".into()));
+        keys.push(("socket.connection.setup.timeout.ms".into(), "10000".into()));
+    }
+    keys.sort();
+    keys.into_iter()
+        .map(|(k, val)| format!("\t{k} = {val}"))
+        .collect()
+}
+
+impl Say<'_> {
+    /// Start-up, up to `Kafka Connect started`; the worker then joins the group.
+    pub fn startup(&mut self, id: &Identity) {
+        let v = self.em.v;
+        {
+            let em = &mut *self.em;
+            em.clock.set_at_least(self.lnow);
+            em.noise.plugins(&mut em.logs[self.w], &mut em.clock);
+        }
+        let keys = dump_keys(v, id);
+        {
+            let em = &mut *self.em;
+            em.clock.advance(3);
+            let log = &mut em.logs[self.w];
+            log.head(&mut em.clock, Lvl::Info, Mdc::None, Th::Main);
+            log.s("DistributedConfig values: ");
+            log.newline();
+            for k in &keys {
+                log.cont(k);
+            }
+            log.end_multi(
+                "org.apache.kafka.connect.runtime.distributed.DistributedConfig",
+                v.line(Site::Dump),
+            );
+        }
+        let build = v.kafka_build();
+        let commit = v.commit_id();
+        let app = "org.apache.kafka.common.utils.AppInfoParser";
+        self.emit_plain(
+            Lvl::Info,
+            M::None,
+            Lg::Custom(app),
+            Site::AppInfo,
+            |l, _| {
+                l.s("Kafka version: ");
+                l.s(build);
+            },
+        );
+        self.emit_plain(
+            Lvl::Info,
+            M::None,
+            Lg::Custom(app),
+            Site::AppInfoCommit,
+            |l, _| {
+                l.s("Kafka commitId: ");
+                l.s(commit);
+            },
+        );
+        let (logger, cluster) = (v.cluster_id_logger(), self.em.cluster_id.clone());
+        let cluster_id = |l: &mut super::WorkerLog, _: &[String]| {
+            l.s("Kafka cluster ID: ");
+            l.s(&cluster);
+        };
+        if v >= Version::V3_6 {
+            // From 3.4.0 WorkerConfig logs it, a logger the auditor does
+            // not read yet: not a lifecycle line of this release.
+            self.emit_plain(
+                Lvl::Info,
+                M::None,
+                Lg::Custom(logger),
+                Site::ClusterId,
+                cluster_id,
+            );
+        } else {
+            self.emit(
+                Lvl::Info,
+                M::None,
+                Lg::Custom(logger),
+                Site::ClusterId,
+                cluster_id,
+            );
+        }
+        let (host, index) = (id.host, id.index);
+        self.emit_plain(Lvl::Info, M::None, Lg::Rest, Site::RestServer, |l, _| {
+            l.s("REST server listening at http://10.0.2.");
+            l.num(11 + index as i64);
+            l.s(":8083/, advertising URL http://");
+            l.s(host);
+            l.s(":8083/");
+        });
+        self.emit(Lvl::Info, M::None, Lg::Connect, Site::Connect, |l, _| {
+            l.s("Kafka Connect starting")
+        });
+        self.dh(Lvl::Info, Site::HerderStarting, "Herder starting");
+        self.emit(
+            Lvl::Info,
+            M::None,
+            Lg::Worker,
+            Site::WorkerStarting,
+            |l, _| l.s("Worker starting"),
+        );
+        self.emit(
+            Lvl::Info,
+            M::None,
+            Lg::Worker,
+            Site::WorkerStarted,
+            |l, _| l.s("Worker started"),
+        );
+        self.emit(Lvl::Info, M::None, Lg::Kcbs, Site::ConfigStore, |l, _| {
+            l.s("Starting KafkaConfigBackingStore")
+        });
+        self.emit_plain(
+            Lvl::Info,
+            M::None,
+            Lg::KbLog,
+            Site::KafkaBasedLog,
+            |l, _| l.s("Finished reading KafkaBasedLog for topic connect-configs"),
+        );
+        self.emit(Lvl::Info, M::None, Lg::Kcbs, Site::ConfigStore, |l, _| {
+            l.s("Started KafkaConfigBackingStore")
+        });
+        self.dh(Lvl::Info, Site::HerderStarted, "Herder started");
+        self.em.plain();
+        self.coord(
+            Site::Discovered,
+            "Discovered group coordinator broker-1:9092 (id: 2147483646 rack: null)",
+        );
+        self.emit_plain(Lvl::Info, M::None, Lg::Rest, Site::RestServer, |l, _| {
+            l.s("REST resources initialized; server is started and ready to handle requests")
+        });
+        self.emit(Lvl::Info, M::None, Lg::Connect, Site::Connect, |l, _| {
+            l.s("Kafka Connect started")
+        });
+    }
+}

@@ -1,0 +1,316 @@
+//! The leader's assignors: eager round-robin, and the incremental
+//! cooperative assignor (revocation before reassignment, lost work held
+//! back for the scheduled rebalance delay, balance).
+
+use super::{Cluster, off};
+use crate::sim::model::data::{Assign, Res};
+use crate::sim::truth::FaultKind;
+use std::collections::{BTreeMap, BTreeSet};
+
+impl Cluster {
+    /// Is `r` in the current configuration (its connector exists and, for a
+    /// task, its index is below the committed task count)?
+    pub(super) fn configured_now(&self, r: Res) -> bool {
+        let Some(x) = self.conns.get(usize::from(r.conn())) else {
+            return false;
+        };
+        x.exists
+            && match r {
+                Res::Conn(_) => true,
+                Res::Task(_, i) => i < x.tasks,
+            }
+    }
+
+    fn configured(&self) -> (Vec<u16>, Vec<(u16, u16)>) {
+        let mut cs = Vec::new();
+        let mut ts = Vec::new();
+        for (c, x) in self.conns.iter().enumerate() {
+            if x.exists {
+                cs.push(c as u16);
+                for i in 0..x.tasks {
+                    ts.push((c as u16, i));
+                }
+            }
+        }
+        (cs, ts)
+    }
+
+    fn base_assign(&self, leader: usize) -> Assign {
+        let lw = &self.workers[leader];
+        Assign {
+            error: 0,
+            leader: lw.member_id.clone(),
+            leader_url: lw.url.clone(),
+            offset: off(lw.read_upto),
+            ..Assign::default()
+        }
+    }
+
+    /// EagerAssignor: round-robin over members sorted by member id.
+    pub(super) fn assign_eager(
+        &mut self,
+        members: &[usize],
+        leader: usize,
+    ) -> BTreeMap<usize, Assign> {
+        let mut ms = members.to_vec();
+        ms.sort_by(|a, b| self.workers[*a].member_id.cmp(&self.workers[*b].member_id));
+        let base = self.base_assign(leader);
+        let mut out: BTreeMap<usize, Assign> = ms.iter().map(|&m| (m, base.clone())).collect();
+        let (cs, ts) = self.configured();
+        let mut k = 0usize;
+        for c in cs {
+            let m = ms[k % ms.len()];
+            k += 1;
+            if let Some(a) = out.get_mut(&m) {
+                a.conns.push(c);
+            }
+            for &(tc, ti) in ts.iter().filter(|(tc, _)| *tc == c) {
+                let m = ms[k % ms.len()];
+                k += 1;
+                if let Some(a) = out.get_mut(&m) {
+                    a.tasks.push((tc, ti));
+                }
+            }
+        }
+        out
+    }
+
+    /// IncrementalCooperativeAssignor, in its essentials.
+    pub(super) fn assign_cooperative(
+        &mut self,
+        members: &[usize],
+        leader: usize,
+    ) -> BTreeMap<usize, Assign> {
+        let (cs, ts) = self.configured();
+        let configured: BTreeSet<Res> = cs
+            .iter()
+            .map(|&c| Res::Conn(c))
+            .chain(ts.iter().map(|&(c, i)| Res::Task(c, i)))
+            .collect();
+        let owned: BTreeMap<usize, BTreeSet<Res>> = members
+            .iter()
+            .map(|&m| (m, self.workers[m].assigned.clone()))
+            .collect();
+        let mut revoke: BTreeMap<usize, BTreeSet<Res>> =
+            members.iter().map(|&m| (m, BTreeSet::new())).collect();
+        // Deleted work, and work two members report (revoke from both).
+        let mut count: BTreeMap<Res, usize> = BTreeMap::new();
+        for set in owned.values() {
+            for r in set {
+                *count.entry(*r).or_default() += 1;
+            }
+        }
+        for (&m, set) in &owned {
+            for r in set {
+                if !configured.contains(r) || count.get(r).copied().unwrap_or(0) > 1 {
+                    revoke.entry(m).or_default().insert(*r);
+                }
+            }
+        }
+        let mut kept: BTreeMap<usize, BTreeSet<Res>> = owned
+            .iter()
+            .map(|(&m, set)| (m, set.difference(&revoke[&m]).copied().collect()))
+            .collect();
+        let all_owned: BTreeSet<Res> = owned.values().flatten().copied().collect();
+        let all_kept: BTreeSet<Res> = kept.values().flatten().copied().collect();
+        // Lost work (members gone): held back for the scheduled delay.
+        let mut delay = 0i64;
+        if let Some((l, mem)) = &self.group.memory
+            && *l == leader
+        {
+            // Work of members that left (or rejoined as new members).
+            let present: BTreeSet<&str> = members
+                .iter()
+                .map(|&m| self.workers[m].member_id.as_str())
+                .collect();
+            let lost: BTreeSet<Res> = mem
+                .iter()
+                .filter(|(id, _)| !present.contains(id.as_str()))
+                .flat_map(|(_, set)| set.iter())
+                .chain(self.group.held_lost.iter())
+                .filter(|r| configured.contains(r) && !all_owned.contains(r))
+                .copied()
+                .collect();
+            if lost.is_empty() {
+                self.group.deadline = None;
+                self.group.held_lost.clear();
+            } else if self.p.delay_ms <= 0 {
+                self.group.held_lost.clear();
+                self.group.deadline = None;
+            } else {
+                match self.group.deadline {
+                    None => {
+                        self.group.deadline = Some(self.lnow + self.p.delay_ms);
+                        delay = self.p.delay_ms;
+                        self.group.held_lost = lost;
+                    }
+                    Some(d) if self.lnow >= d => {
+                        self.group.held_lost.clear();
+                        self.group.deadline = None;
+                    }
+                    Some(d) => {
+                        delay = d - self.lnow;
+                        self.group.held_lost = lost;
+                    }
+                }
+            }
+        } else {
+            self.group.held_lost.clear();
+            self.group.deadline = None;
+        }
+        let revoked_now: BTreeSet<Res> = revoke.values().flatten().copied().collect();
+        let unassigned: BTreeSet<Res> = configured
+            .iter()
+            .filter(|r| {
+                !all_kept.contains(r)
+                    && !self.group.held_lost.contains(r)
+                    && !revoked_now.contains(r)
+            })
+            .copied()
+            .collect();
+        // restart-moved-task: move a task its owner is about to restart.
+        if self.fault.ready(FaultKind::RestartMovedTask)
+            && self.fault.moved.is_none()
+            && members.len() > 1
+        {
+            let mut cands: Vec<(usize, Res)> = Vec::new();
+            for &m in members {
+                for r in &self.workers[m].to_restart {
+                    if kept[&m].contains(r) && configured.contains(r) {
+                        cands.push((m, *r));
+                    }
+                }
+            }
+            if let Some(&(m, r)) = self.rng.pick(&cands) {
+                revoke.entry(m).or_default().insert(r);
+                if let Some(k) = kept.get_mut(&m) {
+                    k.remove(&r);
+                }
+                self.fault.moved = Some((m, r));
+            }
+        }
+        // Balance: revoke from members above their share (never in two
+        // consecutive rounds, nor while lost work is held).
+        let mut balance_revoked = false;
+        if self.group.held_lost.is_empty() && !self.group.prev_balance_revoked && members.len() > 1
+        {
+            for tasks in [false, true] {
+                let total = kept
+                    .values()
+                    .flatten()
+                    .chain(unassigned.iter())
+                    .filter(|r| r.is_task() == tasks)
+                    .count();
+                let n = members.len();
+                let floor = total / n;
+                let ceil = floor + usize::from(total % n != 0);
+                let load = |k: &BTreeMap<usize, BTreeSet<Res>>, m: usize| {
+                    k[&m].iter().filter(|r| r.is_task() == tasks).count()
+                };
+                let mut loads: BTreeMap<usize, usize> =
+                    members.iter().map(|&m| (m, load(&kept, m))).collect();
+                // Project the unassigned work onto the least loaded.
+                let mut proj = loads.clone();
+                for _ in unassigned.iter().filter(|r| r.is_task() == tasks) {
+                    if let Some((&m, _)) = proj.iter().min_by_key(|(m, l)| (**l, **m)) {
+                        *proj.entry(m).or_default() += 1;
+                    }
+                }
+                let mut to_take: BTreeMap<usize, usize> = BTreeMap::new();
+                for &m in members {
+                    if proj[&m] > ceil && loads[&m] > 0 {
+                        let k = (proj[&m] - ceil).min(loads[&m]);
+                        to_take.insert(m, k);
+                        *proj.entry(m).or_default() -= k;
+                    }
+                }
+                let mut deficit: usize =
+                    members.iter().map(|m| floor.saturating_sub(proj[m])).sum();
+                let freed: usize = to_take.values().sum();
+                deficit = deficit.saturating_sub(freed);
+                while deficit > 0 {
+                    let donor = members
+                        .iter()
+                        .copied()
+                        .filter(|m| {
+                            proj[m] > floor && loads[m] > to_take.get(m).copied().unwrap_or(0)
+                        })
+                        .max_by_key(|m| (proj[m], usize::MAX - *m));
+                    let Some(d) = donor else { break };
+                    *to_take.entry(d).or_default() += 1;
+                    *proj.entry(d).or_default() -= 1;
+                    deficit -= 1;
+                }
+                for (m, k) in to_take {
+                    let mut items: Vec<Res> = kept[&m]
+                        .iter()
+                        .copied()
+                        .filter(|r| r.is_task() == tasks)
+                        .collect();
+                    self.rng.shuffle(&mut items);
+                    for r in items.into_iter().take(k) {
+                        revoke.entry(m).or_default().insert(r);
+                        if let Some(x) = kept.get_mut(&m) {
+                            x.remove(&r);
+                        }
+                        if let Some(l) = loads.get_mut(&m) {
+                            *l -= 1;
+                        }
+                        balance_revoked = true;
+                    }
+                }
+            }
+        }
+        self.group.prev_balance_revoked = balance_revoked;
+        // Assign the unassigned work to the least loaded members.
+        let mut new: BTreeMap<usize, Vec<Res>> = members.iter().map(|&m| (m, Vec::new())).collect();
+        for tasks in [false, true] {
+            for r in unassigned.iter().filter(|r| r.is_task() == tasks) {
+                let load = |m: usize| {
+                    kept[&m].iter().filter(|x| x.is_task() == tasks).count()
+                        + new[&m].iter().filter(|x| x.is_task() == tasks).count()
+                };
+                let banned = match self.fault.moved {
+                    Some((bw, br)) if br == *r => Some(bw),
+                    _ => None,
+                };
+                let target = members
+                    .iter()
+                    .copied()
+                    .filter(|&m| Some(m) != banned || members.len() == 1)
+                    .min_by_key(|&m| (load(m), self.workers[m].join_seq));
+                if let Some(m) = target
+                    && let Some(v) = new.get_mut(&m)
+                {
+                    v.push(*r);
+                }
+            }
+        }
+        let base = self.base_assign(leader);
+        let mut out = BTreeMap::new();
+        let mut memory = BTreeMap::new();
+        for &m in members {
+            let mut a = base.clone();
+            a.delay = delay;
+            for r in new[&m].iter().chain(kept[&m].iter()) {
+                match *r {
+                    Res::Conn(c) => a.conns.push(c),
+                    Res::Task(c, i) => a.tasks.push((c, i)),
+                }
+            }
+            for r in &revoke[&m] {
+                match *r {
+                    Res::Conn(c) => a.rconns.push(c),
+                    Res::Task(c, i) => a.rtasks.push((c, i)),
+                }
+            }
+            memory.insert(
+                self.workers[m].member_id.clone(),
+                a.resources().into_iter().collect::<BTreeSet<Res>>(),
+            );
+            out.insert(m, a);
+        }
+        self.group.memory = Some((leader, memory));
+        out
+    }
+}

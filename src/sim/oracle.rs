@@ -1,0 +1,522 @@
+//! The oracle: which findings what happened implies. It watches the model's
+//! steps through hooks (a record read, a start, a stop, an assignment line,
+//! the start phase) and keeps what the auditor can know from each worker's
+//! log: the config facts with their lines, the config offset the log pins
+//! down, the rebalance window's stop attempts, the lost work already
+//! reported. Judgements follow the decision rules of the auditor's design
+//! (docs/rules.md), so a correct cluster expects nothing and one injected
+//! fault expects exactly what it implies, each on its trigger line.
+
+use super::model::data::{Assign, Res};
+use super::model::{Why, Worker};
+use super::truth::{Expected, Scope};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One instance of a resource: (worker, line of its start).
+type Instance = (usize, u64);
+
+/// A cross-worker duplicate: the resource and its two instances (ordered).
+type Episode = (Res, Instance, Instance);
+
+/// The auditor's per-connector config facts (line numbers).
+#[derive(Debug, Clone, Default)]
+struct Facts {
+    updated: Option<u64>,
+    single: Option<u64>,
+    multi: Option<u64>,
+    count_change: Option<u64>,
+    target_change: Option<u64>,
+    task_set: Option<BTreeSet<u16>>,
+}
+
+/// What the auditor can know from one worker's log.
+#[derive(Debug, Clone, Default)]
+struct View {
+    /// The config offset the log pins down (docs/rules.md, offset checks).
+    known: Option<i64>,
+    /// The lists of the last successful assignment line.
+    owned: Option<BTreeSet<Res>>,
+    /// Between `Rebalance started` and the assignment line.
+    in_window: bool,
+    /// Stops attempted in that window.
+    window_attempts: BTreeSet<Res>,
+    lost_reported: BTreeSet<Res>,
+    facts: BTreeMap<u16, Facts>,
+    /// Instances (resource, start line) already reported as zombies.
+    zombie_reported: BTreeSet<(Res, u64)>,
+    /// The line where the worker left the group without revoking (poll
+    /// timeout): its instances keep running in every later generation
+    /// until it logs their stops.
+    departed: Option<u64>,
+    /// Connectors whose removal the log showed (not created again since).
+    removed: BTreeSet<u16>,
+    /// Connectors created again after a removal, with no task-config line
+    /// naming them since: their tasks have no configs of their own yet.
+    recreated: BTreeSet<u16>,
+}
+
+/// The model's tables the oracle names things with.
+pub(super) struct Names<'a> {
+    pub workers: &'a [Worker],
+    pub names: &'a [String],
+}
+
+impl Names<'_> {
+    fn res(&self, r: Res) -> String {
+        let cname = |c: u16| self.names.get(usize::from(c)).map_or("?", String::as_str);
+        match r {
+            Res::Conn(c) => cname(c).to_string(),
+            Res::Task(c, i) => format!("{}-{i}", cname(c)),
+        }
+    }
+}
+
+#[derive(Default)]
+pub(super) struct Oracle {
+    pub expected: Vec<Expected>,
+    /// Cross-worker duplicate episodes already reported.
+    episodes: BTreeSet<Episode>,
+    view: Vec<View>,
+}
+
+impl Oracle {
+    pub fn new(workers: usize) -> Oracle {
+        Oracle {
+            view: vec![View::default(); workers],
+            ..Oracle::default()
+        }
+    }
+
+    fn expect(
+        &mut self,
+        n: &Names,
+        (w, line): (usize, u64),
+        kind: &'static str,
+        r: Option<Res>,
+        scope: Scope,
+        why: String,
+    ) {
+        let resource = r.map_or_else(|| "-".to_string(), |r| n.res(r));
+        let wk = &n.workers[w];
+        self.expected.push(Expected {
+            cluster: None,
+            file: super::worker_file(w),
+            line,
+            kind,
+            resource,
+            scope,
+            generation: wk.cur_gen,
+            why,
+            worker: w,
+        });
+    }
+
+    // ------------------------------------------------------------ the config the log shows
+
+    /// The config offset worker `w`'s log pins down, if any.
+    pub fn known(&self, w: usize) -> Option<i64> {
+        self.view[w].known
+    }
+
+    /// The log now pins the config offset down at `offset`.
+    pub fn config_known(&mut self, w: usize, offset: i64) {
+        self.view[w].known = Some(offset);
+    }
+
+    /// A config record the log shows (so the offset is no longer pinned down).
+    pub fn record_read(&mut self, w: usize) {
+        self.view[w].known = None;
+    }
+
+    pub fn connector_updated(&mut self, w: usize, c: u16, line: u64) {
+        let v = &mut self.view[w];
+        v.known = None;
+        v.facts.entry(c).or_default().updated = Some(line);
+        if v.removed.remove(&c) {
+            v.recreated.insert(c);
+        }
+    }
+
+    /// Has worker `w`'s log shown the removal of `c` (since it started)?
+    pub fn shows_removal(&self, w: usize, c: u16) -> bool {
+        self.view[w].removed.contains(&c)
+    }
+
+    /// `Connector X config removed`.
+    pub fn connector_removed(&mut self, w: usize, c: u16) {
+        let v = &mut self.view[w];
+        v.known = None;
+        v.recreated.remove(&c);
+        v.removed.insert(c);
+    }
+
+    pub fn target_changed(&mut self, w: usize, c: u16, line: u64) {
+        let v = &mut self.view[w];
+        v.known = None;
+        v.facts.entry(c).or_default().target_change = Some(line);
+    }
+
+    /// `Tasks [..] configs updated` naming `listed`.
+    pub fn tasks_updated(&mut self, w: usize, listed: &[(u16, u16)], line: u64) {
+        let mut by_conn: BTreeMap<u16, BTreeSet<u16>> = BTreeMap::new();
+        for &(c, i) in listed {
+            by_conn.entry(c).or_default().insert(i);
+        }
+        let multi = by_conn.len() > 1;
+        let v = &mut self.view[w];
+        v.known = None;
+        for (c, set) in by_conn {
+            v.recreated.remove(&c);
+            let f = v.facts.entry(c).or_default();
+            if multi {
+                f.multi = Some(line);
+            } else {
+                f.single = Some(line);
+            }
+            if f.task_set.as_ref().is_some_and(|old| *old != set) {
+                f.count_change = Some(line);
+            }
+            f.task_set = Some(set);
+        }
+    }
+
+    // ------------------------------------------------------------ worker processes
+
+    /// A worker process starts: its log shows a fresh worker.
+    pub fn worker_started(&mut self, w: usize) {
+        let v = &mut self.view[w];
+        v.owned = None;
+        v.known = None;
+        v.in_window = false;
+        v.lost_reported.clear();
+        v.departed = None;
+        v.removed.clear();
+        v.recreated.clear();
+    }
+
+    /// The worker left the group without revoking (line `line`).
+    pub fn departed(&mut self, w: usize, line: u64) {
+        self.view[w].departed = Some(line);
+    }
+
+    // ------------------------------------------------------------ stops
+
+    /// A stop attempt (logged, whether or not the resource runs).
+    pub fn stop_attempt(&mut self, w: usize, r: Res) {
+        let v = &mut self.view[w];
+        if v.in_window {
+            v.window_attempts.insert(r);
+        }
+    }
+
+    /// The judgement of a real stop of the instance started on `start`.
+    pub fn stopped(&mut self, n: &Names, w: usize, r: Res, line: u64, why: Why, start: u64) {
+        match why {
+            Why::Spurious => self.expect(
+                n,
+                (w, line),
+                "unnecessary-stop",
+                Some(r),
+                Scope::Worker,
+                "stopped during a cooperative rebalance although retained and not revoked".into(),
+            ),
+            Why::TaskConfig => {
+                if let Some(reason) = self.task_config_verdict(n, w, r, start) {
+                    self.expect(
+                        n,
+                        (w, line),
+                        "unnecessary-stop",
+                        Some(r),
+                        Scope::Worker,
+                        reason,
+                    );
+                }
+            }
+            Why::ConnectorConfig => {
+                let updated = self.view[w].facts.get(&r.conn()).and_then(|f| f.updated);
+                let changed = updated.is_some_and(|u| u > start);
+                if !changed {
+                    self.expect(
+                        n,
+                        (w, line),
+                        "unnecessary-stop",
+                        Some(r),
+                        Scope::Worker,
+                        "connector restarted for a config update it had already seen".into(),
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The config-freshness rule for a task-config stop; `Some(reason)`
+    /// when the stop is unnecessary.
+    fn task_config_verdict(&self, n: &Names, w: usize, r: Res, s: u64) -> Option<String> {
+        let Some(f) = self.view[w].facts.get(&r.conn()) else {
+            return Some("no task-config change of its connector in this log".into());
+        };
+        let after = |x: Option<u64>| x.is_some_and(|l| l > s);
+        if after(f.single) {
+            return None;
+        }
+        if after(f.multi) {
+            if after(f.updated) || after(f.count_change) || after(f.target_change) {
+                return None;
+            }
+            let cname = n
+                .names
+                .get(usize::from(r.conn()))
+                .map_or("?", String::as_str);
+            return Some(format!(
+                "KAFKA-8676: the only task-config claim naming {cname} also names other connectors' tasks"
+            ));
+        }
+        Some("no task-config change of its connector after the instance started".into())
+    }
+
+    // ------------------------------------------------------------ starts
+
+    /// A `Starting …` line: a second instance on this worker, or work the
+    /// worker does not own (`already`: an instance runs here).
+    pub fn starting(&mut self, n: &Names, w: usize, r: Res, line: u64, already: bool) {
+        if already {
+            self.expect(
+                n,
+                (w, line),
+                "double-start",
+                Some(r),
+                Scope::Worker,
+                "started while an instance already runs on this worker".into(),
+            );
+        }
+        let last = n.workers[w].last_received.as_ref();
+        let foreign = last.is_some_and(|a| a.revokes(r))
+            || self.view[w].owned.as_ref().is_some_and(|o| !o.contains(&r));
+        if foreign {
+            self.expect(
+                n,
+                (w, line),
+                "foreign-start",
+                Some(r),
+                Scope::Worker,
+                "started although not in this worker's assignment".into(),
+            );
+        }
+    }
+
+    /// A start that left an instance running on `w` (started on `line`).
+    pub fn started(&mut self, n: &Names, w: usize, r: Res, line: u64) {
+        self.view[w].lost_reported.remove(&r);
+        if let Res::Task(c, _) = r
+            && self.view[w].recreated.contains(&c)
+        {
+            self.expect(
+                n,
+                (w, line),
+                "stale-config-start",
+                Some(r),
+                Scope::Worker,
+                "started after its connector was removed and created again, before any task config of the new connector".into(),
+            );
+        }
+        if let Some((v, key)) = self.new_duplicate(n, w, r) {
+            let g = n.workers[w].cur_gen;
+            let why = format!("also running on {} in generation {g}", n.workers[v].host);
+            self.expect(n, (w, line), "zombie", Some(r), Scope::Cluster, why);
+            self.episodes.insert(key);
+        }
+        // Instances of workers that left without revoking run on, whatever
+        // the generation.
+        let mine = (w, line);
+        for u in 0..n.workers.len() {
+            let Some(left) = self.view[u].departed else {
+                continue;
+            };
+            let Some(theirs) = n.workers[u].running.get(&r).map(|i| (u, i.start_line)) else {
+                continue;
+            };
+            if u == w || theirs.1 > left {
+                continue;
+            }
+            let key = if u < w {
+                (r, theirs, mine)
+            } else {
+                (r, mine, theirs)
+            };
+            if self.episodes.insert(key) {
+                let why = format!(
+                    "{} left the group without revoking (line {left}) and still runs it",
+                    n.workers[u].host
+                );
+                self.expect(n, (w, line), "zombie", Some(r), Scope::Cluster, why);
+            }
+        }
+    }
+
+    /// A start that failed: no instance; a new episode of lost work.
+    pub fn start_failed(&mut self, w: usize, r: Res) {
+        self.view[w].lost_reported.remove(&r);
+    }
+
+    // ------------------------------------------------------------ rebalances
+
+    /// A rebalance begins: the window of stops for revoked work opens.
+    pub fn rebalance_begins(&mut self, w: usize) {
+        let v = &mut self.view[w];
+        v.window_attempts.clear();
+        v.in_window = true;
+    }
+
+    /// The assignment line `line` of `w` (the model has taken it in):
+    /// revoked work still running with no stop in this rebalance, and the
+    /// duplicates and double claims it makes provable across workers.
+    pub fn assignment(&mut self, n: &Names, w: usize, line: u64, revoked: &[Res], coop: bool) {
+        {
+            let v = &mut self.view[w];
+            v.in_window = false;
+            v.owned = Some(n.workers[w].assigned.clone());
+        }
+        if coop {
+            for r in revoked {
+                let Some(inst) = n.workers[w].running.get(r) else {
+                    continue;
+                };
+                let key = (*r, inst.start_line);
+                let v = &self.view[w];
+                if !v.zombie_reported.contains(&key) && !v.window_attempts.contains(r) {
+                    self.view[w].zombie_reported.insert(key);
+                    self.expect(
+                        n,
+                        (w, line),
+                        "zombie",
+                        Some(*r),
+                        Scope::Worker,
+                        "revoked but never stopped".into(),
+                    );
+                }
+            }
+        }
+        self.cross_on_assignment(n, w, line);
+    }
+
+    /// `Starting connectors and tasks using config offset O`: a config
+    /// snapshot the log pins down and that differs.
+    pub fn start_phase(&mut self, n: &Names, w: usize, line: u64, o: i64) {
+        if let Some(k) = self.view[w].known
+            && k != o
+        {
+            self.expect(
+                n,
+                (w, line),
+                "offset-mismatch-start",
+                None,
+                Scope::Worker,
+                format!("started with config offset {o} while the log shows the snapshot at {k}"),
+            );
+        }
+    }
+
+    /// `Finished starting connectors and tasks` (`fin`): assigned, not
+    /// revoked, not running, not started is lost (not one whose last start
+    /// failed: Kafka does not retry it, it stays FAILED).
+    pub fn start_phase_done(
+        &mut self,
+        n: &Names,
+        w: usize,
+        fin: u64,
+        a: &Assign,
+        started: &BTreeSet<Res>,
+    ) {
+        for r in a.resources() {
+            if started.contains(&r)
+                || n.workers[w].running.contains_key(&r)
+                || n.workers[w].failed.contains(&r)
+                || self.view[w].lost_reported.contains(&r)
+            {
+                continue;
+            }
+            self.view[w].lost_reported.insert(r);
+            self.expect(
+                n,
+                (w, fin),
+                "lost-assignment",
+                Some(r),
+                Scope::Worker,
+                "assigned, not running, and not started by the rebalance".into(),
+            );
+        }
+        self.view[w].lost_reported.retain(|r| a.holds(*r));
+    }
+
+    // ------------------------------------------------------------ across workers
+
+    /// A duplicate of `r` on `w` and another worker of the same generation,
+    /// not reported yet for this pair of instances: (other worker, pair key).
+    fn new_duplicate(&self, n: &Names, w: usize, r: Res) -> Option<(usize, Episode)> {
+        let g = n.workers[w].cur_gen;
+        let mine = n.workers[w].running.get(&r)?.start_line;
+        if g < 0 {
+            return None;
+        }
+        (0..n.workers.len()).find_map(|v| {
+            let theirs = n.workers[v].running.get(&r)?.start_line;
+            if v == w || n.workers[v].cur_gen != g || !shows_running(n, v) {
+                return None;
+            }
+            let (a, b) = if w < v {
+                ((w, mine), (v, theirs))
+            } else {
+                ((v, theirs), (w, mine))
+            };
+            let key = (r, a, b);
+            (!self.episodes.contains(&key)).then_some((v, key))
+        })
+    }
+
+    /// An assignment line of generation `g` on `w`: duplicates with workers
+    /// already in `g` become provable here; and two claims of one resource.
+    fn cross_on_assignment(&mut self, n: &Names, w: usize, line: u64) {
+        let g = n.workers[w].cur_gen;
+        for &r in n.workers[w].running.keys() {
+            if let Some((v, key)) = self.new_duplicate(n, w, r) {
+                let why = format!("also running on {} in generation {g}", n.workers[v].host);
+                self.expect(n, (w, line), "zombie", Some(r), Scope::Cluster, why);
+                self.episodes.insert(key);
+            }
+        }
+        let claimed: Vec<Res> = n.workers[w]
+            .last_received
+            .as_ref()
+            .map(|a| a.resources())
+            .unwrap_or_default();
+        for r in claimed {
+            let other = (0..n.workers.len()).find(|&v| {
+                v != w
+                    && n.workers[v].cur_gen == g
+                    && n.workers[v]
+                        .last_received
+                        .as_ref()
+                        .is_some_and(|a| a.holds(r))
+            });
+            if let Some(v) = other {
+                let why = format!("also assigned to {} in generation {g}", n.workers[v].host);
+                self.expect(
+                    n,
+                    (w, line),
+                    "conflicting-assignment",
+                    Some(r),
+                    Scope::Cluster,
+                    why,
+                );
+            }
+        }
+    }
+}
+
+/// Does `v`'s log still show its instances? A crashed worker's log just
+/// ends: the instances it shows running stay so until it restarts (which
+/// clears them); a graceful shutdown logs their stops.
+fn shows_running(n: &Names, v: usize) -> bool {
+    n.workers.get(v).is_some()
+}
