@@ -1,5 +1,6 @@
 use super::*;
-use crate::model::{SourceId, TaskId};
+use crate::finding::Kind;
+use crate::model::{SourceId, TaskId, Timestamp};
 
 fn line(src: u32, n: u64, secs: i64) -> SourceLine {
     SourceLine {

@@ -329,8 +329,14 @@ pub enum Event {
     ScheduledRebalance {
         reached: bool,
     },
-    /// WARN `worker poll timeout has expired. …` (3.8+)
+    /// The worker's poll timeout expired and it leaves the group without
+    /// revoking: DH WARN `worker poll timeout has expired. …` (3.8+), AC/WC
+    /// WARN `consumer poll timeout has expired. …` (3.0–3.7), AC WARN
+    /// `This member will leave the group because consumer poll timeout has
+    /// expired. …` (2.1–2.3).
     PollTimeoutExpired,
+    /// AC/WC `Resetting generation [and member id] due to: <reason>` (3.0+).
+    ResettingGeneration,
 
     // ---- config-offset checks (docs/log-formats.md §1.3) ----
     /// DEBUG `Handling completed but unresolved rebalance`

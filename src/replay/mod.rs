@@ -64,6 +64,9 @@ struct Incarnation {
     starting: Vec<Resource>,
     /// Resources stopped by a self-revocation and not started since.
     self_revoked: HashSet<Resource>,
+    /// The poll timeout expired (the LeaveGroup that follows is a departure
+    /// without revocation).
+    poll_timeout: Option<SourceLine>,
     /// Something other than start-up noise happened since the reset.
     active: bool,
     /// The worker's start (`Kafka Connect starting`, `Herder starting`):
@@ -85,6 +88,10 @@ struct Attempt {
     answered: bool,
     /// The Worker refused it: an instance already existed.
     refused: bool,
+    /// The `stale-config-start` finding it produced (absolute index):
+    /// withdrawn if the start fails (no data was handled with the old
+    /// configuration).
+    stale: Option<usize>,
 }
 
 #[derive(Debug)]
@@ -130,6 +137,9 @@ pub struct WorkerReplay {
     /// start at this index of `findings` (facts mode: findings are handed
     /// on as facts once final, and not kept).
     held_from: usize,
+    /// Findings withdrawn before they were handed on (absolute indices): a
+    /// start they were about turned out to fail.
+    withdrawn: Vec<usize>,
     /// Findings handed on and dropped so far (facts mode).
     handed_on: usize,
     /// A line past the start-up preamble was seen.
@@ -201,6 +211,7 @@ impl WorkerReplay {
             group_arc: None,
             identity_arc: None,
             held_from: 0,
+            withdrawn: Vec::new(),
             handed_on: 0,
             begun: false,
             kafka_cluster: None,
@@ -313,10 +324,15 @@ impl WorkerReplay {
         if self.facts.is_none() || self.held_from == self.findings.len() {
             return;
         }
+        let first = self.handed_on + self.held_from;
         let fresh: Vec<Finding> = self.findings.drain(self.held_from..).collect();
         self.handed_on += fresh.len();
         self.held_from = self.findings.len();
-        for f in fresh {
+        let withdrawn = std::mem::take(&mut self.withdrawn);
+        for (k, f) in fresh.into_iter().enumerate() {
+            if withdrawn.contains(&(first + k)) {
+                continue;
+            }
             let line = f.trigger.clone();
             match &f.kind {
                 crate::finding::Kind::ForeignStart => {
@@ -341,6 +357,22 @@ impl WorkerReplay {
         // Nothing before `held_from` is kept in facts mode.
         self.findings.clear();
         self.held_from = 0;
+    }
+
+    /// Withdraws the finding at absolute index `i` if it was not handed on.
+    fn withdraw(&mut self, i: usize) {
+        if self.finding_mut(i).is_none() || self.withdrawn.contains(&i) {
+            return;
+        }
+        if let Some(k) = self.finding_mut(i).map(|f| f.kind)
+            && let Some(n) = self.summary.findings.get_mut(&k)
+        {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                self.summary.findings.remove(&k);
+            }
+        }
+        self.withdrawn.push(i);
     }
 
     /// The finding at absolute index `i` (see [`WorkerReplay::push`]),
@@ -563,6 +595,21 @@ impl WorkerReplay {
                     self.set_observed(*p);
                 }
             }
+            Event::PollTimeoutExpired => self.inc.poll_timeout = Some(line.clone()),
+            Event::LeaveGroup { reason, .. } => {
+                // A departure that revokes nothing (KAFKA-16056; also
+                // KAFKA-9849's read timeout up to 2.5.0): what the worker
+                // runs keeps running while the leader hands it to others.
+                // A shutdown's LeaveGroup comes after its stops.
+                let why = reason.as_deref().unwrap_or("");
+                let departs = why.contains("poll timeout has expired")
+                    || why.contains("taking too long to read the log")
+                    || (reason.is_none() && self.inc.poll_timeout.is_some());
+                if departs && self.inc.ctx.shutdown.is_none() {
+                    self.fact(line, FactKind::Left);
+                }
+                self.inc.poll_timeout = None;
+            }
             Event::RevokingPreviousAssignment => {
                 self.open_window(line);
                 self.set_observed(Protocol::Eager);
@@ -661,7 +708,6 @@ impl WorkerReplay {
                 facts.updated = Some(line.clone());
                 if facts.removed.is_some() && facts.recreated.is_none() {
                     facts.recreated = Some(line.clone());
-                    facts.stale_reported.clear();
                 }
                 self.inc.offset = None;
             }
@@ -838,7 +884,15 @@ impl WorkerReplay {
         }
         let report = WorkerReport {
             summary: self.summary,
-            findings: self.findings,
+            findings: {
+                let (base, withdrawn) = (self.handed_on, &self.withdrawn);
+                self.findings
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(k, _)| !withdrawn.contains(&(base + k)))
+                    .map(|(_, f)| f)
+                    .collect()
+            },
             generations: if self.keep_generations {
                 self.generations
             } else {

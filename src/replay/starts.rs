@@ -195,16 +195,12 @@ impl WorkerReplay {
             let f = foreign_start::finding(&self.who(), r, line, &why, &origin);
             self.push(f);
         }
+        let mut stale_finding = None;
         if let Resource::Task(t) = r {
             let facts = self.config.get(&t.connector);
-            if let Some(stale) =
-                stale_config::check(facts, t.index, self.inc.process_start.as_ref())
-            {
+            if let Some(stale) = stale_config::check(facts, self.inc.process_start.as_ref()) {
                 let f = stale_config::finding(&self.who(), r, line, &stale);
-                self.push(f);
-                if let Some(facts) = self.config.get_mut(&t.connector) {
-                    facts.stale_reported.insert(t.index);
-                }
+                stale_finding = Some(self.push(f));
             }
         }
         let mut double = None;
@@ -220,6 +216,7 @@ impl WorkerReplay {
                 double,
                 answered: false,
                 refused: false,
+                stale: stale_finding,
             },
         );
         self.inc.res.insert(
@@ -264,6 +261,15 @@ impl WorkerReplay {
             ps.phase.failed.insert(r.clone());
         }
         let attempt = self.inc.last_start.get(r).cloned();
+        // A failed start handled no data with the old configuration.
+        if let Some(i) = attempt.as_ref().and_then(|a| a.stale)
+            && attempt.as_ref().is_some_and(|a| !a.refused)
+        {
+            self.withdraw(i);
+            if let Some(a) = self.inc.last_start.get_mut(r) {
+                a.stale = None;
+            }
+        }
         if let Some(a) = &attempt {
             if a.refused {
                 // The refusal was read already (`… already exists`): the

@@ -184,9 +184,6 @@ pub struct ConfigFacts {
     /// The first `Connector X config updated` after the latest removal: the
     /// connector created again under the same name.
     pub recreated: Option<SourceLine>,
-    /// Task indices already reported as `stale-config-start` since the
-    /// re-creation.
-    pub stale_reported: BTreeSet<u32>,
     /// Latest `Connector X target state change`.
     pub target_change: Option<SourceLine>,
     /// Latest `Tasks [..] configs updated` naming only this connector's tasks.

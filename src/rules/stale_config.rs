@@ -17,16 +17,13 @@ pub struct Stale {
     pub recreated: SourceLine,
 }
 
-/// Is a start of task `index` of the connector `facts` describes stale?
+/// Is a start of a task of the connector `facts` describes stale?
 /// `process_start` is the worker's latest start in the log: the config topic
 /// it read silently then may hold task configs of the new connector, so a
-/// re-creation before it proves nothing. A task already reported since the
-/// re-creation is not reported again.
-pub fn check(
-    facts: Option<&ConfigFacts>,
-    index: u32,
-    process_start: Option<&SourceLine>,
-) -> Option<Stale> {
+/// re-creation before it proves nothing. Every such start is reported: each
+/// runs the task with the deleted connector's configs again (an eager
+/// rebalance restarts it with them).
+pub fn check(facts: Option<&ConfigFacts>, process_start: Option<&SourceLine>) -> Option<Stale> {
     let f = facts?;
     // Unknown is not empty: without the removal in the log there is no
     // re-creation to speak of.
@@ -42,7 +39,7 @@ pub fn check(
         .into_iter()
         .flatten()
         .any(|c| recreated.before(c));
-    if claimed || f.stale_reported.contains(&index) {
+    if claimed {
         return None;
     }
     Some(Stale {

@@ -276,38 +276,31 @@ fn a_task_started_from_a_deleted_connectors_configs_is_stale() {
         updated: Some(line(5)),
         ..ConfigFacts::default()
     };
-    let stale = stale_config::check(Some(&recreated), 0, None).expect("stale");
+    let stale = stale_config::check(Some(&recreated), None).expect("stale");
     assert_eq!((stale.removed.line, stale.recreated.line), (3, 5));
     // The worker started after the re-creation, or before it.
-    assert!(stale_config::check(Some(&recreated), 0, Some(&line(6))).is_none());
-    assert!(stale_config::check(Some(&recreated), 0, Some(&line(1))).is_some());
+    assert!(stale_config::check(Some(&recreated), Some(&line(6))).is_none());
+    assert!(stale_config::check(Some(&recreated), Some(&line(1))).is_some());
     // 2.5.1+: the new connector's task configs come before its tasks start.
     let configured = ConfigFacts {
         single_claim: Some(line(7)),
         task_set: Some([0].into()),
         ..recreated.clone()
     };
-    assert!(stale_config::check(Some(&configured), 0, None).is_none());
+    assert!(stale_config::check(Some(&configured), None).is_none());
     // A claim before the re-creation is the deleted connector's.
     let old_claim = ConfigFacts {
         single_claim: Some(line(2)),
         ..recreated.clone()
     };
-    assert!(stale_config::check(Some(&old_claim), 0, None).is_some());
+    assert!(stale_config::check(Some(&old_claim), None).is_some());
     // A claim naming other connectors' tasks as well may hold the new
     // configs too: nothing is proved.
     let multi = ConfigFacts {
         multi_claim: Some(line(8)),
         ..recreated.clone()
     };
-    assert!(stale_config::check(Some(&multi), 0, None).is_none());
-    // Once per task and re-creation.
-    let reported = ConfigFacts {
-        stale_reported: [0].into(),
-        ..recreated.clone()
-    };
-    assert!(stale_config::check(Some(&reported), 0, None).is_none());
-    assert!(stale_config::check(Some(&reported), 1, None).is_some());
+    assert!(stale_config::check(Some(&multi), None).is_none());
 }
 
 #[test]
@@ -317,12 +310,12 @@ fn no_stale_start_without_the_removal_in_the_log() {
         updated: Some(line(5)),
         ..ConfigFacts::default()
     };
-    assert!(stale_config::check(Some(&updated), 0, None).is_none());
-    assert!(stale_config::check(None, 0, None).is_none());
+    assert!(stale_config::check(Some(&updated), None).is_none());
+    assert!(stale_config::check(None, None).is_none());
     // Removed and not created again (yet).
     let removed = ConfigFacts {
         removed: Some(line(3)),
         ..ConfigFacts::default()
     };
-    assert!(stale_config::check(Some(&removed), 0, None).is_none());
+    assert!(stale_config::check(Some(&removed), None).is_none());
 }

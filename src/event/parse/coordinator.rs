@@ -17,11 +17,20 @@ use crate::event::Event;
 pub(super) fn parse(msg: &str) -> Option<Event> {
     match msg.as_bytes().first()? {
         b'(' => run(rejoining, msg),
-        b'S' => run(alt((joined_generation, synced_generation)), msg),
-        b'R' => run(
-            alt((rebalance_started, request_joining, revoking_previous)),
+        b'S' => run(
+            alt((joined_generation, synced_generation, leave_group_plain)),
             msg,
         ),
+        b'R' => run(
+            alt((
+                rebalance_started,
+                request_joining,
+                revoking_previous,
+                resetting_generation,
+            )),
+            msg,
+        ),
+        b'c' | b'T' => run(poll_timeout, msg),
         b'A' => run(heartbeat_rebalancing, msg),
         b'M' => run(leave_group, msg),
         b'C' => run(cooperative_rebalance, msg),
@@ -146,6 +155,49 @@ fn leave_group(i: &str) -> PResult<'_, Event> {
     .parse(i)
 }
 
+/// `Sending LeaveGroup request to coordinator <node>` (2.1).
+fn leave_group_plain(i: &str) -> PResult<'_, Event> {
+    map(
+        (tag("Sending LeaveGroup request to coordinator "), any_rest),
+        |_| Event::LeaveGroup {
+            member_id: String::new(),
+            reason: None,
+        },
+    )
+    .parse(i)
+}
+
+/// The poll timeout expired: `consumer poll timeout has expired. This
+/// means …` (3.0–3.7) and `This member will leave the group because
+/// consumer poll timeout has expired. …` (2.1–2.3).
+fn poll_timeout(i: &str) -> PResult<'_, Event> {
+    value(
+        Event::PollTimeoutExpired,
+        (
+            alt((
+                tag("consumer poll timeout has expired."),
+                tag("This member will leave the group because consumer poll timeout has expired."),
+            )),
+            any_rest,
+        ),
+    )
+    .parse(i)
+}
+
+/// `Resetting generation due to: …` (3.0–3.1), `Resetting generation and
+/// member id due to: …` (3.2+).
+fn resetting_generation(i: &str) -> PResult<'_, Event> {
+    value(
+        Event::ResettingGeneration,
+        (
+            tag("Resetting generation "),
+            take_until("due to: "),
+            any_rest,
+        ),
+    )
+    .parse(i)
+}
+
 /// WC DEBUG `Cooperative rebalance triggered. Keeping assignment {} until it's explicitly revoked.`
 fn cooperative_rebalance(i: &str) -> PResult<'_, Event> {
     value(
@@ -192,6 +244,39 @@ mod tests {
 
     fn p(msg: &str) -> Option<Event> {
         parse(msg)
+    }
+
+    #[test]
+    fn poll_timeout_departures() {
+        let p = |m: &str| parse(m);
+        assert_eq!(
+            p(
+                "consumer poll timeout has expired. This means the time between subsequent calls to poll() was longer than the configured max.poll.interval.ms, which typically implies …"
+            ),
+            Some(Event::PollTimeoutExpired)
+        );
+        assert_eq!(
+            p(
+                "This member will leave the group because consumer poll timeout has expired. This means …"
+            ),
+            Some(Event::PollTimeoutExpired)
+        );
+        assert_eq!(
+            p("Resetting generation and member id due to: consumer pro-actively leaving the group"),
+            Some(Event::ResettingGeneration)
+        );
+        assert_eq!(
+            p("Resetting generation due to: consumer pro-actively leaving the group"),
+            Some(Event::ResettingGeneration)
+        );
+        assert_eq!(
+            p("Sending LeaveGroup request to coordinator kafka1:9092 (id: 2147483646 rack: null)"),
+            Some(Event::LeaveGroup {
+                member_id: String::new(),
+                reason: None
+            })
+        );
+        assert_eq!(p("consumer is closing"), None);
     }
 
     #[test]
