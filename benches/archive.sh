@@ -1,18 +1,43 @@
 #!/usr/bin/env bash
-# The macro benchmark (issue 5). Builds a ~1 GiB archive of 24 workers with the
-# simulator (lifecycle lines a few percent of all lines, the rest client and
-# connector chatter, REST access lines and stack traces), a ~2 GiB one (the
-# same cluster running twice as long) and a gzipped copy, then prints, as
-# medians of RUNS runs with the page cache warm:
-#   1. herder-audit -j 1 against rg -j1 -c -F 'org.apache.kafka.connect.runtime'
-#   2. herder-audit -j 2 against -j 1
-#   3. peak RSS on the 1 GiB and the 2 GiB archive (/usr/bin/time -v)
-#   4. herder-audit on the gzipped archive against gzip -dc of the same files
-# Needs: hyperfine, rg, gzip, python3 and GNU time (Debian packages hyperfine,
-# ripgrep, gzip, python3, time). Usage: benches/archive.sh [RUNS]   (default 7)
+# The macro benchmark: herder-audit on simulated archives of several shapes,
+# timed against baselines run in the same invocation, page cache warm.
+#
+#   current     24 workers, ~1 GiB (lifecycle lines ~2.5 % of all lines, the
+#               rest client and connector chatter, REST access lines, stack
+#               traces), the same cluster running twice as long (~2 GiB), and
+#               a gzipped copy of the first.
+#   dense       16 workers, ~1.1 GiB, lifecycle lines ~5 % (a rebalance or a
+#               task-config restart every ~200 lines; the workers share the
+#               group's generations).
+#   many-small  2,000 worker logs of ~95 KiB (100 clusters of 20 workers,
+#               each cluster its own group), against 16 logs of ~16 MiB.
+#   storm       ~256 MiB: a cluster of 8 workers plus a copy of its logs under
+#               other REST URLs, so that every assignment of the copy claims
+#               what the original's claims (>= 10,000 conflicting-assignment
+#               findings); against two unrelated clusters of the same size
+#               (no finding).
+#
+# Prints one table with every figure (medians of RUNS runs, hyperfine; peak
+# RSS from GNU time). Times are wall clock; on a shared machine compare the
+# ratios, which are taken within one invocation, and the load printed.
+# Needs: hyperfine, rg, gzip, python3, GNU time (Debian packages hyperfine,
+# ripgrep, gzip, python3, time).
+#
+# Usage: benches/archive.sh [--shape current|dense|many-small|storm|all] [RUNS]
+#        (default: all shapes, 5 runs; BENCH_DIR: where the archives are
+#        built, default target/bench)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-runs="${1:-7}"
+shape=all
+if [ "${1:-}" = "--shape" ]; then
+  shape="${2:?--shape needs a value}"
+  shift 2
+fi
+case "$shape" in
+  current|dense|many-small|storm|all) ;;
+  *) echo "archive.sh: unknown shape $shape (current, dense, many-small, storm, all)" >&2; exit 2 ;;
+esac
+runs="${1:-5}"
 for tool in hyperfine rg gzip python3 /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "archive.sh: $tool is needed" >&2; exit 2; }
 done
@@ -20,46 +45,125 @@ cargo build --release --locked --quiet
 bin=target/release/herder-audit
 dir="${BENCH_DIR:-target/bench}"
 mkdir -p "$dir"
-gen() { # name events
-  if [ ! -f "$dir/$1/truth.json" ]; then
-    rm -rf "${dir:?}/$1"
-    "$bin" simulate --workers 24 --connectors 40 --events "$2" --noise 0.9 --seed 7 --out "$dir/$1" >&2
+rows="$dir/rows.tsv"
+: > "$rows"
+want() { [ "$shape" = all ] || [ "$shape" = "$1" ]; }
+
+# sim NAME ARGS...: a simulated cluster, built once.
+sim() {
+  local name="$1"
+  shift
+  if [ ! -f "$dir/$name/truth.json" ]; then
+    rm -rf "${dir:?}/$name"
+    "$bin" simulate "$@" --out "$dir/$name" > /dev/null
   fi
 }
-gen a1 400
-gen a2 800
-if [ ! -d "$dir/a1gz" ]; then
-  mkdir -p "$dir/a1gz"
-  for f in "$dir"/a1/*.log; do gzip -c -6 "$f" > "$dir/a1gz/$(basename "$f").gz"; done
-fi
-logs1=("$dir"/a1/*.log)
-gz1=("$dir"/a1gz/*.gz)
-cat "${logs1[@]}" "$dir"/a2/*.log "${gz1[@]}" > /dev/null # warm the page cache
-
+# median FILE INDEX: a hyperfine median, in seconds.
 median() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][int(sys.argv[2])]["median"])' "$1" "$2"; }
-hf() { hyperfine --style none --warmup 1 --runs "$runs" --export-json "$@" > /dev/null; }
+hf() { hyperfine -N --style none --warmup 1 --runs "$runs" --export-json "$@" > /dev/null; }
+# rss ARGS...: peak RSS (KiB) of one herder-audit run.
+rss() { /usr/bin/time -f '%M' -o "$dir/rss.txt" "$bin" "$@" > /dev/null || true; tail -1 "$dir/rss.txt"; }
+row() { printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >> "$rows"; }
+ratio() { python3 -c 'import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print(f"{a:.3f} s / {b:.3f} s = {a/b:.2f}x")' "$1" "$2"; }
+mib() { python3 -c 'import sys; print(f"{int(sys.argv[1])/1024:.1f} MiB")' "$1"; }
+size() { du -sb "$@" | awk '{s += $1} END {printf "%.2f GiB", s / 2^30}'; }
+# versus_rg NAME LABEL FILES...: -j 1 against rg -j1, -j 2 against -j 1.
+versus_rg() {
+  local name="$1" label="$2"
+  shift 2
+  cat "$@" > /dev/null
+  hf "$dir/$name.json" \
+    "rg -j1 -c -F org.apache.kafka.connect.runtime $*" \
+    "$bin -j 1 --format jsonl $*" \
+    "$bin -j 2 --format jsonl $*"
+  local rg j1 j2
+  rg=$(median "$dir/$name.json" 0)
+  j1=$(median "$dir/$name.json" 1)
+  j2=$(median "$dir/$name.json" 2)
+  row "$name" "$label, -j 1 against rg -j1 -c -F" "$(ratio "$j1" "$rg")" "<= 1.5x"
+  row "$name" "-j 2 speed-up over -j 1" "$(ratio "$j1" "$j2")" ">= 1.8x"
+}
 
-hf "$dir/t1.json" \
-  "rg -j1 -c -F 'org.apache.kafka.connect.runtime' ${logs1[*]}" \
-  "$bin -j 1 --format jsonl ${logs1[*]}" \
-  "$bin -j 2 --format jsonl ${logs1[*]}"
-hf "$dir/t2.json" \
-  "gzip -dc ${gz1[*]}" \
-  "$bin -j 1 --format jsonl ${gz1[*]}"
-rss() { /usr/bin/time -v "$bin" -j 2 --format jsonl "$@" 2>&1 >/dev/null | awk '/Maximum resident/ {print $6}'; }
-rss1=$(rss "${logs1[@]}")
-rss2=$(rss "$dir"/a2/*.log)
+load_before=$(uptime)
 
-python3 - "$dir" "$rss1" "$rss2" "$(du -sb "$dir/a1" | cut -f1)" "$(du -sb "$dir/a2" | cut -f1)" <<'EOF'
-import json, sys
-d, rss1, rss2, b1, b2 = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-t1 = [r["median"] for r in json.load(open(f"{d}/t1.json"))["results"]]
-t2 = [r["median"] for r in json.load(open(f"{d}/t2.json"))["results"]]
-rg, j1, j2 = t1
-gz, ha = t2
-print(f"archive: {b1/2**30:.2f} GiB (24 workers); doubled: {b2/2**30:.2f} GiB; medians of {json.load(open(f'{d}/t1.json'))['results'][0]['times'].__len__()} runs")
-print(f"1. -j 1 vs rg -j1:        {j1:.3f} s / {rg:.3f} s = {j1/rg:.2f}x   (target <= 2)")
-print(f"2. -j 2 speed-up:         {j1:.3f} s / {j2:.3f} s = {j1/j2:.2f}x   (target >= 1.7)")
-print(f"3. peak RSS:              {rss1/1024:.1f} MiB on 1 GiB, {rss2/1024:.1f} MiB on 2 GiB   (target <= 64 MiB, no growth)")
-print(f"4. gzip vs gzip -dc:      {ha:.3f} s / {gz:.3f} s = {ha/gz:.2f}x   (target <= 1.3)")
+if want current; then
+  sim a1 --workers 24 --connectors 40 --events 400 --noise 0.9 --seed 7
+  sim a2 --workers 24 --connectors 40 --events 800 --noise 0.9 --seed 7
+  if [ ! -f "$dir/a1gz/done" ]; then
+    mkdir -p "$dir/a1gz"
+    for f in "$dir"/a1/*.log; do gzip -c -6 "$f" > "$dir/a1gz/$(basename "$f").gz"; done
+    touch "$dir/a1gz/done"
+  fi
+  versus_rg current "$(size "$dir"/a1/*.log)" "$dir"/a1/*.log
+  gz=("$dir"/a1gz/*.gz)
+  cat "${gz[@]}" > /dev/null
+  hf "$dir/gz.json" "gzip -dc ${gz[*]}" "$bin -j 1 --format jsonl ${gz[*]}"
+  row current "gzipped, -j 1 against gzip -dc" "$(ratio "$(median "$dir/gz.json" 1)" "$(median "$dir/gz.json" 0)")" "<= 1.3x"
+  row current "peak RSS -j 2, 1 GiB / 2 GiB" "$(mib "$(rss -j 2 --format jsonl "$dir"/a1/*.log)") / $(mib "$(rss -j 2 --format jsonl "$dir"/a2/*.log)")" "<= 64 MiB, flat"
+fi
+
+if want dense; then
+  sim dense --workers 16 --connectors 40 --events 1500 --noise 0.8 --seed 7
+  versus_rg dense "$(size "$dir"/dense/*.log)" "$dir"/dense/*.log
+  row dense "peak RSS -j 2" "$(mib "$(rss -j 2 --format jsonl "$dir"/dense/*.log)")" "<= 64 MiB"
+fi
+
+if want many-small; then
+  if [ ! -f "$dir/small/done" ]; then
+    rm -rf "$dir/small"
+    for i in $(seq 1 100); do
+      "$bin" simulate --workers 20 --connectors 2 --events 3 --noise 0.3 --seed "$i" \
+        --group "group-$i" --out "$dir/small/c$i" > /dev/null
+      rm "$dir/small/c$i/truth.json"
+    done
+    touch "$dir/small/done"
+  fi
+  sim big16 --workers 16 --connectors 40 --events 125 --noise 0.9 --seed 11
+  small=$(find "$dir/small" -name '*.log' | wc -l)
+  big=("$dir"/big16/*.log)
+  cat "${big[@]}" > /dev/null
+  find "$dir/small" -name '*.log' -exec cat {} + > /dev/null
+  hf "$dir/small.json" "rg -j1 -c -F org.apache.kafka.connect.runtime $dir/small" "$bin -j 1 --format jsonl $dir/small"
+  row many-small "$small logs ($(size "$dir/small")), -j 1 against rg -j1" "$(ratio "$(median "$dir/small.json" 1)" "$(median "$dir/small.json" 0)")" "-"
+  row many-small "peak RSS -j 2: $small small logs / ${#big[@]} logs of 16 MiB" "$(mib "$(rss -j 2 --format jsonl "$dir/small")") / $(mib "$(rss -j 2 --format jsonl "${big[@]}")")" "<= 64 MiB both"
+  row many-small "peak RSS -j 1: $small small logs / ${#big[@]} logs of 16 MiB" "$(mib "$(rss -j 1 --format jsonl "$dir/small")") / $(mib "$(rss -j 1 --format jsonl "${big[@]}")")" "<= 64 MiB both"
+fi
+
+if want storm; then
+  sim storm-a --workers 8 --connectors 20 --events 125 --noise 0.9 --seed 1
+  sim clean-b --workers 8 --connectors 20 --events 125 --noise 0.9 --seed 2
+  if [ ! -f "$dir/storm/done" ]; then
+    # The copy: the same logs under other advertised URLs (other workers
+    # to the auditor), the same leader and generations.
+    rm -rf "$dir/storm" "$dir/clean"
+    mkdir -p "$dir/storm/a" "$dir/storm/twin" "$dir/clean"
+    cp "$dir"/storm-a/*.log "$dir/storm/a/"
+    for f in "$dir"/storm-a/*.log; do
+      sed 's#host.name = connect-#host.name = twin-#' "$f" > "$dir/storm/twin/$(basename "$f")"
+    done
+    ln -s "$(cd "$dir/storm-a" && pwd)" "$dir/clean/a"
+    ln -s "$(cd "$dir/clean-b" && pwd)" "$dir/clean/b"
+    touch "$dir/storm/done"
+  fi
+  storm=("$dir"/storm/a/*.log "$dir"/storm/twin/*.log)
+  clean=("$dir"/storm-a/*.log "$dir"/clean-b/*.log)
+  cat "${storm[@]}" "${clean[@]}" > /dev/null
+  found=$("$bin" --fail-on never --format jsonl "${storm[@]}" | python3 -c 'import json,sys; print(sum(json.loads(l)["findings"]["error"] + json.loads(l)["findings"]["warning"] for l in sys.stdin if "\"summary\"" in l))')
+  hf "$dir/storm.json" "$bin --fail-on never --format jsonl ${clean[*]}" "$bin --fail-on never --format jsonl ${storm[*]}"
+  row storm "$found findings ($(size "${storm[@]}")), jsonl, against the clean archive" "$(ratio "$(median "$dir/storm.json" 1)" "$(median "$dir/storm.json" 0)")" "<= 1.5x"
+  row storm "peak RSS: jsonl / json / clean jsonl" "$(mib "$(rss --fail-on never --format jsonl "${storm[@]}")") / $(mib "$(rss --fail-on never --format json "${storm[@]}")") / $(mib "$(rss --fail-on never --format jsonl "${clean[@]}")")" "jsonl <= 64 MiB"
+fi
+
+load_after=$(uptime)
+python3 - "$rows" "$runs" "$load_before" "$load_after" <<'EOF'
+import sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
+print(f"medians of {sys.argv[2]} runs; load before: {sys.argv[3].split('load average:')[-1].strip()}, after: {sys.argv[4].split('load average:')[-1].strip()}")
+head = ("shape", "figure", "measured", "target")
+w = [max(len(r[i]) for r in rows + [head]) for i in range(4)]
+fmt = lambda r: "| " + " | ".join(c.ljust(w[i]) for i, c in enumerate(r)) + " |"
+print(fmt(head))
+print("|" + "|".join("-" * (x + 2) for x in w) + "|")
+for r in rows:
+    print(fmt(r))
 EOF

@@ -2,11 +2,18 @@
 //! stdin) in steps: a [`StreamProcessor`] pauses at a given log time so many
 //! streams can advance together, and says when live input has nothing more
 //! for now.
+//!
+//! A paused stream keeps its open file and its buffers only while the
+//! budgets of [`crate::input::source`] allow: beyond them it closes the
+//! file and frees the buffers, and the next step reopens the file where it
+//! stopped. So any number of streams is read within the open-file limit,
+//! in memory of the order of threads × buffer + streams × replay state.
 
 use super::stream::{StreamSink, Until};
 use super::{InputError, InputReport, Item};
 use crate::input::scan::{Outcome, Scanner};
-use crate::input::{self, Input};
+use crate::input::source::{FdPermit, MemPermit};
+use crate::input::{self, Input, Reader};
 use crate::model::Key;
 use crate::model::{SourceId, Timestamp};
 use crate::replay::WorkerReport;
@@ -31,7 +38,7 @@ impl<R: Read> Read for Counting<R> {
 }
 
 /// The segment being read: its id, its scanner, whether it is gzip.
-type Segment = (SourceId, Scanner<Box<dyn Read + Send>>, bool);
+type Segment = (SourceId, Scanner<Reader>, bool);
 
 /// The head of a live segment, gathered without blocking before the
 /// segment is prepared: the layout and the wrapping are judged from it
@@ -135,6 +142,13 @@ pub struct StreamProcessor {
     pub bytes_read: Arc<AtomicU64>,
     state: Advance,
     live: Option<input::live::LiveOpen>,
+    /// The current segment is read as it comes (stdin, a followed file):
+    /// never released.
+    current_live: bool,
+    /// Leave to keep the file open while paused.
+    fd: Option<FdPermit>,
+    /// Leave to keep the buffers while paused.
+    mem: Option<MemPermit>,
     /// A live segment whose head is still arriving.
     pending: Option<PendingHead>,
 }
@@ -162,6 +176,9 @@ impl StreamProcessor {
             bytes_read: Arc::new(AtomicU64::new(0)),
             state: Advance::Paused(Timestamp(i64::MIN)),
             live: None,
+            current_live: false,
+            fd: None,
+            mem: None,
             pending: None,
         }
     }
@@ -253,9 +270,14 @@ impl StreamProcessor {
             self.next += 1;
             let name = input.display();
             let last = self.next == self.segments.len();
-            match input::open_live(&input, self.live.as_ref(), last) {
-                Ok((reader, gzip)) => {
-                    if self.live.is_some() && last {
+            let live = match (&input, &self.live) {
+                (Input::Stdin, _) => true,
+                (Input::File(_), Some(l)) => l.follow && last,
+                _ => false,
+            };
+            if live {
+                match input::open_live(&input, self.live.as_ref(), last) {
+                    Ok((reader, gzip)) => {
                         // Its bytes are counted once the head is scanned:
                         // a stream counts as quiet only once what it sent
                         // was read.
@@ -270,11 +292,19 @@ impl StreamProcessor {
                         });
                         return true;
                     }
-                    let counted: Box<dyn Read + Send> = Box::new(Counting {
-                        inner: reader,
-                        count: self.bytes_read.clone(),
-                    });
-                    self.start_segment(id, counted, gzip);
+                    Err(e) => {
+                        self.inputs.push(InputReport::empty(id, name.clone()));
+                        self.errors.push(InputError {
+                            input: name,
+                            message: input::describe(&e),
+                        });
+                        continue;
+                    }
+                }
+            }
+            match input::open_probed(&input, self.bytes_read.clone()) {
+                Ok((reader, gzip, head)) => {
+                    self.start_segment(id, reader, gzip, head, false);
                     return true;
                 }
                 Err(e) => {
@@ -289,9 +319,15 @@ impl StreamProcessor {
         false
     }
 
-    /// Scans a segment from its start, its head judged first.
-    fn start_segment(&mut self, id: SourceId, reader: Box<dyn Read + Send>, gzip: bool) {
-        let (reader, head) = input::prepare(reader);
+    /// Scans a segment from its start (its head judged already).
+    fn start_segment(
+        &mut self,
+        id: SourceId,
+        reader: Reader,
+        gzip: bool,
+        head: input::Head,
+        live: bool,
+    ) {
         let first = self.segments.first().is_some_and(|s| s.0 == id);
         let last = self.segments.last().is_some_and(|s| s.0 == id);
         self.sink.next_segment(id, first, last);
@@ -300,9 +336,12 @@ impl StreamProcessor {
             scanner.follow(usize::MAX);
         }
         self.current = Some((id, scanner, gzip));
+        self.current_live = live;
     }
 
     fn close_current(&mut self) {
+        self.fd = None;
+        self.mem = None;
         let Some((id, mut scanner, gzip)) = self.current.take() else {
             return;
         };
@@ -377,7 +416,8 @@ impl StreamProcessor {
                 let (id, gzip) = (p.id, p.gzip);
                 let reader = p.take(self.bytes_read.clone());
                 self.pending = None;
-                self.start_segment(id, reader, gzip);
+                let (reader, head) = input::prepare(reader);
+                self.start_segment(id, Reader::Live(reader), gzip, head, true);
             }
             if self.current.is_none() && !self.open_next() {
                 return Advance::Done;
@@ -390,11 +430,46 @@ impl StreamProcessor {
             };
             match scanner.run(&mut self.sink) {
                 Outcome::Paused => {
+                    self.release();
                     return Advance::Paused(self.sink.paused_at.unwrap_or(Timestamp(i64::MIN)));
                 }
                 Outcome::Idle => return Advance::Idle,
                 Outcome::Done => self.close_current(),
             }
+        }
+    }
+
+    /// Paused: keeps the file open and the buffers while the budgets allow
+    /// it, else lets go of them.
+    fn release(&mut self) {
+        let Some((_, scanner, _)) = self.current.as_mut() else {
+            return;
+        };
+        if self.current_live {
+            return;
+        }
+        let reader = scanner.get_ref();
+        let keep_fd = !matches!(reader, Reader::Plain(s) if !s.is_open())
+            && (self.fd.is_some() || {
+                self.fd = FdPermit::try_new();
+                self.fd.is_some()
+            });
+        let bytes = scanner.buffer_bytes() + reader.buffer_bytes();
+        let keep_buffers = match &mut self.mem {
+            Some(m) => m.resize(bytes),
+            None => {
+                self.mem = MemPermit::try_new(bytes);
+                self.mem.is_some()
+            }
+        };
+        if !keep_buffers {
+            self.mem = None;
+        }
+        if !keep_fd {
+            self.fd = None;
+        }
+        if !(keep_fd && keep_buffers) {
+            scanner.release(keep_buffers, keep_fd);
         }
     }
 

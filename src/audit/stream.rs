@@ -51,6 +51,8 @@ impl<'a> Raw<'a> {
 
 struct Slot {
     replay: WorkerReplay,
+    /// The replay's label, shared by its items.
+    worker: Arc<str>,
     seq: u64,
     /// The stream's log time when the replay began holding facts back
     /// (the outcome of a start under way): they are keyed at it.
@@ -128,6 +130,37 @@ impl Dedupe {
     }
 }
 
+/// The replays of a stream holding facts back, and the time of the last
+/// item handed on (item times never go back).
+#[derive(Debug)]
+struct Holds {
+    /// (worker, the stream's log time when it began holding).
+    held: Vec<(Arc<str>, i64)>,
+    last_item_ts: i64,
+}
+
+impl Default for Holds {
+    fn default() -> Holds {
+        Holds {
+            held: Vec::new(),
+            last_item_ts: i64::MIN,
+        }
+    }
+}
+
+impl Holds {
+    /// The earliest time at which a replay began holding facts it still
+    /// holds.
+    fn floor(&self) -> Option<i64> {
+        self.held.iter().map(|(_, t)| *t).min()
+    }
+
+    /// The time of the next item of a stream at log time `stream_ts`.
+    fn item_ts(&self, stream_ts: i64) -> i64 {
+        self.floor().unwrap_or(stream_ts).max(self.last_item_ts)
+    }
+}
+
 /// Feeds the lines of one stream to the replays of the workers in it.
 pub struct StreamSink {
     source: SourceId,
@@ -139,10 +172,10 @@ pub struct StreamSink {
     stream_ts: i64,
     /// Items handed on so far.
     item_seq: u64,
-    /// The time of the last item handed on (item times never go back).
-    last_item_ts: i64,
     /// Items not yet taken, in key order.
     items: Vec<Item>,
+    /// How items are keyed while replays hold facts back.
+    holds: Holds,
     keep_generations: bool,
     facts: bool,
     timeline: bool,
@@ -170,8 +203,8 @@ impl StreamSink {
             rank: 0,
             stream_ts: i64::MIN,
             item_seq: 0,
-            last_item_ts: i64::MIN,
             items: Vec::new(),
+            holds: Holds::default(),
             keep_generations,
             facts: false,
             timeline: false,
@@ -204,7 +237,7 @@ impl StreamSink {
     /// later never sort before it.
     pub fn frontier(&self) -> Key {
         Key {
-            ts: self.item_ts(),
+            ts: self.holds.item_ts(self.stream_ts),
             stream: self.rank,
             seq: self.item_seq + 1,
         }
@@ -214,7 +247,7 @@ impl StreamSink {
     /// `t` unless a replay holds facts made before.
     pub fn frontier_paused(&self, t: Timestamp) -> Key {
         let f = self.frontier();
-        if self.hold_floor().is_some() {
+        if self.holds.floor().is_some() {
             return f;
         }
         f.max(Key {
@@ -224,54 +257,62 @@ impl StreamSink {
         })
     }
 
-    /// The earliest time at which a replay of the stream began holding
-    /// facts it still holds.
-    fn hold_floor(&self) -> Option<i64> {
-        self.slots.values().filter_map(|s| s.held_since).min()
-    }
-
-    /// The time of the next item: the stream's log time, or, while facts
-    /// are held, the time they were made at (a start is ordered among the
-    /// other workers' facts by when it was logged, not by when its outcome
-    /// became known); never before an item already handed on.
-    fn item_ts(&self) -> i64 {
-        self.hold_floor()
-            .unwrap_or(self.stream_ts)
-            .max(self.last_item_ts)
-    }
-
     fn key_facts(&mut self, slot_key: &Option<String>) {
-        let stream_ts = self.stream_ts;
         let Some(slot) = self.slots.get_mut(slot_key) else {
             return;
         };
-        let facts = slot.replay.take_facts();
-        let worker: Arc<str> = Arc::from(slot.replay.label());
-        let holding = slot.replay.holds_facts();
-        // Facts made while the replay holds are keyed at the time it
-        // began to: what it hands on now was made then or before.
-        let made_at = if holding {
-            *slot.held_since.get_or_insert(stream_ts)
+        Self::push_facts(
+            slot,
+            &mut self.items,
+            &mut self.item_seq,
+            &mut self.holds,
+            (self.stream_ts, self.rank),
+        );
+    }
+
+    /// Hands on the facts a replay made, keyed: at the stream's log time,
+    /// or, while the replay holds facts back, at the time it began to
+    /// (a start is ordered among the other workers' facts by when it was
+    /// logged, not by when its outcome became known).
+    fn push_facts(
+        slot: &mut Slot,
+        items: &mut Vec<Item>,
+        item_seq: &mut u64,
+        holds: &mut Holds,
+        (stream_ts, rank): (i64, u32),
+    ) {
+        let made_at = if slot.replay.holds_facts() {
+            *slot.held_since.get_or_insert_with(|| {
+                holds.held.push((slot.worker.clone(), stream_ts));
+                stream_ts
+            })
         } else {
-            slot.held_since.take().unwrap_or(stream_ts)
+            match slot.held_since.take() {
+                Some(t) => {
+                    holds.held.retain(|(w, _)| *w != slot.worker);
+                    t
+                }
+                None => stream_ts,
+            }
         };
+        let facts = slot.replay.take_facts();
         if facts.is_empty() {
             return;
         }
-        let ts = self
-            .hold_floor()
+        let ts = holds
+            .floor()
             .map_or(made_at, |f| f.min(made_at))
-            .max(self.last_item_ts);
-        self.last_item_ts = ts;
+            .max(holds.last_item_ts);
+        holds.last_item_ts = ts;
         for fact in facts {
-            self.item_seq += 1;
-            self.items.push(Item {
+            *item_seq += 1;
+            items.push(Item {
                 key: Key {
                     ts,
-                    stream: self.rank,
-                    seq: self.item_seq,
+                    stream: rank,
+                    seq: *item_seq,
                 },
-                worker: worker.clone(),
+                worker: slot.worker.clone(),
                 fact,
             });
         }
@@ -333,26 +374,40 @@ impl StreamSink {
         self.dedupe.record = !last;
     }
 
-    fn slot(&mut self, stream: Option<&str>) -> &mut Slot {
-        let key = stream.map(str::to_string);
-        let label = match stream {
-            Some(s) => format!("{}#{s}", self.label),
-            None => self.label.clone(),
-        };
-        let (keep, facts, timeline) = (self.keep_generations, self.facts, self.timeline);
-        self.slots.entry(key).or_insert_with(|| {
-            let replay = WorkerReplay::new(label, keep);
+    /// The replay of a stream of the file, made on its first event (found
+    /// without allocating: a file holds one stream, or a few).
+    fn slot<'s>(
+        slots: &'s mut BTreeMap<Option<String>, Slot>,
+        label: &str,
+        (keep, facts, timeline): (bool, bool, bool),
+        stream: Option<&str>,
+    ) -> &'s mut Slot {
+        if !slots.keys().any(|k| k.as_deref() == stream) {
+            let label = match stream {
+                Some(s) => format!("{label}#{s}"),
+                None => label.to_string(),
+            };
+            let replay = WorkerReplay::new(label.clone(), keep);
             let replay = if timeline {
                 replay.with_timeline()
             } else {
                 replay
             };
-            Slot {
-                replay: if facts { replay.with_facts() } else { replay },
-                seq: 0,
-                held_since: None,
-            }
-        })
+            slots.insert(
+                stream.map(str::to_string),
+                Slot {
+                    replay: if facts { replay.with_facts() } else { replay },
+                    worker: Arc::from(label),
+                    seq: 0,
+                    held_since: None,
+                },
+            );
+        }
+        slots
+            .iter_mut()
+            .find(|(k, _)| k.as_deref() == stream)
+            .map(|(_, s)| s)
+            .expect("the slot was made above")
     }
 
     fn apply(&mut self, stream: Option<&str>, ev: &Event, raw: Raw, ctx: LineCtx) {
@@ -369,7 +424,12 @@ impl StreamSink {
             None
         };
         let wrapped = self.wrapped.take(stream);
-        let slot = self.slot(stream);
+        let slot = Self::slot(
+            &mut self.slots,
+            &self.label,
+            (self.keep_generations, self.facts, self.timeline),
+            stream,
+        );
         slot.seq += 1;
         let line = SourceLine {
             source,
@@ -390,8 +450,13 @@ impl StreamSink {
         }
         slot.replay.apply(ev, &line, ctx);
         if self.facts {
-            let key = stream.map(str::to_string);
-            self.key_facts(&key);
+            Self::push_facts(
+                slot,
+                &mut self.items,
+                &mut self.item_seq,
+                &mut self.holds,
+                (self.stream_ts, self.rank),
+            );
         }
     }
 
@@ -416,7 +481,7 @@ impl StreamSink {
                 ),
             };
             if self.facts {
-                let ts = self.stream_ts.max(self.last_item_ts);
+                let ts = self.stream_ts.max(self.holds.last_item_ts);
                 for fact in facts {
                     self.item_seq += 1;
                     self.items.push(Item {

@@ -147,36 +147,46 @@ pub fn message_text(line: &str) -> String {
 }
 
 /// Replaces every run of hexadecimal characters that holds a digit by `#`
-/// and collapses blanks.
+/// and collapses blanks. (Walks the bytes and copies the text between
+/// replacements in one piece: runs of hexadecimal characters are ASCII.)
 fn mask(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    let chars: Vec<char> = s.chars().collect();
+    let b = s.as_bytes();
+    // `s[copied..i]` is kept as it is, not yet copied.
+    let mut copied = 0;
     let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if c.is_ascii_hexdigit() {
+    while i < b.len() {
+        if b[i].is_ascii_hexdigit() {
             let start = i;
-            while i < chars.len() && chars[i].is_ascii_hexdigit() {
+            let mut digit = false;
+            while i < b.len() && b[i].is_ascii_hexdigit() {
+                digit |= b[i].is_ascii_digit();
                 i += 1;
             }
-            let run = &chars[start..i];
-            if run.iter().any(char::is_ascii_digit) {
+            if digit {
+                out.push_str(&s[copied..start]);
                 out.push('#');
-            } else {
-                out.extend(run);
+                copied = i;
             }
             continue;
         }
+        let c = if b[i] < 0x80 {
+            char::from(b[i])
+        } else {
+            s[i..].chars().next().unwrap_or(' ')
+        };
         if c.is_whitespace() {
-            while i < chars.len() && chars[i].is_whitespace() {
-                i += 1;
+            out.push_str(&s[copied..i]);
+            while let Some(w) = s[i..].chars().next().filter(|w| w.is_whitespace()) {
+                i += w.len_utf8();
             }
             out.push(' ');
+            copied = i;
             continue;
         }
-        out.push(c);
-        i += 1;
+        i += c.len_utf8();
     }
+    out.push_str(&s[copied..]);
     out.trim().to_string()
 }
 

@@ -268,10 +268,7 @@ pub fn known_json(k: &Known) -> Value {
 
 /// `--format json` with a `baseline` object beside `summary`.
 pub fn write_json(report: &Report, k: &Known, out: &mut dyn Write) -> io::Result<()> {
-    let mut doc = crate::report::json::document(report);
-    doc["baseline"] = known_json(k);
-    serde_json::to_writer_pretty(&mut *out, &doc)?;
-    writeln!(out)
+    crate::report::json::write_json_with(report, &[("baseline", known_json(k))], out)
 }
 
 /// What follows the findings in `--format jsonl`, with a `baseline`

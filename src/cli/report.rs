@@ -19,6 +19,8 @@ fn output(args: &OutputArgs) -> io::Result<Box<dyn Write + Send>> {
         ColorWhen::Always => anstream::ColorChoice::Always,
         ColorWhen::Never => anstream::ColorChoice::Never,
     };
+    // JSON escapes every control character: nothing to strip.
+    let plain = matches!(args.format, Format::Json | Format::Jsonl);
     match &args.output {
         Some(p) => {
             let file = std::fs::File::create(p).map_err(|e| {
@@ -28,10 +30,14 @@ fn output(args: &OutputArgs) -> io::Result<Box<dyn Write + Send>> {
                     input::describe(&e)
                 ))
             })?;
+            if plain {
+                return Ok(Box::new(io::BufWriter::new(file)));
+            }
             Ok(Box::new(io::BufWriter::new(anstream::AutoStream::new(
                 file, choice,
             ))))
         }
+        None if plain => Ok(Box::new(io::BufWriter::new(io::stdout()))),
         None => Ok(Box::new(io::BufWriter::new(anstream::AutoStream::new(
             io::stdout(),
             choice,

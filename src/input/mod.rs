@@ -3,12 +3,14 @@
 pub mod families;
 pub mod live;
 pub mod scan;
+pub mod source;
 pub mod unwrap;
 
 use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 
 /// One thing to read.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -98,6 +100,83 @@ pub fn decoded<R: Read + Send + 'static>(inner: R) -> io::Result<(Box<dyn Read +
     }
 }
 
+/// A segment being read: plain text or gzip from a [`source::Source`]
+/// that can be released between reads, or live input.
+pub enum Reader {
+    Plain(source::Source),
+    Gzip(Box<flate2::bufread::MultiGzDecoder<source::Source>>),
+    Live(Box<dyn Read + Send>),
+}
+
+impl Reader {
+    /// Buffer memory held by the reader itself (the decoder's state is
+    /// counted as its window).
+    pub fn buffer_bytes(&self) -> usize {
+        match self {
+            Reader::Plain(s) => s.buffer_bytes(),
+            Reader::Gzip(d) => d.get_ref().buffer_bytes() + GZIP_STATE,
+            Reader::Live(_) => 0,
+        }
+    }
+}
+
+/// What a gzip decoder keeps between reads (the inflate window and
+/// tables), for the memory budget of paused streams.
+pub const GZIP_STATE: usize = 48 * 1024;
+
+impl Read for Reader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Reader::Plain(s) => s.read(buf),
+            Reader::Gzip(d) => d.read(buf),
+            Reader::Live(r) => r.read(buf),
+        }
+    }
+}
+
+impl scan::Release for Reader {
+    fn release(&mut self, unread: usize, keep_buffers: bool, keep_fd: bool) -> bool {
+        match self {
+            Reader::Plain(s) => {
+                let taken = !keep_buffers;
+                if taken {
+                    s.unread(unread);
+                }
+                s.release(keep_buffers, keep_fd);
+                taken
+            }
+            Reader::Gzip(d) => {
+                d.get_mut().release(keep_buffers, keep_fd);
+                false
+            }
+            Reader::Live(_) => false,
+        }
+    }
+}
+
+/// Opens a file or in-memory input as a segment that can be released
+/// between reads (standard input cannot be: it is read as it comes);
+/// `count` adds up the (compressed) bytes read. Also says whether it is
+/// gzip.
+pub fn open_segment(input: &Input, count: Arc<AtomicU64>) -> io::Result<(Reader, bool)> {
+    let mut src = match input {
+        Input::File(p) | Input::Named { path: p, .. } => source::Source::file(p.clone(), count)?,
+        Input::Bytes { data, .. } => source::Source::bytes(data.clone(), count),
+        Input::Stdin => {
+            let (r, gzip) = open(input)?;
+            return Ok((Reader::Live(r), gzip));
+        }
+    };
+    if src.is_gzip()? {
+        src.set_compressed();
+        let dec = flate2::bufread::MultiGzDecoder::new(src);
+        Ok((Reader::Gzip(Box::new(dec)), true))
+    } else {
+        src.set_direct();
+        Ok((Reader::Plain(src), false))
+    }
+}
+
 /// What the head of a segment showed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Head {
@@ -117,6 +196,40 @@ pub fn prepare(reader: Box<dyn Read + Send>) -> (Box<dyn Read + Send>, Head) {
         bare = crate::layout::bare::head_is_bare(head);
     });
     (reader, Head { wrap_width, bare })
+}
+
+/// Opens a segment of a file (or bytes) for the scan, with what its head
+/// shows. The head is read apart, and the scan reads the segment from its
+/// start through a reader that can be released between reads; a terminal
+/// copy wrapped at a fixed width is read through the rejoining reader
+/// instead (a reader that cannot be released: it keeps its file and
+/// buffers while paused).
+pub fn open_probed(input: &Input, count: Arc<AtomicU64>) -> io::Result<(Reader, bool, Head)> {
+    let (head_reader, _) = open(input)?;
+    let (_, probed) = prepare(head_reader);
+    if probed.wrap_width.is_some() {
+        let (r, gzip) = open(input)?;
+        let counted: Box<dyn Read + Send> = Box::new(Counted { inner: r, count });
+        let (reader, head) = prepare(counted);
+        return Ok((Reader::Live(reader), gzip, head));
+    }
+    let (reader, gzip) = open_segment(input, count)?;
+    Ok((reader, gzip, probed))
+}
+
+/// Counts the bytes read from a reader.
+struct Counted<R> {
+    inner: R,
+    count: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count
+            .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+        Ok(n)
+    }
 }
 
 /// Opens an input for reading.

@@ -140,10 +140,23 @@ pub enum Outcome {
     Idle,
 }
 
+/// A reader that can let go of its descriptor and buffers while its scan
+/// is paused.
+pub trait Release {
+    /// The scan pauses with the last `unread` bytes it read not consumed.
+    /// The reader frees its buffers (unless `keep_buffers`) and closes its
+    /// file (unless `keep_fd`); it returns true when it took the unread
+    /// bytes back (they will be read again), false when the scanner must
+    /// keep them.
+    fn release(&mut self, unread: usize, keep_buffers: bool, keep_fd: bool) -> bool;
+}
+
 /// A resumable scan of one reader.
 pub struct Scanner<R> {
     reader: R,
     buf: Vec<u8>,
+    /// The buffer's working size, restored when a released scan resumes.
+    cap: usize,
     /// Unprocessed data is `buf[start..filled]`.
     start: usize,
     filled: usize,
@@ -162,6 +175,7 @@ impl<R: Read> Scanner<R> {
         Scanner {
             reader,
             buf: vec![0; FIRST_CHUNK],
+            cap: FIRST_CHUNK,
             start: 0,
             filled: 0,
             follow: 0,
@@ -183,6 +197,16 @@ impl<R: Read> Scanner<R> {
     /// The read error that ended the scan, if one did.
     pub fn take_error(&mut self) -> Option<io::Error> {
         self.error.take()
+    }
+
+    /// The reader.
+    pub fn get_ref(&self) -> &R {
+        &self.reader
+    }
+
+    /// Bytes of buffer the scan holds.
+    pub fn buffer_bytes(&self) -> usize {
+        self.buf.capacity()
     }
 
     /// Reads more data after the unprocessed part (which is moved to the
@@ -229,6 +253,10 @@ impl<R: Read> Scanner<R> {
     /// Scans until the input ends or the sink pauses.
     pub fn run(&mut self, sink: &mut dyn LineSink) -> Outcome {
         let ac = searcher();
+        if self.buf.len() < self.cap {
+            // Resuming after a release.
+            self.buf.resize(self.cap, 0);
+        }
         loop {
             let data = &self.buf[self.start..self.filled];
             // The complete lines available.
@@ -333,6 +361,34 @@ impl<R: Read> Scanner<R> {
                 return Outcome::Idle;
             }
             self.refill();
+        }
+    }
+}
+
+impl<R: Read + Release> Scanner<R> {
+    /// While the scan is paused: frees the buffer (unless `keep_buffers`)
+    /// and closes the file (unless `keep_fd`). The bytes read but not
+    /// consumed are handed back to the reader, or kept in a buffer of
+    /// their size where the reader cannot read them again (gzip). The
+    /// next [`Scanner::run`] goes on where the scan paused.
+    pub fn release(&mut self, keep_buffers: bool, keep_fd: bool) {
+        if self.error.is_some() {
+            return;
+        }
+        let rest = self.filled - self.start;
+        self.cap = self.cap.max(self.buf.len());
+        if self.reader.release(rest, keep_buffers, keep_fd) {
+            self.stats.bytes -= rest as u64;
+            self.eof = false;
+            self.buf = Vec::new();
+            self.start = 0;
+            self.filled = 0;
+        } else if !keep_buffers {
+            self.buf.copy_within(self.start..self.filled, 0);
+            self.buf.truncate(rest);
+            self.buf.shrink_to_fit();
+            self.start = 0;
+            self.filled = rest;
         }
     }
 }

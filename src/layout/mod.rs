@@ -17,7 +17,7 @@ pub mod json;
 
 use crate::model::Timestamp;
 use nom::bytes::complete::{tag, take_while1};
-use nom::character::complete::{char, digit1, one_of};
+use nom::character::complete::char;
 use nom::combinator::{opt, recognize};
 use nom::{IResult, Parser};
 
@@ -86,21 +86,6 @@ fn fail<T>(i: &str, kind: nom::error::ErrorKind) -> Res<'_, T> {
     Err(nom::Err::Error(nom::error::Error::new(i, kind)))
 }
 
-/// Exactly `n` ASCII digits, as a number. (Byte-level primitives like this
-/// one keep the hot path off per-char UTF-8 decoding.)
-fn digits<'a>(n: usize) -> impl Parser<&'a str, Output = u32, Error = nom::error::Error<&'a str>> {
-    move |i: &'a str| {
-        let b = i.as_bytes();
-        if b.len() < n || !b[..n].iter().all(u8::is_ascii_digit) {
-            return fail(i, nom::error::ErrorKind::Digit);
-        }
-        let v = b[..n]
-            .iter()
-            .fold(0u32, |a, d| a * 10 + u32::from(d - b'0'));
-        Ok((&i[n..], v))
-    }
-}
-
 /// The longest prefix of ASCII bytes satisfying `pred` (at least `min`).
 fn ascii_while<'a>(min: usize, pred: impl Fn(u8) -> bool) -> impl Fn(&'a str) -> Res<'a, &'a str> {
     move |i: &'a str| {
@@ -127,27 +112,44 @@ fn until2<'a>(a: u8, b: u8) -> impl Fn(&'a str) -> Res<'a, &'a str> {
     }
 }
 
-/// `yyyy-MM-dd HH:mm:ss,SSS` (also `T` and `.` as separators).
+/// `yyyy-MM-dd HH:mm:ss,SSS` (also `T` and `.` as separators), then any
+/// sub-millisecond digits. Read byte by byte at fixed places: every record
+/// line starts with one.
 pub fn log4j_timestamp(i: &str) -> Res<'_, Option<Timestamp>> {
-    let (i, (y, _, mo, _, d, _, h, _, mi, _, s, _, ms)) = (
-        digits(4),
-        char('-'),
-        digits(2),
-        char('-'),
-        digits(2),
-        one_of(" T"),
-        digits(2),
-        char(':'),
-        digits(2),
-        char(':'),
-        digits(2),
-        one_of(",."),
-        digits(3),
-    )
-        .parse(i)?;
-    // Sub-millisecond digits (`%d{ISO8601_PERIOD_MICROS}` and the like).
-    let (i, _) = ascii_while(0, |b| b.is_ascii_digit())(i)?;
-    Ok((i, Timestamp::from_parts(i64::from(y), mo, d, h, mi, s, ms)))
+    let b = i.as_bytes();
+    if b.len() < 23 {
+        return fail(i, nom::error::ErrorKind::Digit);
+    }
+    let num = |from: usize, n: usize| -> Option<u32> {
+        b[from..from + n].iter().try_fold(0u32, |a, &d| {
+            d.is_ascii_digit().then(|| a * 10 + u32::from(d - b'0'))
+        })
+    };
+    let seps = b[4] == b'-'
+        && b[7] == b'-'
+        && (b[10] == b' ' || b[10] == b'T')
+        && b[13] == b':'
+        && b[16] == b':'
+        && (b[19] == b',' || b[19] == b'.');
+    let parts = (
+        num(0, 4),
+        num(5, 2),
+        num(8, 2),
+        num(11, 2),
+        num(14, 2),
+        num(17, 2),
+        num(20, 3),
+    );
+    let (true, (Some(y), Some(mo), Some(d), Some(h), Some(mi), Some(sec), Some(ms))) =
+        (seps, parts)
+    else {
+        return fail(i, nom::error::ErrorKind::Digit);
+    };
+    let more = b[23..].iter().take_while(|c| c.is_ascii_digit()).count();
+    Ok((
+        &i[23 + more..],
+        Timestamp::from_parts(i64::from(y), mo, d, h, mi, sec, ms),
+    ))
 }
 
 fn level(i: &str) -> Res<'_, Level> {
@@ -344,6 +346,10 @@ pub fn starts_record(line: &[u8]) -> bool {
 
 /// Is this (after any stream prefix) a JSON line?
 pub fn is_json(line: &str) -> bool {
+    // Every JSON record quotes its keys; most classic lines hold no quote.
+    if memchr::memchr(b'"', line.as_bytes()).is_none() {
+        return false;
+    }
     let (_, rest) = split_stream(line);
     rest.trim_start().starts_with('{')
 }
@@ -373,15 +379,42 @@ fn debezium_mdc(body: &str) -> Option<&str> {
     Some(after.trim_start_matches(' '))
 }
 
-fn is_logger_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '$'
-}
+/// The bytes of a Java logger name (ASCII letters, digits, `.`, `_`, `$`),
+/// looked up: logger names are read on every candidate line.
+static LOGGER_BYTES: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || c == b'.' || c == b'_' || c == b'$';
+        b += 1;
+    }
+    t
+};
 
 /// A Java logger name, optionally with `:%L` (digits or `?`).
 fn logger_name(i: &str) -> Res<'_, &str> {
-    let (i, name) = ascii_while(1, |b| is_logger_char(char::from(b)))(i)?;
-    let (i, _) = opt((char(':'), nom::branch::alt((digit1, tag("?"))))).parse(i)?;
-    Ok((i, name))
+    let b = i.as_bytes();
+    let n = b
+        .iter()
+        .position(|&c| !LOGGER_BYTES[usize::from(c)])
+        .unwrap_or(b.len());
+    if n == 0 {
+        return fail(i, nom::error::ErrorKind::TakeWhile1);
+    }
+    let (name, rest) = i.split_at(n);
+    let rest = match rest.strip_prefix(':') {
+        Some(r) => {
+            let digits = r.bytes().take_while(u8::is_ascii_digit).count();
+            if digits > 0 {
+                &r[digits..]
+            } else {
+                r.strip_prefix('?').unwrap_or(rest)
+            }
+        }
+        None => rest,
+    };
+    Ok((rest, name))
 }
 
 /// Splits `msg (logger:NN)` or `msg (logger) [thread]` at the logger.

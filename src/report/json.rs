@@ -29,6 +29,93 @@ fn evidence_json(report: &dyn Names, e: &Evidence) -> Value {
     v
 }
 
+/// One line as the findings print it; fields in the order a JSON object
+/// of [`line_json`] prints them (sorted), so that the bytes are the same.
+#[derive(Serialize)]
+struct LineOut<'a> {
+    line: u64,
+    source: &'a str,
+    text: &'a str,
+    timestamp: Option<crate::model::Timestamp>,
+}
+
+#[derive(Serialize)]
+struct EvidenceOut<'a> {
+    line: u64,
+    role: &'a str,
+    source: &'a str,
+    text: &'a str,
+    timestamp: Option<crate::model::Timestamp>,
+    worker: &'a Option<String>,
+}
+
+/// A finding as [`finding_json`] prints it (and, for JSON lines, with
+/// `schema_version` and `type`), serialized straight from the finding: no
+/// tree of values is built and the line texts are not copied. Fields are
+/// in sorted order, as in a JSON object; the small nested values go through
+/// [`Value`] so that their keys are sorted the same way.
+#[derive(Serialize)]
+struct FindingOut<'a> {
+    evidence: Vec<EvidenceOut<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fingerprint: Option<Value>,
+    generation: Option<i32>,
+    group: &'a Option<String>,
+    kind: crate::finding::Kind,
+    reason: &'a str,
+    resource: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    schema_version: Option<u32>,
+    severity: crate::finding::Severity,
+    started: Value,
+    trigger: LineOut<'a>,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    kind_of_line: Option<&'static str>,
+    upstream: Option<&'static str>,
+    worker: &'a str,
+}
+
+impl<'a> FindingOut<'a> {
+    fn of(names: &'a dyn Names, f: &'a Finding, line: bool) -> FindingOut<'a> {
+        let line_out = |l: &'a SourceLine| LineOut {
+            line: l.line,
+            source: names.source_name(l.source),
+            text: &l.text,
+            timestamp: l.ts,
+        };
+        FindingOut {
+            evidence: f
+                .evidence
+                .iter()
+                .map(|e| EvidenceOut {
+                    line: e.line.line,
+                    role: &e.role,
+                    source: names.source_name(e.line.source),
+                    text: &e.line.text,
+                    timestamp: e.line.ts,
+                    worker: &e.worker,
+                })
+                .collect(),
+            fingerprint: f
+                .fingerprint
+                .as_ref()
+                .map(|fp| serde_json::to_value(fp).unwrap_or(Value::Null)),
+            generation: f.generation,
+            group: &f.group,
+            kind: f.kind,
+            reason: &f.reason,
+            resource: json!(f.resource),
+            schema_version: line.then_some(SCHEMA_VERSION),
+            severity: f.severity(),
+            started: json!(f.started),
+            trigger: line_out(&f.trigger),
+            kind_of_line: line.then_some("finding"),
+            upstream: f.upstream,
+            worker: &f.worker,
+        }
+    }
+}
+
 pub fn finding_json(report: &dyn Names, f: &Finding) -> Value {
     let mut v = json!({
         "kind": f.kind,
@@ -127,6 +214,17 @@ fn tool() -> Value {
 
 /// The whole report as one JSON document.
 pub fn document(report: &Report) -> Value {
+    let mut doc = document_without_findings(report);
+    doc["findings"] = report
+        .findings()
+        .map(|f| finding_json(report, f))
+        .collect::<Vec<_>>()
+        .into();
+    doc
+}
+
+/// [`document`] with an empty `findings` array.
+fn document_without_findings(report: &Report) -> Value {
     let sum = RunSummary::of(report);
     json!({
         "schema_version": SCHEMA_VERSION,
@@ -135,23 +233,74 @@ pub fn document(report: &Report) -> Value {
         "errors": errors_json(report),
         "stitched": report.stitched.iter().map(|(n, k, skipped)| json!({"stream": n, "segments": k, "repeated_events_skipped": skipped})).collect::<Vec<_>>(),
         "same_worker": report.same_worker.iter().map(|(a, b)| json!([a, b])).collect::<Vec<_>>(),
-        "findings": report.findings().map(|f| finding_json(report, f)).collect::<Vec<_>>(),
+        "findings": [],
         "workers": report.workers.iter().map(|w| worker_json(report, &w.summary)).collect::<Vec<_>>(),
         "summary": summary_json(&sum),
     })
 }
 
 pub fn write_json(report: &Report, out: &mut dyn Write) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, &document(report))?;
+    write_json_with(report, &[], out)
+}
+
+/// [`write_json`] with more top-level fields. The findings are turned into
+/// JSON one at a time as they are written: a run with many findings never
+/// holds their JSON trees all at once. The bytes are those of
+/// [`document`] printed whole.
+pub fn write_json_with(
+    report: &Report,
+    extra: &[(&str, Value)],
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let mut doc = document_without_findings(report);
+    for (k, v) in extra {
+        doc[*k] = v.clone();
+    }
+    serde_json::to_writer_pretty(&mut *out, &Streamed { doc: &doc, report })?;
     writeln!(out)
+}
+
+/// A document whose `findings` are serialized from the report as they are
+/// written.
+struct Streamed<'a> {
+    doc: &'a Value,
+    report: &'a Report,
+}
+
+struct Findings<'a>(&'a Report);
+
+impl Serialize for Streamed<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let Value::Object(fields) = self.doc else {
+            return self.doc.serialize(s);
+        };
+        let mut m = s.serialize_map(Some(fields.len()))?;
+        for (k, v) in fields {
+            if k == "findings" {
+                m.serialize_entry(k, &Findings(self.report))?;
+            } else {
+                m.serialize_entry(k, v)?;
+            }
+        }
+        m.end()
+    }
+}
+
+impl Serialize for Findings<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(Some(self.0.findings.len()))?;
+        for f in self.0.findings() {
+            seq.serialize_element(&FindingOut::of(self.0, f, false))?;
+        }
+        seq.end()
+    }
 }
 
 /// One finding as a JSON line (`"type": "finding"`).
 pub fn write_jsonl_finding(names: &dyn Names, f: &Finding, out: &mut dyn Write) -> io::Result<()> {
-    let mut v = finding_json(names, f);
-    v["type"] = json!("finding");
-    v["schema_version"] = json!(SCHEMA_VERSION);
-    serde_json::to_writer(&mut *out, &v)?;
+    serde_json::to_writer(&mut *out, &FindingOut::of(names, f, true))?;
     writeln!(out)
 }
 

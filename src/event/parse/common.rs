@@ -11,7 +11,7 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use nom::branch::alt;
-use nom::bytes::complete::{tag, take_until};
+use nom::bytes::complete::tag;
 use nom::character::complete::{alphanumeric1, i32 as int32, i64 as int64};
 use nom::combinator::{map, map_opt, opt, rest, value, verify};
 use nom::error::{Error, ErrorKind};
@@ -27,6 +27,31 @@ pub(crate) type PResult<'a, T> = IResult<&'a str, T>;
 /// A recoverable nom error at `i`.
 pub(crate) fn reject<T>(i: &str, kind: ErrorKind) -> PResult<'_, T> {
     Err(nom::Err::Error(Error::new(i, kind)))
+}
+
+/// Everything before the first `pat` (possibly nothing), like nom's
+/// `take_until`, without building a substring searcher at every call.
+pub(crate) fn take_until<'a>(pat: &'static str) -> impl Fn(&'a str) -> PResult<'a, &'a str> {
+    move |i: &'a str| match find_literal(i.as_bytes(), pat.as_bytes()) {
+        Some(n) => Ok((&i[n..], &i[..n])),
+        None => reject(i, ErrorKind::TakeUntil),
+    }
+}
+
+/// The first place `pat` occurs in `hay`: its first byte found by memchr,
+/// the rest compared (the literals start with a byte rare in their lines,
+/// and building a substring searcher would cost more than the search).
+fn find_literal(hay: &[u8], pat: &[u8]) -> Option<usize> {
+    let (&first, _) = pat.split_first()?;
+    let mut at = 0;
+    while let Some(k) = memchr::memchr(first, &hay[at..]) {
+        let p = at + k;
+        if hay[p..].starts_with(pat) {
+            return Some(p);
+        }
+        at = p + 1;
+    }
+    None
 }
 
 /// Names interned per thread: a cluster has a few hundred at most, and the

@@ -4,12 +4,12 @@
 
 use nom::Parser;
 use nom::branch::alt;
-use nom::bytes::complete::{tag, take_until};
+use nom::bytes::complete::tag;
 use nom::character::complete::i64 as int64;
 use nom::combinator::{eof, map, opt, value};
 use nom::sequence::{preceded, terminated};
 
-use super::common::{PResult, any_rest, assignment, generation, rest1, until_last};
+use super::common::{PResult, any_rest, assignment, generation, rest1, take_until, until_last};
 use super::run;
 use crate::event::Event;
 

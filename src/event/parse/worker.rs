@@ -3,13 +3,13 @@
 
 use nom::Parser;
 use nom::branch::alt;
-use nom::bytes::complete::{tag, take_until};
+use nom::bytes::complete::tag;
 use nom::combinator::{eof, map, map_parser, value};
 use nom::sequence::{preceded, terminated};
 
 use super::common::{
-    PResult, any_rest, before_suffix, connector_rest, name, resource_rest, task_rest, until_last,
-    worker_connector_ref, worker_task_ref,
+    PResult, any_rest, before_suffix, connector_rest, name, resource_rest, take_until, task_rest,
+    until_last, worker_connector_ref, worker_task_ref,
 };
 use super::run;
 use crate::event::{Event, Milestone, StartFailure, TargetState};
