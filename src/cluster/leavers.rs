@@ -23,7 +23,7 @@ use super::CrossFinding;
 use super::generation::Ctx;
 use super::state::Episode;
 use crate::finding::Kind;
-use crate::model::{Resource, SourceLine, Timestamp};
+use crate::model::{Resource, SourceId, SourceLine, Timestamp};
 use crate::replay::{Fact, FactKind};
 use rustc_hash::FxHashSet as HashSet;
 use std::sync::Arc;
@@ -194,6 +194,14 @@ impl Leavers {
             FactKind::Reset | FactKind::End => self.kept.retain(|k| k.leaver != w),
             _ => {}
         }
+    }
+
+    /// The instances (their start lines) a later fact may still pair.
+    pub(super) fn instances(&self) -> impl Iterator<Item = (SourceId, u64)> + '_ {
+        self.kept
+            .iter()
+            .map(|k| (k.instance.source, k.instance.line))
+            .chain(self.suspects.iter().map(|s| (s.start.source, s.start.line)))
     }
 
     /// Forgets what no later fact can prove: kept instances and suspects

@@ -393,6 +393,11 @@ impl Checker {
     pub fn held_generations(&self) -> usize {
         self.groups.values().map(|g| g.buckets.len()).sum()
     }
+
+    /// Duplicate episodes remembered (memory bound).
+    pub fn held_episodes(&self) -> usize {
+        self.groups.values().map(|g| g.episodes.len()).sum()
+    }
 }
 
 #[cfg(test)]

@@ -229,6 +229,24 @@ impl Group {
             !(passed || stale)
         });
         self.leavers.retire(newest);
+        if !self.episodes.is_empty() {
+            // An episode recurs only while both its instances run: forget
+            // those of which one is no longer live anywhere.
+            let live: HashSet<(SourceId, u64)> = self
+                .buckets
+                .values()
+                .flat_map(|b| b.entries.values())
+                .flat_map(|e| {
+                    e.live
+                        .0
+                        .iter()
+                        .map(|(_, m)| (m.instance.source, m.instance.line))
+                })
+                .chain(self.leavers.instances())
+                .collect();
+            self.episodes
+                .retain(|(_, a, b)| live.contains(a) && live.contains(b));
+        }
     }
 }
 

@@ -450,3 +450,36 @@ fn generations_are_retired_once_every_worker_moved_on() {
     c.retire();
     assert!(c.held_generations() <= 1, "{}", c.held_generations());
 }
+
+#[test]
+fn an_episode_is_forgotten_once_one_of_its_instances_stopped() {
+    let mut c = Checker::new();
+    let (w1, w2) = (c.worker("w1".into()), c.worker("w2".into()));
+    let both = |c: &mut Checker,
+                g: i32,
+                live1: &[(Resource, SourceLine)],
+                live2: &[(Resource, SourceLine)]| {
+        let t = g as i64 * 60;
+        c.feed(
+            w1,
+            assignment(g, line(0, g as u64 * 10, t), &[task(0)], live1),
+        );
+        c.feed(
+            w2,
+            assignment(g, line(1, g as u64 * 10, t), &[task(2)], live2),
+        );
+        c.retire();
+    };
+    // src-2 runs on both in generation 6: one episode, reported once.
+    let on_w1 = [(task(2), line(0, 6, 10))];
+    let on_w2 = [(task(2), line(1, 7, 10))];
+    both(&mut c, 6, &on_w1, &on_w2);
+    both(&mut c, 7, &on_w1, &on_w2);
+    assert_eq!(c.out.len(), 1);
+    assert_eq!(c.held_episodes(), 1);
+    // w1 stops it: the episode cannot recur and is forgotten.
+    both(&mut c, 8, &[], &on_w2);
+    both(&mut c, 9, &[], &on_w2);
+    assert_eq!(c.held_episodes(), 0);
+    assert_eq!(c.out.len(), 1);
+}
