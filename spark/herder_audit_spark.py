@@ -32,6 +32,7 @@ SparkContext.addFile, through its stable command line:
 """
 
 import argparse
+import gzip
 import json
 import os
 import shutil
@@ -96,11 +97,19 @@ def default_binary():
 
 
 # ---------------------------------------------------------------- helpers used on the executors
+#
+# Map outputs and partials travel between the stages gzipped (JSON lines shrink
+# about 15 times at level 1); `herder-audit reduce` reads gzip by its magic bytes.
 
 
-def output_complete(text, header):
-    """Whether a map or partial output starts with its header and ends with its end record."""
-    lines = [line for line in text.splitlines() if line.strip()]
+def pack(raw):
+    return gzip.compress(raw, compresslevel=1)
+
+
+def output_complete(raw, header):
+    """Whether a map or partial output (bytes) starts with its header and ends
+    with its end record."""
+    lines = [line for line in raw.splitlines() if line.strip()]
     if not lines:
         return False
     try:
@@ -111,12 +120,12 @@ def output_complete(text, header):
 
 
 def error_output(schema, tool, errors):
-    """A map output that holds only input errors [(input, message)]: what a
-    stream whose map failed becomes (the final reduce reports them)."""
+    """A map output (bytes) that holds only input errors [(input, message)]: what
+    a stream whose map failed becomes (the final reduce reports them)."""
     records = [{"type": "map", "schema_version": schema, "tool": tool}]
     records += [{"type": "error", "input": i, "message": m} for i, m in errors]
     records.append({"type": "end", "items": 0, "findings": 0})
-    return "".join(json.dumps(r) + "\n" for r in records)
+    return "".join(json.dumps(r) + "\n" for r in records).encode()
 
 
 def describe_failure(what, code, stderr):
@@ -128,11 +137,11 @@ def describe_failure(what, code, stderr):
     return f"{what} failed ({how})" + (f": {last[-1]}" if last else "")
 
 
-def groups_of(text):
+def groups_of(raw):
     """The group ids a map output's stream records name."""
     groups = set()
-    for line in text.splitlines():
-        if line.startswith('{"type":"stream"'):
+    for line in raw.splitlines():
+        if line.startswith(b'{"type":"stream"'):
             groups.update(json.loads(line).get("groups") or [])
     return sorted(groups)
 
@@ -147,9 +156,23 @@ def shipped_binary(name):
     return path
 
 
+def run_binary(cmd, out):
+    """Runs the binary writing to `out`: (exit status, stderr, what it wrote)."""
+    try:
+        r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+    except OSError as e:
+        return 127, str(e).encode(), b""
+    raw = b""
+    if os.path.exists(out):
+        with open(out, "rb") as f:
+            raw = f.read()
+    return r.returncode, r.stderr, raw
+
+
 def map_partition(binary_name, streams, expected, schema, tool):
     """Maps the streams of one task: records (stream, (segment index, bytes)) in,
-    (stream, groups, map output) out, one per stream the task was given."""
+    (stream, groups, packed map output, its size) out, one per stream the task
+    was given."""
 
     def run(records):
         from pyspark import TaskContext
@@ -165,8 +188,8 @@ def map_partition(binary_name, streams, expected, schema, tool):
             binary = shipped_binary(binary_name)
             for sid in wanted:
                 name, segments = streams.value[sid]
-                text = map_stream(binary, name, segments, got.get(sid, {}), tmp, sid, schema, tool)
-                yield sid, groups_of(text), text
+                raw = map_stream(binary, name, segments, got.get(sid, {}), tmp, sid, schema, tool)
+                yield sid, groups_of(raw), pack(raw), len(raw)
 
     return run
 
@@ -174,30 +197,23 @@ def map_partition(binary_name, streams, expected, schema, tool):
 def map_stream(binary, name, segments, copies, tmp, sid, schema, tool):
     missing = [seg for i, seg in enumerate(segments) if i not in copies]
     if missing:
-        return error_output(
-            schema, tool, [(name, f"segment {missing[0]} was not read by Spark; stream not audited")]
-        )
+        why = f"segment {missing[0]} was not read by Spark; stream not audited"
+        return error_output(schema, tool, [(name, why)])
     out = os.path.join(tmp, f"{sid}.map")
     cmd = [binary, "map", "-j", "1", "-o", out]
     for i, seg in enumerate(segments):
         cmd += ["--segment", f"{seg}={copies[i]}"]
-    try:
-        r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
-        text = ""
-        if os.path.exists(out):
-            with open(out, encoding="utf-8", errors="replace") as f:
-                text = f.read()
-    except OSError as e:
-        return error_output(schema, tool, [(name, f"herder-audit map could not run: {e}")])
+    code, err, raw = run_binary(cmd, out)
     # Exit 2 with a complete output: errors of the input, recorded in it.
-    if r.returncode in (0, 2) and output_complete(text, "map"):
-        return text
-    return error_output(schema, tool, [(name, describe_failure("herder-audit map", r.returncode, r.stderr))])
+    if code in (0, 2) and output_complete(raw, "map"):
+        return raw
+    return error_output(schema, tool, [(name, describe_failure("herder-audit map", code, err))])
 
 
 def reduce_partition(binary_name, names, expected, schema, tool):
-    """Reduces the components of one task: records (component, (stream, map output))
-    in, one partial (or, where the reduce failed, error records) per component out."""
+    """Reduces the components of one task: records (component, (stream, packed
+    map output)) in, one packed partial (or, where the reduce failed, error
+    records) per component out."""
 
     def run(records):
         from pyspark import TaskContext
@@ -205,30 +221,23 @@ def reduce_partition(binary_name, names, expected, schema, tool):
         wanted = expected.value[TaskContext.get().partitionId()]
         with tempfile.TemporaryDirectory(prefix="herder-audit-reduce-") as tmp:
             files = {}
-            for comp, (sid, text) in records:
-                path = os.path.join(tmp, f"{comp}-{sid}.map")
-                with open(path, "w", encoding="utf-8") as f:
-                    f.write(text)
+            for comp, (sid, packed) in records:
+                path = os.path.join(tmp, f"{comp}-{sid}.map.gz")
+                with open(path, "wb") as f:
+                    f.write(packed)
                 files.setdefault(comp, []).append((sid, path))
             binary = shipped_binary(binary_name)
             for comp in wanted:
                 members = sorted(files.get(comp, []))
                 out = os.path.join(tmp, f"{comp}.partial")
                 cmd = [binary, "reduce", "--partial", "-o", out] + [p for _, p in members]
-                try:
-                    r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
-                    code, err = r.returncode, r.stderr
-                    text = ""
-                    if os.path.exists(out):
-                        with open(out, encoding="utf-8", errors="replace") as f:
-                            text = f.read()
-                except OSError as e:
-                    code, err, text = 127, str(e).encode(), ""
-                if code in (0, 2) and output_complete(text, "partial"):
-                    yield text
-                else:
+                code, err, raw = run_binary(cmd, out)
+                if not (code in (0, 2) and output_complete(raw, "partial")):
                     why = describe_failure("herder-audit reduce --partial", code, err)
-                    yield error_output(schema, tool, [(names.value[sid], why) for sid, _ in members])
+                    raw = error_output(
+                        schema, tool, [(names.value[sid], why) for sid, _ in members]
+                    )
+                yield pack(raw)
 
     return run
 
@@ -270,26 +279,30 @@ def hadoop_path(sc, uri):
 
 
 def list_input(sc, given):
-    """[(uri, name, length)] of every file under INPUT; the name is INPUT as
-    given joined with the file's path below it (as `herder-audit INPUT` names it)."""
-    path, fs = hadoop_path(sc, given)
+    """([(uri, name, length)] of every file under INPUT, [(input, message)] of
+    what could not be listed). A file's name is INPUT as given joined with its
+    path below it, as `herder-audit INPUT` names it."""
     try:
+        path, fs = hadoop_path(sc, given)
         root = fs.getFileStatus(path)
-    except Exception as e:  # py4j wraps java.io.FileNotFoundException
-        raise JobError(f"{given}: {java_message(e)}") from None
-    if root.isFile():
-        return [(root.getPath().toString(), given, root.getLen())]
-    base = root.getPath().toString().rstrip("/")
-    prefix = given.rstrip("/") + "/" if given.rstrip("/") else "/"
-    files = []
-    it = fs.listFiles(root.getPath(), True)
-    while it.hasNext():
-        st = it.next()
-        uri = st.getPath().toString()
-        if not uri.startswith(base + "/"):
-            raise JobError(f"{uri}: listed under {base} but not below it")
-        files.append((uri, prefix + uri[len(base) + 1 :], st.getLen()))
-    return files
+        if root.isFile():
+            return [(root.getPath().toString(), given, root.getLen())], []
+        base = root.getPath().toString().rstrip("/")
+        prefix = given.rstrip("/") + "/" if given.rstrip("/") else "/"
+        files = []
+        it = fs.listFiles(root.getPath(), True)
+        while it.hasNext():
+            st = it.next()
+            uri = st.getPath().toString()
+            if not uri.startswith(base + "/"):
+                raise JobError(f"{uri}: listed under {base} but not below it")
+            files.append((uri, prefix + uri[len(base) + 1 :], st.getLen()))
+        return files, []
+    except JobError:
+        raise
+    except Exception as e:  # py4j wraps java.io.FileNotFoundException and the like
+        # As the binary: an input error of the report.
+        return [], [(given, java_message(e))]
 
 
 def java_message(e):
@@ -299,6 +312,8 @@ def java_message(e):
         name = j.getClass().getSimpleName()
         if name == "FileNotFoundException":
             return "no such file or directory"
+        if name in ("AccessControlException", "AccessDeniedException"):
+            return "permission denied"
         return f"{name}: {msg}" if msg else name
     return str(e)
 
@@ -386,14 +401,19 @@ def write_outputs(sc, outdir, files):
     fs.mkdirs(path)
     jvm = sc._jvm
     for name, src in files.items():
-        fs.copyFromLocalFile(False, True, jvm.org.apache.hadoop.fs.Path("file://" + src), jvm.org.apache.hadoop.fs.Path(path, name))
+        fs.copyFromLocalFile(
+            False,
+            True,
+            jvm.org.apache.hadoop.fs.Path("file://" + src),
+            jvm.org.apache.hadoop.fs.Path(path, name),
+        )
 
 
 def run_job(sc, args, binary):
     from pyspark import StorageLevel
 
-    files = list_input(sc, args.input)
-    if not files:
+    files, unlisted = list_input(sc, args.input)
+    if not files and not unlisted:
         log(f"{args.input}: no files")
     uri_of = {name: uri for uri, name, _ in files}
     size_of = {name: size for _, name, size in files}
@@ -414,7 +434,8 @@ def run_job(sc, args, binary):
     normal = [uri for uri, _, _ in files if uri not in odd_uris]
     log(
         f"{len(files)} file(s) ({sum(sizes) / 2**20:.1f} MiB), {len(streams)} stream(s), "
-        f"{len(map_tasks)} map task(s)" + (f"; {len(odd)} file(s) read on the driver" if odd else "")
+        f"{len(map_tasks)} map task(s)"
+        + (f"; {len(odd)} file(s) read on the driver" if odd else "")
     )
 
     binary_name = os.path.basename(binary)
@@ -426,7 +447,11 @@ def run_job(sc, args, binary):
     if normal:
         parts.append(sc.binaryFiles(",".join(normal)))
     if odd:
-        parts.append(sc.parallelize([(uri, read_on_driver(sc, uri)) for uri, _ in odd], max(1, min(len(odd), 64))))
+        parts.append(
+            sc.parallelize(
+                [(uri, read_on_driver(sc, uri)) for uri, _ in odd], max(1, min(len(odd), 64))
+            )
+        )
     segments = sc.union(parts) if len(parts) > 1 else parts[0] if parts else sc.parallelize([], 1)
 
     def keyed(kv):
@@ -439,10 +464,10 @@ def run_job(sc, args, binary):
         .mapPartitions(map_partition(binary_name, b_streams, b_map_tasks, schema, tool))
         .persist(StorageLevel.MEMORY_AND_DISK)
     )
-    meta = maps.map(lambda t: (t[0], t[1], len(t[2]))).collect()
+    meta = maps.map(lambda t: (t[0], t[1], len(t[2]), t[3])).collect()
     groups = [[] for _ in streams]
     out_size = [0] * len(streams)
-    for sid, gs, n in meta:
+    for sid, gs, n, _ in meta:
         groups[sid], out_size[sid] = gs, n
     comp = components(groups)
     n_comp = max(comp) + 1 if comp else 0
@@ -451,7 +476,8 @@ def run_job(sc, args, binary):
         comp_size[c] += out_size[sid]
     reduce_tasks, task_of_comp = spread(comp_size, MAX_TASKS)
     log(
-        f"mapped: {sum(out_size) / 2**20:.1f} MiB of map output; {n_comp} component(s) "
+        f"mapped: {sum(m[3] for m in meta) / 2**20:.1f} MiB of map output "
+        f"({sum(out_size) / 2**20:.1f} MiB gzipped); {n_comp} component(s) "
         f"of streams linked by group, {len(reduce_tasks)} reduce task(s)"
     )
     b_comp = sc.broadcast(comp)
@@ -466,18 +492,18 @@ def run_job(sc, args, binary):
     with tempfile.TemporaryDirectory(prefix="herder-audit-final-") as tmp:
         paths = []
         # collect (not toLocalIterator, which runs the tasks one at a time).
-        for n, text in enumerate(partials.collect()):
-            p = os.path.join(tmp, f"part-{n}.partial")
-            with open(p, "w", encoding="utf-8") as f:
-                f.write(text)
+        for n, packed in enumerate(partials.collect()):
+            p = os.path.join(tmp, f"part-{n}.partial.gz")
+            with open(p, "wb") as f:
+                f.write(packed)
             paths.append(p)
         maps.unpersist()
-        if not paths:
-            # No input at all: reduce an empty map output, as the binary
-            # audits an empty directory.
-            p = os.path.join(tmp, "empty.map")
-            with open(p, "w", encoding="utf-8") as f:
-                f.write(error_output(schema, tool, []))
+        if unlisted or not paths:
+            # What could not be listed; or, with no input at all, an empty
+            # map output (the binary audits an empty directory to a report).
+            p = os.path.join(tmp, "unlisted.map")
+            with open(p, "wb") as f:
+                f.write(error_output(schema, tool, unlisted))
             paths.append(p)
         outputs = {}
         status = 0

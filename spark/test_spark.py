@@ -20,7 +20,9 @@ import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 JOB = os.path.join(REPO, "spark", "herder_audit_spark.py")
-BINARY = os.environ.get("HERDER_AUDIT_BIN") or os.path.join(REPO, "target", "release", "herder-audit")
+BINARY = os.environ.get("HERDER_AUDIT_BIN") or os.path.join(
+    REPO, "target", "release", "herder-audit"
+)
 
 
 def binary(*args):
@@ -129,7 +131,10 @@ def test_failed_map_is_an_input_error(tmp_path):
     assert code == 2, err
     report = json.loads(read(out / "report.json"))
     assert report["errors"] == [
-        {"input": f"{uri}/{crashing[0]}", "message": "herder-audit map failed (killed by signal 11)"}
+        {
+            "input": f"{uri}/{crashing[0]}",
+            "message": "herder-audit map failed (killed by signal 11)",
+        }
     ]
     # The rest is what the binary reports over the other files, named by URI.
     others = [str(logs / n) for n in names if n not in crashing]
