@@ -40,6 +40,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 
 PROG = "herder-audit-spark"
 EXIT_ERROR = 2
@@ -52,8 +53,11 @@ class JobError(Exception):
     """A failure of the job itself (not of one stream): exit status 2."""
 
 
+STARTED = time.monotonic()
+
+
 def log(msg):
-    print(f"{PROG}: {msg}", file=sys.stderr, flush=True)
+    print(f"{PROG}: [{time.monotonic() - STARTED:.1f} s] {msg}", file=sys.stderr, flush=True)
 
 
 def parse_args(argv):
@@ -498,6 +502,7 @@ def run_job(sc, args, binary):
                 f.write(packed)
             paths.append(p)
         maps.unpersist()
+        log(f"reduced: {len(paths)} partial(s)")
         if unlisted or not paths:
             # What could not be listed; or, with no input at all, an empty
             # map output (the binary audits an empty directory to a report).
@@ -535,6 +540,7 @@ def main(argv=None):
         if not os.access(binary, os.X_OK):
             raise JobError(f"{binary}: not an executable file")
         sc = spark_context(args)
+        log(f"Spark {sc.version} on {sc.master} ({sc.defaultParallelism} task slot(s))")
         return run_job(sc, args, binary)
     except JobError as e:
         log(str(e))
