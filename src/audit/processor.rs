@@ -293,11 +293,7 @@ impl StreamProcessor {
                         return true;
                     }
                     Err(e) => {
-                        self.inputs.push(InputReport::empty(id, name.clone()));
-                        self.errors.push(InputError {
-                            input: name,
-                            message: input::describe(&e),
-                        });
+                        self.open_failed(id, name, &e);
                         continue;
                     }
                 }
@@ -307,16 +303,19 @@ impl StreamProcessor {
                     self.start_segment(id, reader, gzip, head, false);
                     return true;
                 }
-                Err(e) => {
-                    self.inputs.push(InputReport::empty(id, name.clone()));
-                    self.errors.push(InputError {
-                        input: name,
-                        message: input::describe(&e),
-                    });
-                }
+                Err(e) => self.open_failed(id, name, &e),
             }
         }
         false
+    }
+
+    /// A segment could not be opened: an empty input and an error naming it.
+    fn open_failed(&mut self, id: SourceId, name: String, e: &std::io::Error) {
+        self.inputs.push(InputReport::empty(id, name.clone()));
+        self.errors.push(InputError {
+            input: name,
+            message: input::describe(e),
+        });
     }
 
     /// Scans a segment from its start (its head judged already).
