@@ -291,7 +291,8 @@ pub fn trailing_logger(line: &[u8]) -> Option<&str> {
         match s.last()? {
             b')' => {
                 let open = memchr::memrchr(b'(', s)?;
-                return logger_bytes(&s[open + 1..s.len() - 1]);
+                return logger_bytes(&s[open + 1..s.len() - 1])
+                    .filter(|name| !names_a_throwable(name));
             }
             b']' => {
                 let open = memchr::memrchr(b'[', s)?;
@@ -433,6 +434,7 @@ fn paren_logger_suffix(s: &str) -> Option<(&str, &str)> {
             if let Some(inner) = inner.strip_suffix(')')
                 && let Ok(("", name)) = logger_name(inner)
                 && (name.contains('.') || name.chars().next().is_some_and(char::is_uppercase))
+                && !names_a_throwable(name)
             {
                 return Some((&s[..open], name));
             }
@@ -453,6 +455,15 @@ fn paren_logger_suffix(s: &str) -> Option<(&str, &str)> {
         }
     }
     None
+}
+
+/// Does `name` name an exception or error class? Messages end with one in
+/// parentheses (`Request joining group due to: … (MemberIdRequiredException)`);
+/// no Connect class logs under such a name, so it is never the logger of a
+/// layout that prints none.
+fn names_a_throwable(name: &str) -> bool {
+    let last = name.rsplit('.').next().unwrap_or(name);
+    last.ends_with("Exception") || last.ends_with("Error")
 }
 
 /// Splits Debezium's `msg   [logger]`.

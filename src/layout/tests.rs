@@ -205,6 +205,15 @@ fn message_parentheses_are_not_the_logger() {
     // No logger at all: the parenthesised tail is part of the message.
     let e = env("[2019-11-05 10:00:00,101] INFO Something (id: 2147483646 rack: null)");
     assert_eq!(e.logger, None);
+    // An exception's simple name ends the message of a logger-less layout.
+    let e = env(
+        "2024-05-21 09:00:06,322 INFO [Worker clientId=connect-1, groupId=g] Request joining group due to: rebalance failed due to 'The group member needs to have a valid member id before actually entering a consumer group.' (MemberIdRequiredException)",
+    );
+    assert_eq!(e.logger, None);
+    assert!(e.message.ends_with("(MemberIdRequiredException)"), "{}", e.message);
+    // A short logger name (`%c{1}`) still is one.
+    let e = env("2024-05-21 09:00:06,322 INFO Stopping task s-0 (Worker)");
+    assert_eq!(e.logger, Some("Worker"));
 }
 
 #[test]
@@ -301,6 +310,8 @@ fn trailing_loggers() {
         ("(", None),
         ("[", None),
         ("x (a.B:) ", Some("a.B")),
+        ("2024 INFO x due to 'y' (MemberIdRequiredException)", None),
+        ("2024 INFO x (org.a.SomeError)", None),
     ] {
         assert_eq!(trailing_logger(l.as_bytes()), want, "{l:?}");
     }
