@@ -210,7 +210,11 @@ fn message_parentheses_are_not_the_logger() {
         "2024-05-21 09:00:06,322 INFO [Worker clientId=connect-1, groupId=g] Request joining group due to: rebalance failed due to 'The group member needs to have a valid member id before actually entering a consumer group.' (MemberIdRequiredException)",
     );
     assert_eq!(e.logger, None);
-    assert!(e.message.ends_with("(MemberIdRequiredException)"), "{}", e.message);
+    assert!(
+        e.message.ends_with("(MemberIdRequiredException)"),
+        "{}",
+        e.message
+    );
     // A short logger name (`%c{1}`) still is one.
     let e = env("2024-05-21 09:00:06,322 INFO Stopping task s-0 (Worker)");
     assert_eq!(e.logger, Some("Worker"));
