@@ -346,6 +346,9 @@ impl StreamProcessor {
         };
         let name = self.name_of(id);
         let stats = scanner.stats;
+        if let Some((number, bytes)) = scanner.tail() {
+            self.sink.log_tail(id, number, bytes);
+        }
         if let Some(e) = scanner.take_error() {
             self.errors.push(InputError {
                 input: name.clone(),

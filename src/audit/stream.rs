@@ -365,6 +365,38 @@ impl StreamSink {
         }
     }
 
+    /// A segment ended on this line (read or skipped): the log went on to
+    /// it. Its worker's replay learns how far its log reaches, whatever the
+    /// line says, and the stream's log time moves to it.
+    pub(super) fn log_tail(&mut self, source: SourceId, number: u64, bytes: &[u8]) {
+        let text = String::from_utf8_lossy(bytes);
+        let Some(env) = layout::envelope(&text) else {
+            return;
+        };
+        let Some(ts) = env.ts else {
+            return;
+        };
+        let Some(slot) = self
+            .slots
+            .iter_mut()
+            .find(|(k, _)| k.as_deref() == env.stream)
+            .map(|(_, s)| s)
+        else {
+            return;
+        };
+        let msg = (env.message.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
+        let line = SourceLine {
+            source,
+            line: number,
+            seq: slot.seq + 1,
+            ts: Some(ts),
+            text: Arc::from(text.as_ref()),
+            msg: (msg as u32, (msg + env.message.len()) as u32),
+        };
+        slot.replay.log_goes_on(line);
+        self.stream_ts = self.stream_ts.max(ts.0);
+    }
+
     /// The next lines come from another segment of the same stream
     /// (`last`: no segment follows it).
     pub(super) fn next_segment(&mut self, source: SourceId, first: bool, last: bool) {

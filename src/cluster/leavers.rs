@@ -14,10 +14,11 @@
 //!   formed after the leaver left (causality, whatever the clocks), or by
 //!   the clocks beyond a skew margin (the two hosts' clocks may differ by
 //!   that much); after, because the leaver's log goes on past the start
-//!   plus the margin without stopping it (its stop after that instant, or
-//!   any later line of its log, shows it). A stop within the margin, a
-//!   restart of the leaver, or the end of its log before the margin clears
-//!   the suspect: nothing is proved.
+//!   plus the margin without stopping it (its stop after that instant, any
+//!   later fact of the leaver, or the last line of its log, read or
+//!   skipped, shows it). A stop within the margin, a restart of the leaver,
+//!   or the end of its log before the margin clears the suspect: nothing is
+//!   proved.
 
 use super::CrossFinding;
 use super::generation::Ctx;
@@ -178,9 +179,13 @@ impl Leavers {
                     }
                 }
                 // A restart ends the instance at an unknown moment (its
-                // line belongs to the new process); the end of the log says
-                // nothing after its last line.
-                FactKind::Reset | FactKind::End => {}
+                // line belongs to the new process).
+                FactKind::Reset => {}
+                // The log's last line (read or skipped) past the margin: the
+                // worker still logged then and never stopped the instance.
+                // Before it, the end says nothing after that line.
+                FactKind::End if past => prove(labels, group, &s, &fact.line, false, episodes, out),
+                FactKind::End => {}
                 _ if past => prove(labels, group, &s, &fact.line, false, episodes, out),
                 _ => keep.push(s),
             }

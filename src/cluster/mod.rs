@@ -251,11 +251,23 @@ impl Checker {
                 return;
             }
             FactKind::End => {
-                for g in self.groups.values_mut() {
+                let mut out = Vec::new();
+                for (name, g) in self.groups.iter_mut() {
                     if let Some(ws) = g.workers.get_mut(&w) {
                         ws.ended = true;
+                        // The log's last line may prove what a worker that
+                        // left without revoking still ran.
+                        g.leavers.leaver_fact(
+                            &self.labels,
+                            name,
+                            w,
+                            &fact,
+                            &mut g.episodes,
+                            &mut out,
+                        );
                     }
                 }
+                self.emit_cross(out);
                 return;
             }
             _ => {}

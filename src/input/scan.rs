@@ -168,7 +168,14 @@ pub struct Scanner<R> {
     blocked: bool,
     error: Option<io::Error>,
     pub stats: ScanStats,
+    /// The last complete line scanned and its number (the log's last
+    /// line once the scan is done), whether or not it was a candidate.
+    tail: (u64, Vec<u8>),
 }
+
+/// A tail line longer than this is not kept (its time stamp is at its
+/// start; the evidence quoting it is cut anyway).
+const TAIL_MAX: usize = 4096;
 
 impl<R: Read> Scanner<R> {
     pub fn new(reader: R) -> Scanner<R> {
@@ -184,6 +191,7 @@ impl<R: Read> Scanner<R> {
             blocked: false,
             error: None,
             stats: ScanStats::default(),
+            tail: (0, Vec::new()),
         }
     }
 
@@ -195,6 +203,11 @@ impl<R: Read> Scanner<R> {
     }
 
     /// The read error that ended the scan, if one did.
+    /// The last line scanned so far (its number and bytes), if any.
+    pub fn tail(&self) -> Option<(u64, &[u8])> {
+        (self.tail.0 > 0).then_some((self.tail.0, &self.tail.1[..]))
+    }
+
     pub fn take_error(&mut self) -> Option<io::Error> {
         self.error.take()
     }
@@ -351,6 +364,23 @@ impl<R: Read> Scanner<R> {
                 self.stats.lines += 1;
                 self.stats.candidates += 1;
                 pos += (nl + 1).min(rest.len());
+            }
+            // Remember the region's last non-empty line (one search per
+            // region; a rejoined terminal copy ends its records with the
+            // empty lines that keep line numbers).
+            let blank = region
+                .iter()
+                .rev()
+                .take_while(|b| matches!(b, b'\n' | b'\r'))
+                .count();
+            let body = &region[..region.len() - blank];
+            let last = &body[memchr::memrchr(b'\n', body).map_or(0, |i| i + 1)..];
+            if !last.is_empty() && last.len() <= TAIL_MAX {
+                let newlines = bytecount::count(&region[body.len()..], b'\n') as u64;
+                let after = newlines.saturating_sub(u64::from(region.ends_with(b"\n")));
+                self.tail.0 = self.stats.lines.saturating_sub(after);
+                self.tail.1.clear();
+                self.tail.1.extend_from_slice(last);
             }
             self.start += end;
             if self.start == self.filled && self.eof {
@@ -582,5 +612,26 @@ mod tests {
         let (c, stats) = run(b"(org.apache.kafka.connect.runtime.Worker:1)", None);
         assert_eq!(c.lines.len(), 1);
         assert_eq!(stats.lines, 1);
+    }
+
+    #[test]
+    fn the_tail_is_the_last_non_empty_line_read_or_skipped() {
+        let tail = |input: &[u8]| {
+            let mut s = Scanner::new(input);
+            let mut c = Collect::default();
+            while s.run(&mut c) != Outcome::Done {}
+            s.tail()
+                .map(|(n, l)| (n, String::from_utf8(l.to_vec()).unwrap()))
+        };
+        assert_eq!(tail(b""), None);
+        assert_eq!(tail(b"a\nb (x.Y)\n"), Some((2, "b (x.Y)".into())));
+        assert_eq!(tail(b"a\r\nb\r\n\n\n"), Some((2, "b".into())));
+        assert_eq!(tail(b"a\nb"), Some((2, "b".into())));
+        // Across buffer refills.
+        let mut big = Vec::new();
+        for i in 0..100_000 {
+            big.extend_from_slice(format!("line {i}\n").as_bytes());
+        }
+        assert_eq!(tail(&big), Some((100_000, "line 99999".into())));
     }
 }

@@ -192,7 +192,14 @@ impl WorkerReplay {
             // No `Reset`: the log ending stops nothing; what ran may run on
             // (the cross-worker checks learn of the end from `End`).
             self.flush_findings();
-            self.fact(&l, FactKind::End);
+            // The `End` fact is stamped with the log's last line where it is
+            // later than the last line read: the worker's instances that no
+            // line stopped ran at least until then.
+            let end = match self.tail_line.take() {
+                Some(t) if t.ts > l.ts && t.seq > 0 => t,
+                _ => l,
+            };
+            self.fact(&end, FactKind::End);
         }
         self.flush_findings();
         let facts = self.take_facts();

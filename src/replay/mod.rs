@@ -129,6 +129,9 @@ pub struct WorkerReplay {
     generations: Vec<GenerationRecord>,
     keep_generations: bool,
     last_line: Option<SourceLine>,
+    /// The last line of the log, read or skipped, when later than
+    /// `last_line`: how far the log reaches (its `End` fact carries it).
+    tail_line: Option<SourceLine>,
     /// Facts for the cross-worker checks, when they are wanted.
     facts: Option<Vec<Fact>>,
     /// Facts from this index on wait for the outcome of a start (a `Start`
@@ -212,6 +215,7 @@ impl WorkerReplay {
             generations: Vec::new(),
             keep_generations,
             last_line: None,
+            tail_line: None,
             facts: None,
             facts_held_from: None,
             group_arc: None,
@@ -326,6 +330,14 @@ impl WorkerReplay {
     /// start of a log that begins mid-life: no finding may rest on a stop
     /// or start among the lines missed (README, "Unknown is not empty").
     /// Stops already waiting for their judgement keep it.
+    /// The log reaches `line` (the last line of a segment, whatever it
+    /// says): the worker was still logging then.
+    pub fn log_goes_on(&mut self, line: SourceLine) {
+        if self.tail_line.as_ref().is_none_or(|t| t.ts <= line.ts) {
+            self.tail_line = Some(line);
+        }
+    }
+
     pub fn lines_missed_before(&mut self, line: &SourceLine) {
         self.flush_unconfirmed();
         self.inc.res.clear();
