@@ -284,6 +284,16 @@ pub enum Event {
     },
     /// AC `Attempt to heartbeat failed since group is rebalancing`.
     HeartbeatRebalancing,
+    /// The coordinator no longer counts the worker a member of its
+    /// generation (session expired, or a rebalance completed without it):
+    /// AC `Attempt to heartbeat with <generation> and group instance id <id>
+    /// failed due to <error>, resetting generation` (2.6+), `Attempt to
+    /// heartbeat failed for since member id <id> is not valid.` and
+    /// `Attempt to heartbeat failed since generation <n> is not current`
+    /// (up to 2.5.x). Nothing is revoked on this path.
+    HeartbeatFenced {
+        error: String,
+    },
     /// `Request joining group due to: <reason>` (3.x).
     RequestJoining {
         reason: String,

@@ -455,6 +455,12 @@ impl WorkerReplay {
                 }
             }
             Event::PollTimeoutExpired => self.inc.poll_timeout = Some(line.clone()),
+            // Fenced out of the generation (session expired, or a rebalance
+            // completed without it): a departure that revokes nothing, like
+            // a poll-timeout leave.
+            Event::HeartbeatFenced { .. } if self.inc.ctx.shutdown.is_none() => {
+                self.fact(line, FactKind::Left);
+            }
             Event::LeaveGroup { reason, .. } => {
                 // A departure that revokes nothing (KAFKA-16056; also
                 // KAFKA-9849's read timeout up to 2.5.0): what the worker

@@ -6,7 +6,7 @@ use nom::Parser;
 use nom::branch::alt;
 use nom::bytes::complete::tag;
 use nom::character::complete::i64 as int64;
-use nom::combinator::{eof, map, opt, value};
+use nom::combinator::{eof, map, not, opt, value};
 use nom::sequence::{preceded, terminated};
 
 use super::common::{PResult, any_rest, assignment, generation, rest1, take_until, until_last};
@@ -31,7 +31,7 @@ pub(super) fn parse(msg: &str) -> Option<Event> {
             msg,
         ),
         b'c' | b'T' => run(poll_timeout, msg),
-        b'A' => run(heartbeat_rebalancing, msg),
+        b'A' => run(alt((heartbeat_rebalancing, heartbeat_fenced)), msg),
         b'M' => run(leave_group, msg),
         b'C' => run(cooperative_rebalance, msg),
         b'B' => run(coordinator_unreachable, msg),
@@ -127,6 +127,47 @@ fn heartbeat_rebalancing(i: &str) -> PResult<'_, Event> {
             tag("Attempt to heartbeat failed since group is rebalancing"),
             eof,
         ),
+    )
+    .parse(i)
+}
+
+/// The heartbeat thread finds the worker out of the group's generation
+/// ([`Event::HeartbeatFenced`]). The `stale …, ignoring the error` variant
+/// (a generation the worker already left behind) is not this.
+fn heartbeat_fenced(i: &str) -> PResult<'_, Event> {
+    let current = map(
+        (
+            tag("Attempt to heartbeat with "),
+            not(tag("stale ")),
+            take_until(" failed due to "),
+            tag(" failed due to "),
+            take_until(", resetting generation"),
+            tag(", resetting generation"),
+            eof,
+        ),
+        |(_, _, _, _, e, _, _): (&str, (), &str, &str, &str, &str, &str)| e.to_string(),
+    );
+    let unknown_member = map(
+        (
+            tag("Attempt to heartbeat failed for since member id "),
+            take_until(" is not valid."),
+            tag(" is not valid."),
+            eof,
+        ),
+        |_| "UNKNOWN_MEMBER_ID".to_string(),
+    );
+    let illegal_generation = map(
+        (
+            tag("Attempt to heartbeat failed since generation "),
+            take_until(" is not current"),
+            tag(" is not current"),
+            eof,
+        ),
+        |_| "ILLEGAL_GENERATION".to_string(),
+    );
+    map(
+        alt((current, unknown_member, illegal_generation)),
+        |error| Event::HeartbeatFenced { error },
     )
     .parse(i)
 }
@@ -463,6 +504,28 @@ mod tests {
         );
         assert_eq!(
             p("Attempt to heartbeat failed for since member id connect-1-3a9d is not valid."),
+            Some(Event::HeartbeatFenced {
+                error: "UNKNOWN_MEMBER_ID".into()
+            })
+        );
+        assert_eq!(
+            p("Attempt to heartbeat failed since generation 7 is not current"),
+            Some(Event::HeartbeatFenced {
+                error: "ILLEGAL_GENERATION".into()
+            })
+        );
+        assert_eq!(
+            p(
+                "Attempt to heartbeat with Generation{generationId=7, memberId='connect-1-3a9d', protocol='sessioned'} and group instance id Optional.empty failed due to UNKNOWN_MEMBER_ID, resetting generation"
+            ),
+            Some(Event::HeartbeatFenced {
+                error: "UNKNOWN_MEMBER_ID".into()
+            })
+        );
+        assert_eq!(
+            p(
+                "Attempt to heartbeat with stale Generation{generationId=7, memberId='connect-1-3a9d', protocol='sessioned'} and group instance id Optional.empty failed due to ILLEGAL_GENERATION, ignoring the error"
+            ),
             None
         );
         assert_eq!(
