@@ -108,17 +108,7 @@ fn emit(bytes: io::Result<Vec<u8>>) -> i32 {
         out.write_all(&b)?;
         out.flush()
     });
-    match result {
-        Ok(()) => crate::cli::EXIT_OK,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => crate::cli::EXIT_OK,
-        Err(e) => {
-            eprintln!(
-                "herder-audit: writing output: {}",
-                crate::input::describe(&e)
-            );
-            crate::cli::EXIT_ERROR
-        }
-    }
+    crate::cli::output_failed("herder-audit", result).unwrap_or(crate::cli::EXIT_OK)
 }
 
 /// `herder-audit completions SHELL`.

@@ -289,16 +289,8 @@ pub fn run_cli(args: &DiffArgs) -> i32 {
         }
         out.flush()
     })();
-    match written {
-        Ok(()) => {}
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return crate::cli::EXIT_OK,
-        Err(e) => {
-            eprintln!(
-                "herder-audit diff: writing output: {}",
-                crate::input::describe(&e)
-            );
-            return crate::cli::EXIT_ERROR;
-        }
+    if let Some(code) = crate::cli::output_failed("herder-audit diff", written) {
+        return code;
     }
     if d.appeared.is_empty() {
         crate::cli::EXIT_OK

@@ -414,16 +414,8 @@ pub fn run_cli(args: &CheckArgs) -> i32 {
         }
         out.flush()
     })();
-    match written {
-        Ok(()) => {}
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return crate::cli::EXIT_OK,
-        Err(e) => {
-            eprintln!(
-                "herder-audit check: writing output: {}",
-                crate::input::describe(&e)
-            );
-            return crate::cli::EXIT_ERROR;
-        }
+    if let Some(code) = crate::cli::output_failed("herder-audit check", written) {
+        return code;
     }
     exit_status(&outcomes, errors.len())
 }

@@ -75,11 +75,7 @@ pub(super) fn run(
     };
     let mut report = match audit(&mut filtered) {
         Ok(r) => r,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return EXIT_OK,
-        Err(e) => {
-            eprintln!("herder-audit: writing output: {}", input::describe(&e));
-            return EXIT_ERROR;
-        }
+        Err(e) => return super::output_failed("herder-audit", Err(e)).unwrap_or(EXIT_ERROR),
     };
     let known = match filtered.finish(&args.baseline, &mut report) {
         Ok(k) => k,
@@ -93,14 +89,10 @@ pub(super) fn run(
     if args.verbose {
         verbose(&report, started);
     }
-    match finish_output(&report, args, replay, known.as_ref(), &mut *out).and_then(|()| out.flush())
-    {
-        Ok(()) => {}
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return EXIT_OK,
-        Err(e) => {
-            eprintln!("herder-audit: writing output: {}", input::describe(&e));
-            return EXIT_ERROR;
-        }
+    let written =
+        finish_output(&report, args, replay, known.as_ref(), &mut *out).and_then(|()| out.flush());
+    if let Some(code) = super::output_failed("herder-audit", written) {
+        return code;
     }
     exit_status(&report, args.fail_on)
 }

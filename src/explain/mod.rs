@@ -99,17 +99,8 @@ pub fn run(args: &ExplainArgs) -> i32 {
         }
     };
     let mut out = io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Ok(()) => crate::cli::EXIT_OK,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => crate::cli::EXIT_OK,
-        Err(e) => {
-            eprintln!(
-                "herder-audit: writing output: {}",
-                crate::input::describe(&e)
-            );
-            crate::cli::EXIT_ERROR
-        }
-    }
+    let written = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+    crate::cli::output_failed("herder-audit", written).unwrap_or(crate::cli::EXIT_OK)
 }
 
 #[cfg(test)]

@@ -74,21 +74,6 @@ fn with_counts(w: &Json) -> Json {
     w
 }
 
-fn human_bytes(n: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = n as f64;
-    let mut u = 0;
-    while v >= 1024.0 && u < UNITS.len() - 1 {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{n} B")
-    } else {
-        format!("{v:.1} {}", UNITS[u])
-    }
-}
-
 /// Writes the whole report as one HTML page.
 pub fn write_html(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let doc = json::document(report);
@@ -100,7 +85,7 @@ pub fn write_html(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let ctx = context! {
         tool_version => env!("CARGO_PKG_VERSION"),
         summary => Value::from(Serde(&doc["summary"])),
-        bytes => human_bytes(doc["summary"]["bytes"].as_u64().unwrap_or(0)),
+        bytes => super::text::human_bytes(doc["summary"]["bytes"].as_u64().unwrap_or(0)),
         inputs => Value::from(Serde(&doc["inputs"])),
         errors => Value::from(Serde(&doc["errors"])),
         groups => Value::from(Serde(groups(&doc, &tl))),

@@ -184,7 +184,8 @@ fn write_worker(report: &Report, s: &WorkerSummary, out: &mut dyn Write) -> io::
     Ok(())
 }
 
-fn human_bytes(n: u64) -> String {
+/// `12.3 KiB`: a byte count for people.
+pub(crate) fn human_bytes(n: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
     let mut v = n as f64;
     let mut u = 0;
