@@ -108,7 +108,7 @@ fn emit(bytes: io::Result<Vec<u8>>) -> i32 {
         out.write_all(&b)?;
         out.flush()
     });
-    crate::cli::output_failed("herder-audit", result).unwrap_or(crate::cli::EXIT_OK)
+    crate::exit::output_failed("herder-audit", result).unwrap_or(crate::exit::EXIT_OK)
 }
 
 /// `herder-audit completions SHELL`.

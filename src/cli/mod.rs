@@ -7,6 +7,7 @@ mod report;
 mod stages;
 
 use crate::audit::{self, Live, Options};
+use crate::exit::{EXIT_ERROR, EXIT_OK};
 use crate::input::{self, Input};
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -126,27 +127,6 @@ enum ColorWhen {
     Always,
     Never,
 }
-
-/// Exit statuses: no finding at or above `--fail-on`; findings; usage or
-/// input error.
-pub const EXIT_OK: i32 = 0;
-
-/// What a failed write of the output means for the run: `None` when it
-/// succeeded; a closed pipe (`| head`) ends the run quietly; any other
-/// error is reported, naming the command (`herder-audit check`), and the
-/// run exits with [`EXIT_ERROR`].
-pub fn output_failed(command: &str, written: std::io::Result<()>) -> Option<i32> {
-    match written {
-        Ok(()) => None,
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Some(EXIT_OK),
-        Err(e) => {
-            eprintln!("{command}: writing output: {}", crate::input::describe(&e));
-            Some(EXIT_ERROR)
-        }
-    }
-}
-pub const EXIT_FINDINGS: i32 = 1;
-pub const EXIT_ERROR: i32 = 2;
 
 /// The clap definition of the command line (completions, man page).
 pub fn command() -> clap::Command {
