@@ -6,7 +6,7 @@
 //! Single-worker traces: `corpus/<name>.log` + `corpus/<name>.expect`.
 //! Multi-worker scenarios: `corpus/<dir>/` (all its logs audited in one
 //! run) + `corpus/<dir>/expect`. The expectation format is documented in
-//! the README ("Testing Connect itself").
+//! docs/testing-connect.md.
 
 use herder_audit::audit::{self, Options, Report};
 use herder_audit::check::discover::{self, TraceKind};

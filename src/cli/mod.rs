@@ -18,6 +18,7 @@ use std::time::Duration;
     name = "herder-audit",
     version,
     about = "Replays Kafka Connect distributed-worker logs and proves whether every connector/task start and stop was justified.",
+    after_help = DOCS,
     args_conflicts_with_subcommands = true
 )]
 struct Cli {
@@ -26,6 +27,21 @@ struct Cli {
     #[command(flatten)]
     audit: AuditArgs,
 }
+
+/// The footer of `--help`: the documentation pages of the source tree.
+const DOCS: &str = "\
+Documentation (docs/ in the source tree; README.md is the front page):
+  docs/guide.md            user guide: install, every command and flag, the logs read, completions, man page
+  docs/live.md             live use: kubectl logs -f, docker compose logs -f, --follow
+  docs/html-report.md      the HTML report (--format html)
+  docs/testing-connect.md  testing Connect itself: check, --bless, baselines, diff
+  docs/spark.md            split runs (plan, map, reduce) and Spark
+  docs/simulator.md        the simulator (simulate)
+  docs/json-schema.md      the JSON output (--format json, jsonl)
+  docs/performance.md      benchmarks and their figures
+  docs/real-kafka.md       traces captured from real Kafka clusters
+  docs/log-sources.md      where worker logs come from
+  docs/design.md, docs/rules.md, docs/log-formats.md: the design, the rules, the lines read per Kafka version";
 
 #[derive(Subcommand, Debug)]
 enum Command {

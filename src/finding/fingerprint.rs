@@ -1,5 +1,5 @@
 //! Fingerprints: what identifies a finding across runs, whatever lines were
-//! added or removed around it (definition in docs/guide.md, "Baselines").
+//! added or removed around it (docs/testing-connect.md, "Baselines").
 //! The audit computes a finding's fingerprint when the finding becomes
 //! final; baselines and `diff` compare them.
 //!
