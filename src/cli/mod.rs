@@ -16,7 +16,7 @@ use std::time::Duration;
 #[derive(Parser, Debug)]
 #[command(
     name = "herder-audit",
-    version,
+    version = env!("HERDER_AUDIT_VERSION"),
     about = "Replays Kafka Connect distributed-worker logs and proves whether every connector/task start and stop was justified.",
     after_help = DOCS,
     args_conflicts_with_subcommands = true
