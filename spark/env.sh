@@ -5,7 +5,7 @@
 # sudo), it installs python3-venv and openjdk-17-jre-headless when missing.
 # Sets $venv (the environment) and $bin (the binary).
 
-PYSPARK_VERSION=3.5.8 # Hadoop 3.3.4 inside (see the README, "On Spark")
+PYSPARK_VERSION=3.5.8 # Hadoop 3.3.4 inside (see docs/spark.md, "On Spark")
 PYTEST_VERSION=9.2.0
 venv="${SPARK_VENV:-target/spark-venv}"
 bin=target/release/herder-audit

@@ -97,7 +97,7 @@ fn extra_sections(cmd: &Command) -> Roff {
     roff.control("SH", ["SEE ALSO"]);
     roff.text([
         bold("herder-audit explain"),
-        roman(", and the documents in the docs/ directory of the source: design.md, rules.md, log-formats.md."),
+        roman(", and the documents in the docs/ directory of the source: guide.md (the user guide), live.md, html-report.md, testing-connect.md, spark.md, simulator.md, json-schema.md, performance.md, real-kafka.md, log-sources.md, design.md, rules.md, log-formats.md."),
     ]);
     roff
 }
@@ -108,7 +108,7 @@ fn emit(bytes: io::Result<Vec<u8>>) -> i32 {
         out.write_all(&b)?;
         out.flush()
     });
-    crate::cli::output_failed("herder-audit", result).unwrap_or(crate::cli::EXIT_OK)
+    crate::exit::output_failed("herder-audit", result).unwrap_or(crate::exit::EXIT_OK)
 }
 
 /// `herder-audit completions SHELL`.

@@ -6,10 +6,20 @@
 mod common;
 
 use common::*;
-use herder_audit::baseline::{self, Fingerprint, WorkerIdentity, load};
+use herder_audit::baseline::load;
 use herder_audit::check::{self, CheckOptions};
+use herder_audit::finding::{Fingerprint, WorkerIdentity, fingerprint};
+use herder_audit::replay::{Identity, WorkerSummary};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+
+/// The identity a fingerprint takes from a worker's final summary.
+fn identity(s: &WorkerSummary) -> WorkerIdentity {
+    let client = (s.identified_by == Identity::ClientId)
+        .then_some(s.client_id.as_deref())
+        .flatten();
+    WorkerIdentity::from_parts(&s.worker, s.rest_url.as_deref(), client, s.first_generation)
+}
 
 #[test]
 fn fingerprints_from_reports_and_from_their_json_agree() {
@@ -28,7 +38,7 @@ fn fingerprints_from_reports_and_from_their_json_agree() {
                 .iter()
                 .find(|w| w.summary.worker == f.worker)
                 .unwrap();
-            let recomputed = baseline::fingerprint(f, &WorkerIdentity::of(&w.summary));
+            let recomputed = fingerprint(f, &identity(&w.summary));
             assert_eq!(given, recomputed, "{}", o.trace.name);
             direct.push(given);
         }

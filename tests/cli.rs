@@ -224,3 +224,25 @@ fn json_and_jsonl_are_well_formed() {
         "{v}"
     );
 }
+
+/// `--version` names the commit the binary was built from when it was
+/// built from a git checkout (with git at hand), else the plain version.
+#[test]
+fn version_names_the_commit() {
+    let (code, out, _) = run(Command::new(env!("CARGO_BIN_EXE_herder-audit")).arg("--version"));
+    assert_eq!(code, 0);
+    let plain = format!("herder-audit {}", env!("CARGO_PKG_VERSION"));
+    let head = Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success() && std::path::Path::new(".git").exists())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    match head {
+        Some(commit) => assert!(
+            out.starts_with(&format!("{plain} (git {commit}")),
+            "{out:?} does not name commit {commit}"
+        ),
+        None => assert_eq!(out.trim_end(), plain),
+    }
+}

@@ -6,7 +6,7 @@
 //! Single-worker traces: `corpus/<name>.log` + `corpus/<name>.expect`.
 //! Multi-worker scenarios: `corpus/<dir>/` (all its logs audited in one
 //! run) + `corpus/<dir>/expect`. The expectation format is documented in
-//! the README ("Testing Connect itself").
+//! docs/testing-connect.md.
 
 use herder_audit::audit::{self, Options, Report};
 use herder_audit::check::discover::{self, TraceKind};
@@ -15,6 +15,7 @@ use herder_audit::input;
 use herder_audit::report::{json, text};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::process::Command;
 
 fn corpus() -> (Vec<Outcome>, Vec<(String, String)>) {
     check::check_paths(&[PathBuf::from("corpus")], CheckOptions::default(), None)
@@ -109,4 +110,65 @@ fn every_kind_appears_in_the_corpus() {
             "kind {k} expected at least twice, seen {seen:?}"
         );
     }
+}
+
+/// `herder-audit corpus/`, the README's first command, audits every trace
+/// of the corpus in one run: it must report exactly the union of the
+/// traces' expectations, no more (no finding pairs two traces as one
+/// cluster) and no fewer. The traces are found by the code `check` uses,
+/// nested directories included.
+#[test]
+fn the_whole_corpus_reports_exactly_the_sum_of_its_expectations() {
+    let (traces, errors) = discover::discover(&[PathBuf::from("corpus")]);
+    assert!(errors.is_empty(), "{errors:?}");
+    let mut expected = Vec::new();
+    for t in &traces {
+        assert!(t.has_expectation(), "{} has no expectation file", t.name);
+        let text = std::fs::read_to_string(&t.expect).unwrap();
+        let file = expect::parse(&text, t.default_file.as_deref()).unwrap();
+        for e in file.entries() {
+            let path = t.base.join(&e.file).to_string_lossy().into_owned();
+            expected.push(format!("{path}:{} {} {}", e.line, e.kind, e.resource));
+        }
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_herder-audit"))
+        .args(["corpus", "--format", "json"])
+        .output()
+        .expect("runs herder-audit");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut found: Vec<String> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let resource = match f["resource"]["type"].as_str() {
+                Some(kind) => format!("{kind}:{}", f["resource"]["id"].as_str().unwrap()),
+                None => "-".to_string(),
+            };
+            format!(
+                "{}:{} {} {resource}",
+                f["trigger"]["source"].as_str().unwrap(),
+                f["trigger"]["line"],
+                f["kind"].as_str().unwrap()
+            )
+        })
+        .collect();
+    expected.sort();
+    found.sort();
+    assert!(expected.len() >= 50, "{} expectations", expected.len());
+    let missing: Vec<_> = expected.iter().filter(|e| !found.contains(e)).collect();
+    let extra: Vec<_> = found.iter().filter(|f| !expected.contains(f)).collect();
+    assert_eq!(
+        found, expected,
+        "\nmissing: {missing:#?}\nnot expected: {extra:#?}"
+    );
+    let by_severity = &doc["summary"]["findings"];
+    let total = by_severity["error"].as_u64().unwrap() + by_severity["warning"].as_u64().unwrap();
+    assert_eq!(total, expected.len() as u64, "{}", doc["summary"]);
 }

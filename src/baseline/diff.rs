@@ -271,7 +271,7 @@ pub fn run_cli(args: &DiffArgs) -> i32 {
         })
     };
     let (Ok(old), Ok(new)) = (load(&args.old), load(&args.new)) else {
-        return crate::cli::EXIT_ERROR;
+        return crate::exit::EXIT_ERROR;
     };
     let d = diff(&old, &new);
     let written = (|| -> io::Result<()> {
@@ -289,12 +289,12 @@ pub fn run_cli(args: &DiffArgs) -> i32 {
         }
         out.flush()
     })();
-    if let Some(code) = crate::cli::output_failed("herder-audit diff", written) {
+    if let Some(code) = crate::exit::output_failed("herder-audit diff", written) {
         return code;
     }
     if d.appeared.is_empty() {
-        crate::cli::EXIT_OK
+        crate::exit::EXIT_OK
     } else {
-        crate::cli::EXIT_FINDINGS
+        crate::exit::EXIT_FINDINGS
     }
 }

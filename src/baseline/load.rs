@@ -1,7 +1,7 @@
 //! Reading a JSON report of an earlier run (`--format json`, or `--format
 //! jsonl`) back: its findings with their fingerprints, and its summary.
 
-use super::fingerprint::{Fingerprint, WorkerIdentity, distance, message_text};
+use crate::finding::fingerprint::{Fingerprint, WorkerIdentity, distance, message_text};
 use crate::report::json::SCHEMA_VERSION;
 use serde_json::Value;
 use std::collections::HashMap;

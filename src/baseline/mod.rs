@@ -15,14 +15,11 @@
 //! without fingerprints (older ones) have them computed from their fields.
 
 pub mod diff;
-pub mod fingerprint;
 pub mod load;
 
 use crate::audit::{Names, Report, Sink};
-use crate::finding::{Finding, Kind};
+use crate::finding::{Finding, Fingerprint, Kind};
 use clap::Args;
-pub use fingerprint::{Fingerprint, WorkerIdentity, fingerprint};
-use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -182,17 +179,23 @@ impl<'a> Filtered<'a> {
         })
     }
 
-    /// After the run: writes `--write-baseline` (the report with every
-    /// finding), then takes the known findings out of the report's counts,
+    /// After the run: hands `--write-baseline` the report with every
+    /// finding (`write` prints it to the file: the baseline knows no
+    /// printer), then takes the known findings out of the report's counts,
     /// so printers and the exit status see only new ones. Returns what the
     /// baseline kept back (`None` without `--baseline`); the error names
     /// the file that could not be written.
-    pub fn finish(self, args: &BaselineArgs, report: &mut Report) -> Result<Option<Known>, String> {
+    pub fn finish(
+        self,
+        args: &BaselineArgs,
+        report: &mut Report,
+        write: impl FnOnce(&Report, &mut dyn Write) -> io::Result<()>,
+    ) -> Result<Option<Known>, String> {
         if let (Some(path), Some(all)) = (&args.write_baseline, self.all) {
             let kept = std::mem::replace(&mut report.findings, all);
             let written = std::fs::File::create(path).and_then(|f| {
                 let mut w = io::BufWriter::new(f);
-                crate::report::json::write_json(report, &mut w)?;
+                write(report, &mut w)?;
                 w.flush()
             });
             report.findings = kept;
@@ -231,48 +234,4 @@ impl<'a> Filtered<'a> {
         known.gone = baseline.unused();
         Ok(Some(known))
     }
-}
-
-fn kinds(k: &Known) -> String {
-    let parts: Vec<String> = k.by_kind.iter().map(|(k, n)| format!("{k} {n}")).collect();
-    if parts.is_empty() {
-        String::new()
-    } else {
-        format!(" ({})", parts.join(", "))
-    }
-}
-
-/// The summary line of a baseline run (text output).
-pub fn write_text(k: &Known, out: &mut dyn Write) -> io::Result<()> {
-    writeln!(
-        out,
-        "  baseline {}: {} known finding(s) not reported{}; {} of its {} finding(s) no longer found",
-        k.baseline,
-        k.known,
-        kinds(k),
-        k.gone,
-        k.baseline_findings
-    )
-}
-
-/// The `baseline` object of JSON output.
-pub fn known_json(k: &Known) -> Value {
-    json!({
-        "file": k.baseline,
-        "baseline_findings": k.baseline_findings,
-        "known": k.known,
-        "known_by_kind": k.by_kind.iter().map(|(k, n)| (k.as_str().to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
-        "no_longer_found": k.gone,
-    })
-}
-
-/// `--format json` with a `baseline` object beside `summary`.
-pub fn write_json(report: &Report, k: &Known, out: &mut dyn Write) -> io::Result<()> {
-    crate::report::json::write_json_with(report, &[("baseline", known_json(k))], out)
-}
-
-/// What follows the findings in `--format jsonl`, with a `baseline`
-/// object in the summary line.
-pub fn write_jsonl_tail(report: &Report, k: &Known, out: &mut dyn Write) -> io::Result<()> {
-    crate::report::json::write_jsonl_tail_with(report, &[("baseline", known_json(k))], out)
 }

@@ -1,5 +1,5 @@
 //! `check --format json`: one document with every trace's result (schema
-//! in the README, "Testing Connect itself").
+//! in docs/testing-connect.md).
 
 use super::{Outcome, Totals};
 use crate::check::expect::Entry;

@@ -4,8 +4,7 @@
 use super::discover::Trace;
 use super::expect::Entry;
 use crate::audit::Report;
-use crate::finding::Kind;
-use crate::model::Resource;
+use crate::finding::{Kind, resource_spec};
 
 /// A finding, in the terms of an expectation file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,15 +33,6 @@ impl Found {
             self.kind,
             &self.resource,
         )
-    }
-}
-
-/// `connector:<name>`, `task:<connector>-<n>`, or `-` for none.
-pub fn resource_spec(r: Option<&Resource>) -> String {
-    match r {
-        None => "-".to_string(),
-        Some(Resource::Connector(n)) => format!("connector:{n}"),
-        Some(Resource::Task(t)) => format!("task:{t}"),
     }
 }
 

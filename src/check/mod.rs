@@ -376,11 +376,11 @@ pub fn check_paths(
 pub fn exit_status(outcomes: &[Outcome], discovery_errors: usize) -> i32 {
     let t = Totals::of(outcomes);
     if discovery_errors > 0 || t.errors > 0 || outcomes.is_empty() {
-        crate::cli::EXIT_ERROR
+        crate::exit::EXIT_ERROR
     } else if t.failed + t.new > 0 {
-        crate::cli::EXIT_FINDINGS
+        crate::exit::EXIT_FINDINGS
     } else {
-        crate::cli::EXIT_OK
+        crate::exit::EXIT_OK
     }
 }
 
@@ -414,7 +414,7 @@ pub fn run_cli(args: &CheckArgs) -> i32 {
         }
         out.flush()
     })();
-    if let Some(code) = crate::cli::output_failed("herder-audit check", written) {
+    if let Some(code) = crate::exit::output_failed("herder-audit check", written) {
         return code;
     }
     exit_status(&outcomes, errors.len())

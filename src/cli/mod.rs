@@ -7,6 +7,7 @@ mod report;
 mod stages;
 
 use crate::audit::{self, Live, Options};
+use crate::exit::{EXIT_ERROR, EXIT_OK};
 use crate::input::{self, Input};
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -15,8 +16,9 @@ use std::time::Duration;
 #[derive(Parser, Debug)]
 #[command(
     name = "herder-audit",
-    version,
+    version = env!("HERDER_AUDIT_VERSION"),
     about = "Replays Kafka Connect distributed-worker logs and proves whether every connector/task start and stop was justified.",
+    after_help = DOCS,
     args_conflicts_with_subcommands = true
 )]
 struct Cli {
@@ -25,6 +27,21 @@ struct Cli {
     #[command(flatten)]
     audit: AuditArgs,
 }
+
+/// The footer of `--help`: the documentation pages of the source tree.
+const DOCS: &str = "\
+Documentation (docs/ in the source tree; README.md is the front page):
+  docs/guide.md            user guide: install, every command and flag, the logs read, completions, man page
+  docs/live.md             live use: kubectl logs -f, docker compose logs -f, --follow
+  docs/html-report.md      the HTML report (--format html)
+  docs/testing-connect.md  testing Connect itself: check, --bless, baselines, diff
+  docs/spark.md            split runs (plan, map, reduce) and Spark
+  docs/simulator.md        the simulator (simulate)
+  docs/json-schema.md      the JSON output (--format json, jsonl)
+  docs/performance.md      benchmarks and their figures
+  docs/real-kafka.md       traces captured from real Kafka clusters
+  docs/log-sources.md      where worker logs come from
+  docs/design.md, docs/rules.md, docs/log-formats.md: the design, the rules, the lines read per Kafka version";
 
 #[derive(Subcommand, Debug)]
 enum Command {
@@ -126,27 +143,6 @@ enum ColorWhen {
     Always,
     Never,
 }
-
-/// Exit statuses: no finding at or above `--fail-on`; findings; usage or
-/// input error.
-pub const EXIT_OK: i32 = 0;
-
-/// What a failed write of the output means for the run: `None` when it
-/// succeeded; a closed pipe (`| head`) ends the run quietly; any other
-/// error is reported, naming the command (`herder-audit check`), and the
-/// run exits with [`EXIT_ERROR`].
-pub fn output_failed(command: &str, written: std::io::Result<()>) -> Option<i32> {
-    match written {
-        Ok(()) => None,
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Some(EXIT_OK),
-        Err(e) => {
-            eprintln!("{command}: writing output: {}", crate::input::describe(&e));
-            Some(EXIT_ERROR)
-        }
-    }
-}
-pub const EXIT_FINDINGS: i32 = 1;
-pub const EXIT_ERROR: i32 = 2;
 
 /// The clap definition of the command line (completions, man page).
 pub fn command() -> clap::Command {

@@ -2,13 +2,15 @@
 //! text and JSON lines, whole-run for JSON and HTML), the baseline in
 //! front of it, the summary at the end, the exit status.
 
-use super::{ColorWhen, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, FailOn, Format, OutputArgs};
+use super::{ColorWhen, FailOn, Format, OutputArgs};
 use crate::audit::{Collect, Report, Sink};
-use crate::baseline::{self as b, Filtered, Known};
+use crate::baseline::{Filtered, Known};
+use crate::exit::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, output_failed};
 use crate::finding::Severity;
 use crate::input;
 use crate::report::sinks::{JsonlSink, TextSink};
 use crate::report::{html, json, text};
+use serde_json::{Value, json};
 use std::io::{self, Write};
 
 /// Where the output goes: standard output (coloured on a terminal as
@@ -75,9 +77,9 @@ pub(super) fn run(
     };
     let mut report = match audit(&mut filtered) {
         Ok(r) => r,
-        Err(e) => return super::output_failed("herder-audit", Err(e)).unwrap_or(EXIT_ERROR),
+        Err(e) => return output_failed("herder-audit", Err(e)).unwrap_or(EXIT_ERROR),
     };
-    let known = match filtered.finish(&args.baseline, &mut report) {
+    let known = match filtered.finish(&args.baseline, &mut report, |r, w| json::write_json(r, w)) {
         Ok(k) => k,
         Err(e) => {
             eprintln!("herder-audit: {e}");
@@ -91,7 +93,7 @@ pub(super) fn run(
     }
     let written =
         finish_output(&report, args, replay, known.as_ref(), &mut *out).and_then(|()| out.flush());
-    if let Some(code) = super::output_failed("herder-audit", written) {
+    if let Some(code) = output_failed("herder-audit", written) {
         return code;
     }
     exit_status(&report, args.fail_on)
@@ -165,13 +167,13 @@ fn finish_output(
         (Format::Text, false, k) => {
             text::write_summary(report, out)?;
             match k {
-                Some(k) => b::write_text(k, out),
+                Some(k) => write_baseline_text(k, out),
                 None => Ok(()),
             }
         }
-        (Format::Json, false, Some(k)) => b::write_json(report, k, out),
+        (Format::Json, false, Some(k)) => write_baseline_json(report, k, out),
         (Format::Json, false, None) => json::write_json(report, out),
-        (Format::Jsonl, false, Some(k)) => b::write_jsonl_tail(report, k, out),
+        (Format::Jsonl, false, Some(k)) => write_baseline_jsonl_tail(report, k, out),
         (Format::Jsonl, false, None) => json::write_jsonl_tail(report, out),
     }
 }
@@ -210,4 +212,48 @@ impl PrintSink for JsonlSink<Box<dyn Write + Send>> {
     fn into_output(self: Box<Self>) -> Box<dyn Write + Send> {
         self.out
     }
+}
+
+fn kinds(k: &Known) -> String {
+    let parts: Vec<String> = k.by_kind.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", parts.join(", "))
+    }
+}
+
+/// The summary line of a baseline run (text output).
+fn write_baseline_text(k: &Known, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "  baseline {}: {} known finding(s) not reported{}; {} of its {} finding(s) no longer found",
+        k.baseline,
+        k.known,
+        kinds(k),
+        k.gone,
+        k.baseline_findings
+    )
+}
+
+/// The `baseline` object of JSON output.
+fn known_json(k: &Known) -> Value {
+    json!({
+        "file": k.baseline,
+        "baseline_findings": k.baseline_findings,
+        "known": k.known,
+        "known_by_kind": k.by_kind.iter().map(|(k, n)| (k.as_str().to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
+        "no_longer_found": k.gone,
+    })
+}
+
+/// `--format json` with a `baseline` object beside `summary`.
+fn write_baseline_json(report: &Report, k: &Known, out: &mut dyn Write) -> io::Result<()> {
+    json::write_json_with(report, &[("baseline", known_json(k))], out)
+}
+
+/// What follows the findings in `--format jsonl`, with a `baseline`
+/// object in the summary line.
+fn write_baseline_jsonl_tail(report: &Report, k: &Known, out: &mut dyn Write) -> io::Result<()> {
+    json::write_jsonl_tail_with(report, &[("baseline", known_json(k))], out)
 }

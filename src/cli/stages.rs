@@ -3,9 +3,10 @@
 //! report). `herder-audit map X | herder-audit reduce` prints what
 //! `herder-audit X` prints.
 
-use super::{EXIT_ERROR, EXIT_OK, OutputArgs, report};
+use super::{OutputArgs, report};
 use crate::audit::mapred::{self, MapWriter};
 use crate::audit::{self, Options};
+use crate::exit::{EXIT_ERROR, EXIT_OK};
 use crate::input::{self, Input, families};
 use clap::Args;
 use serde_json::json;

@@ -180,14 +180,14 @@ impl Checker {
     fn emit_at(&mut self, worker: usize, mut finding: Finding, cross: bool, order: (Key, Key)) {
         let label = self.label(worker);
         let who = match self.identities.get(worker) {
-            Some(id) => crate::baseline::WorkerIdentity::from_fact(
+            Some(id) => crate::finding::WorkerIdentity::from_fact(
                 label,
                 id.identity.as_deref(),
                 id.first_generation,
             ),
-            None => crate::baseline::WorkerIdentity::label_only(label),
+            None => crate::finding::WorkerIdentity::label_only(label),
         };
-        finding.fingerprint = Some(crate::baseline::fingerprint(&finding, &who));
+        finding.fingerprint = Some(crate::finding::fingerprint(&finding, &who));
         self.out.push(Emitted {
             worker,
             finding,

@@ -95,12 +95,12 @@ pub fn run(args: &ExplainArgs) -> i32 {
         Ok(t) => t,
         Err(msg) => {
             eprintln!("herder-audit: {msg}");
-            return crate::cli::EXIT_ERROR;
+            return crate::exit::EXIT_ERROR;
         }
     };
     let mut out = io::stdout().lock();
     let written = out.write_all(text.as_bytes()).and_then(|()| out.flush());
-    crate::cli::output_failed("herder-audit", written).unwrap_or(crate::cli::EXIT_OK)
+    crate::exit::output_failed("herder-audit", written).unwrap_or(crate::exit::EXIT_OK)
 }
 
 #[cfg(test)]

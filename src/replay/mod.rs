@@ -12,11 +12,11 @@ pub mod facts;
 mod hand_on;
 mod rebalance;
 mod starts;
-pub mod state;
 mod stops;
 mod summary;
 pub mod timeline;
 
+pub use crate::state;
 pub use facts::{Fact, FactKind};
 pub use summary::{GenerationRecord, Identity, Note, WorkerReport, WorkerSummary};
 

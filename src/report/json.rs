@@ -1,5 +1,5 @@
 //! `--format json` (one document) and `--format jsonl` (one finding per
-//! line, then the summary). The schema is documented in the README; bump
+//! line, then the summary). The schema is documented in docs/json-schema.md; bump
 //! [`SCHEMA_VERSION`] on any incompatible change.
 
 use super::RunSummary;

@@ -5,7 +5,7 @@
 use super::{Who, instance_evidence};
 use crate::finding::{Evidence, Finding, Kind};
 use crate::model::{Resource, SourceLine};
-use crate::replay::state::ResState;
+use crate::state::ResState;
 
 /// Is a start of a resource in state `prev` a second instance?
 pub fn check(prev: Option<&ResState>) -> bool {

@@ -4,7 +4,7 @@
 use super::Who;
 use crate::finding::{Evidence, Finding, Kind};
 use crate::model::{Resource, SourceLine};
-use crate::replay::state::{Owned, Received};
+use crate::state::{Owned, Received};
 
 /// Why the start is foreign, if it is.
 pub fn check(owned: Option<&Owned>, latest: Option<&Received>, r: &Resource) -> Option<Foreign> {

@@ -4,7 +4,7 @@
 use super::Who;
 use crate::finding::{Evidence, Finding, Kind};
 use crate::model::{Resource, SourceLine};
-use crate::replay::state::ResState;
+use crate::state::ResState;
 
 /// Is a resource in state `state` lost once the start phase has ended
 /// without starting it? `baseline_empty` says that resources the log never

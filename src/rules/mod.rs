@@ -133,10 +133,8 @@ impl StartReason {
 
 /// Evidence for the running instance of a resource: its start line, or the
 /// assignment line it has been held since.
-pub(crate) fn instance_evidence(
-    state: Option<&crate::replay::state::ResState>,
-) -> Option<Evidence> {
-    use crate::replay::state::ResState;
+pub(crate) fn instance_evidence(state: Option<&crate::state::ResState>) -> Option<Evidence> {
+    use crate::state::ResState;
     match state? {
         ResState::Starting { since } | ResState::Running { since, .. } => {
             Some(Evidence::new("started here", since))

@@ -4,7 +4,7 @@
 use super::Who;
 use crate::finding::{Evidence, Finding, Kind};
 use crate::model::SourceLine;
-use crate::replay::state::{KnownOffset, Received, StartPhase};
+use crate::state::{KnownOffset, Received, StartPhase};
 
 /// What the herder itself reported about an assignment's config.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,7 +6,7 @@
 use super::Who;
 use crate::finding::{Evidence, Finding, Kind};
 use crate::model::{Resource, SourceLine};
-use crate::replay::state::ConfigFacts;
+use crate::state::ConfigFacts;
 
 /// The lines that make a task start stale.
 #[derive(Debug, Clone, PartialEq)]

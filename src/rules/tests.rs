@@ -3,7 +3,7 @@ use super::unnecessary_stop::{
 };
 use super::*;
 use crate::model::{Assignment, Protocol, Resource, SourceId, SourceLine, TaskId};
-use crate::replay::state::{ConfigFacts, KnownOffset, Owned, Received, ResState};
+use crate::state::{ConfigFacts, KnownOffset, Owned, Received, ResState};
 use std::sync::Arc;
 
 fn line(seq: u64) -> SourceLine {

@@ -6,7 +6,7 @@
 use super::{StopReason, Who, instance_evidence};
 use crate::finding::{Evidence, Finding, Kind};
 use crate::model::{Assignment, Protocol, Resource, SourceLine};
-use crate::replay::state::{ConfigFacts, Stop};
+use crate::state::{ConfigFacts, Stop};
 
 /// Did the connector's config really change since the instance started?
 #[derive(Debug, Clone, PartialEq)]

@@ -5,7 +5,7 @@
 use super::{Who, instance_evidence};
 use crate::finding::{Evidence, Finding, Kind};
 use crate::model::{Resource, SourceLine};
-use crate::replay::state::ResState;
+use crate::state::ResState;
 
 /// Is a revoked resource in state `state` left running? A failed instance
 /// (its start failed, even if the Worker still holds it) processes nothing

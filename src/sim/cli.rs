@@ -194,7 +194,7 @@ pub fn run_cli(args: &SimArgs) -> i32 {
         Ok(a) => a,
         Err(e) => {
             eprintln!("herder-audit simulate: {e}");
-            return 2;
+            return crate::exit::EXIT_ERROR;
         }
     };
     if std::env::var_os("SIM_DEBUG").is_some() {
@@ -243,7 +243,7 @@ pub fn run_cli(args: &SimArgs) -> i32 {
         Ok(s) => s,
         Err(e) => {
             eprintln!("herder-audit simulate: {}: {e}", args.out.display());
-            return 2;
+            return crate::exit::EXIT_ERROR;
         }
     };
     let secs = t0.elapsed().as_secs_f64();
@@ -252,7 +252,7 @@ pub fn run_cli(args: &SimArgs) -> i32 {
         "herder-audit simulate: {files} log file(s), {lines} lines, {mb:.1} MB in {secs:.2} s ({:.0} MB/s); {gens} generations; {expected} expected finding(s){fault}",
         if secs > 0.0 { mb / secs } else { 0.0 },
     );
-    0
+    crate::exit::EXIT_OK
 }
 
 fn fault_note(f: Option<&super::truth::FaultInfo>) -> String {

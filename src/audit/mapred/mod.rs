@@ -1,6 +1,6 @@
 //! The audit's two stages apart, so that they can run on different
-//! machines (`herder-audit map`, `herder-audit reduce`; see the README,
-//! "Split runs" and "On Spark", and `docs/design.md`, "Orchestration").
+//! machines (`herder-audit map`, `herder-audit reduce`; see docs/spark.md
+//! and `docs/design.md`, "Orchestration").
 //!
 //! * **map** reads streams and writes, as JSON lines, every item they hand
 //!   on (facts and final single-worker findings, keyed) and then, per

@@ -1,6 +1,7 @@
 //! Fingerprints: what identifies a finding across runs, whatever lines were
-//! added or removed around it (definition in the README, "Testing Connect
-//! itself").
+//! added or removed around it (docs/testing-connect.md, "Baselines").
+//! The audit computes a finding's fingerprint when the finding becomes
+//! final; baselines and `diff` compare them.
 //!
 //! * the kind;
 //! * the worker's identity: `rest:<advertised REST URL>`, else
@@ -20,9 +21,9 @@
 //! Not the line number, the time stamp, the file's directory or the
 //! evidence.
 
-use crate::finding::Finding;
+use super::Finding;
 use crate::layout;
-use crate::replay::{Identity, WorkerSummary};
+use crate::model::Resource;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -61,14 +62,6 @@ pub struct WorkerIdentity {
 }
 
 impl WorkerIdentity {
-    /// From the worker's summary (as the audit ends).
-    pub fn of(s: &WorkerSummary) -> WorkerIdentity {
-        let client = (s.identified_by == Identity::ClientId)
-            .then_some(s.client_id.as_deref())
-            .flatten();
-        WorkerIdentity::from_parts(&s.worker, s.rest_url.as_deref(), client, s.first_generation)
-    }
-
     /// From the parts a JSON report keeps: the label, the REST URL, the
     /// client id when it identifies the worker, the first generation.
     pub fn from_parts(
@@ -120,9 +113,18 @@ pub fn fingerprint(f: &Finding, who: &WorkerIdentity) -> Fingerprint {
         kind: f.kind.as_str().to_string(),
         worker: who.id.clone(),
         group: f.group.clone(),
-        resource: crate::check::matching::resource_spec(f.resource.as_ref()),
+        resource: resource_spec(f.resource.as_ref()),
         generation_distance: distance(f.generation, who.first_generation),
         message: message_text(&f.trigger.text),
+    }
+}
+
+/// `connector:<name>`, `task:<connector>-<n>`, or `-` for none.
+pub fn resource_spec(r: Option<&Resource>) -> String {
+    match r {
+        None => "-".to_string(),
+        Some(Resource::Connector(n)) => format!("connector:{n}"),
+        Some(Resource::Task(t)) => format!("task:{t}"),
     }
 }
 

@@ -1,4 +1,9 @@
-//! Typed findings: what the replay proved wrong, with the lines that prove it.
+//! Typed findings: what the replay proved wrong, with the lines that prove
+//! it, and each finding's identity across runs ([`fingerprint`]).
+
+pub mod fingerprint;
+
+pub use fingerprint::{Fingerprint, WorkerIdentity, fingerprint, resource_spec};
 
 use crate::model::{Resource, SourceLine};
 use serde::{Deserialize, Serialize};
@@ -119,9 +124,9 @@ pub struct Finding {
     /// Upstream issue whose signature this is.
     pub upstream: Option<&'static str>,
     /// Its identity across runs (set when the audit hands it on: see
-    /// [`crate::baseline`]).
+    /// [`fingerprint`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fingerprint: Option<crate::baseline::Fingerprint>,
+    pub fingerprint: Option<Fingerprint>,
 }
 
 impl Finding {
@@ -161,7 +166,7 @@ struct FindingWire {
     reason: String,
     upstream: Option<String>,
     #[serde(default)]
-    fingerprint: Option<crate::baseline::Fingerprint>,
+    fingerprint: Option<Fingerprint>,
 }
 
 impl<'de> Deserialize<'de> for Finding {

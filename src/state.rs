@@ -1,5 +1,6 @@
 //! The facts one worker's replay keeps: plain data, no behaviour beyond
-//! small queries. Rules read it; [`super::WorkerReplay`] updates it.
+//! small queries. Rules read it; [`crate::replay::WorkerReplay`] updates
+//! it. It sits below both, so that the rules need nothing of the replay.
 
 use crate::event::ConnectorUpdateAction;
 use crate::model::{Assignment, Name, Protocol, Resource, SourceLine, TaskId};
