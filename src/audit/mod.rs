@@ -28,6 +28,7 @@ pub mod plan;
 pub mod processor;
 pub mod sink;
 pub mod stream;
+mod herders;
 
 pub use crate::model::Key;
 pub use driver::{Live, audit, audit_to, map_to};
