@@ -55,12 +55,14 @@ pub fn is_mirror_wording(msg: &str) -> bool {
 }
 
 /// Where a line goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Route {
     /// The herder at this index of the stream (0: the stream's first).
     Herder(u32),
-    /// Nobody's provably: counted, not read.
-    Unattributed,
+    /// Nobody's provably: counted, not read. `suspects`: the herders
+    /// whose prefixed lines named a connector the line names (it may be
+    /// any of theirs): what they run is unknown from here on.
+    Unattributed { suspects: Vec<u32> },
 }
 
 #[derive(Debug, Default)]
@@ -150,11 +152,13 @@ impl Herders {
             }
             return Route::Herder(0);
         }
+        let named = named_connectors(ev);
         if self.building {
             self.unattributed += 1;
-            return Route::Unattributed;
+            return Route::Unattributed {
+                suspects: self.suspects(&named),
+            };
         }
-        let named = named_connectors(ev);
         let mut owner = None;
         // Every connector the line names must be one herder's, the same one.
         let all: Vec<&str> = named.iter().map(|n| &***n).chain(mdc).collect();
@@ -177,9 +181,21 @@ impl Herders {
             Some(i) if !all.is_empty() => Route::Herder(i),
             _ => {
                 self.unattributed += 1;
-                Route::Unattributed
+                Route::Unattributed {
+                    suspects: self.suspects(&named),
+                }
             }
         }
+    }
+
+    /// The herders that named any of these connectors.
+    fn suspects(&self, named: &[&Name]) -> Vec<u32> {
+        self.herders
+            .iter()
+            .enumerate()
+            .filter(|(_, h)| named.iter().any(|n| h.connectors.contains(&***n)))
+            .map(|(i, _)| i as u32)
+            .collect()
     }
 }
 
@@ -267,9 +283,18 @@ mod tests {
     #[test]
     fn each_group_is_its_own_herder() {
         let mut h = Herders::default();
-        assert_eq!(h.route(&Event::SessionKeyUpdated, Some("A-mm2"), None), Route::Herder(0));
-        assert_eq!(h.route(&Event::SessionKeyUpdated, Some("B-mm2"), None), Route::Herder(1));
-        assert_eq!(h.route(&Event::SessionKeyUpdated, Some("A-mm2"), None), Route::Herder(0));
+        assert_eq!(
+            h.route(&Event::SessionKeyUpdated, Some("A-mm2"), None),
+            Route::Herder(0)
+        );
+        assert_eq!(
+            h.route(&Event::SessionKeyUpdated, Some("B-mm2"), None),
+            Route::Herder(1)
+        );
+        assert_eq!(
+            h.route(&Event::SessionKeyUpdated, Some("A-mm2"), None),
+            Route::Herder(0)
+        );
         assert!(h.several());
         assert_eq!(h.group(1), Some("B-mm2"));
     }
@@ -277,14 +302,28 @@ mod tests {
     #[test]
     fn unprefixed_lines_go_only_where_their_connector_is_one_herders() {
         let mut h = Herders::default();
-        h.route(&Event::Starting(conn("MirrorSourceConnector")), Some("A-mm2"), None);
-        h.route(&Event::Starting(conn("MirrorSourceConnector")), Some("B-mm2"), None);
-        h.route(&Event::Starting(conn("MirrorHeartbeatConnector")), Some("B-mm2"), None);
+        h.route(
+            &Event::Starting(conn("MirrorSourceConnector")),
+            Some("A-mm2"),
+            None,
+        );
+        h.route(
+            &Event::Starting(conn("MirrorSourceConnector")),
+            Some("B-mm2"),
+            None,
+        );
+        h.route(
+            &Event::Starting(conn("MirrorHeartbeatConnector")),
+            Some("B-mm2"),
+            None,
+        );
         // Both flows run MirrorSourceConnector: its Worker lines are nobody's.
         let shared = Event::Creating(task("MirrorSourceConnector", 0));
         assert_eq!(
             h.route(&shared, None, Some("MirrorSourceConnector")),
-            Route::Unattributed
+            Route::Unattributed {
+                suspects: vec![0, 1]
+            }
         );
         // Only B's herder named the heartbeat connector.
         let own = Event::Creating(task("MirrorHeartbeatConnector", 0));
@@ -304,11 +343,11 @@ mod tests {
         // A line naming no connector, and one whose MDC and message disagree.
         assert_eq!(
             h.route(&Event::Milestone(Milestone::WorkerStopping), None, None),
-            Route::Unattributed
+            Route::Unattributed { suspects: vec![] }
         );
         assert_eq!(
             h.route(&own, None, Some("MirrorSourceConnector")),
-            Route::Unattributed
+            Route::Unattributed { suspects: vec![1] }
         );
         assert_eq!(h.unattributed, 3);
     }
@@ -320,18 +359,27 @@ mod tests {
         // While it builds its herders, nothing unprefixed is anyone's.
         assert_eq!(
             h.route(&Event::KafkaClusterId("x".into()), None, None),
-            Route::Unattributed
+            Route::Unattributed { suspects: vec![] }
         );
         h.mirror_maker(mirror_line("Kafka MirrorMaker starting with 2 herders."));
         h.route(&Event::Starting(conn("c")), Some("A-mm2"), None);
-        assert_eq!(h.route(&Event::Creating(conn("c")), None, Some("c")), Route::Herder(0));
+        assert_eq!(
+            h.route(&Event::Creating(conn("c")), None, Some("c")),
+            Route::Herder(0)
+        );
         assert_eq!(h.unattributed, 1);
     }
 
     #[test]
     fn mirror_wordings() {
-        assert_eq!(mirror_line("Kafka MirrorMaker initializing ..."), MirrorLine::Building);
-        assert_eq!(mirror_line("creating herder for A->B"), MirrorLine::Building);
+        assert_eq!(
+            mirror_line("Kafka MirrorMaker initializing ..."),
+            MirrorLine::Building
+        );
+        assert_eq!(
+            mirror_line("creating herder for A->B"),
+            MirrorLine::Building
+        );
         assert_eq!(
             mirror_line("Kafka MirrorMaker starting with 2 herders."),
             MirrorLine::Starting

@@ -22,13 +22,13 @@
 //! generations every worker has left behind.
 
 mod driver;
+mod herders;
 pub mod mapred;
 pub mod merge;
 pub mod plan;
 pub mod processor;
 pub mod sink;
 pub mod stream;
-mod herders;
 
 pub use crate::model::Key;
 pub use driver::{Live, audit, audit_to, map_to};

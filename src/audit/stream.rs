@@ -458,20 +458,43 @@ impl StreamSink {
     }
 
     /// The replay a line goes to: its stream's herder that provably wrote
-    /// it (`None`: no herder provably did; the line is not read).
+    /// it (`None`: no herder provably did; the line is not read, and the
+    /// herders it may belong to no longer know what they run, as after
+    /// lines missed: no finding rests on its absence either).
     fn route(
         &mut self,
         stream: Option<&str>,
         ev: &Event,
         ctx: LineCtx,
-        mdc: Option<&str>,
+        (mdc, raw): (Option<&str>, &Raw),
     ) -> Option<SlotKey> {
         let key = stream.map(str::to_string);
         let herders = self.herders.entry(key.clone()).or_default();
-        match herders.route(ev, ctx.group_id, mdc) {
-            Route::Herder(i) => Some((key, i)),
-            Route::Unattributed => None,
+        let suspects = match herders.route(ev, ctx.group_id, mdc) {
+            Route::Herder(i) => return Some((key, i)),
+            Route::Unattributed { suspects } => suspects,
+        };
+        if self.dedupe.repeat(raw.ts, raw.text) {
+            return None;
         }
+        for i in suspects {
+            let k = (key.clone(), i);
+            let Some(slot) = self.slots.get_mut(&k) else {
+                continue;
+            };
+            slot.seq += 1;
+            let line = SourceLine {
+                source: self.source,
+                line: raw.number,
+                seq: slot.seq,
+                ts: raw.ts,
+                text: Arc::from(raw.text),
+                msg: (raw.msg.0 as u32, raw.msg.1 as u32),
+            };
+            slot.replay.lines_missed_before(&line);
+            self.key_facts(&k);
+        }
+        None
     }
 
     fn apply(&mut self, key: &SlotKey, ev: &Event, raw: Raw, ctx: LineCtx) {
@@ -592,12 +615,7 @@ impl StreamSink {
                 }
                 if let Some((key, value)) = parse_config_value(rest) {
                     let ev = Event::ConfigValue { key, value };
-                    self.apply(
-                        &s,
-                        &ev,
-                        Raw::continuation(number, text),
-                        LineCtx::default(),
-                    );
+                    self.apply(&s, &ev, Raw::continuation(number, text), LineCtx::default());
                 }
                 self.follow = Follow::Dump(s);
                 DUMP_LINES
@@ -609,12 +627,7 @@ impl StreamSink {
                 }
                 if let Some(r) = parse_already_exists(rest) {
                     let ev = Event::AlreadyExists(r);
-                    self.apply(
-                        &s,
-                        &ev,
-                        Raw::continuation(number, text),
-                        LineCtx::default(),
-                    );
+                    self.apply(&s, &ev, Raw::continuation(number, text), LineCtx::default());
                     return 0;
                 }
                 self.follow = Follow::Trace(s);
@@ -805,9 +818,6 @@ impl StreamSink {
             client_id: env.worker.map(|w| w.client_id),
             group_id: env.worker.map(|w| w.group_id),
         };
-        let Some(key) = self.route(env.stream, &ev, ctx, env.mdc.map(|m| m.connector)) else {
-            return Step::Next(0);
-        };
         let msg = if json {
             json_message_range(&text, env.message)
         } else {
@@ -819,6 +829,10 @@ impl StreamSink {
             ts: env.ts,
             msg,
             bare: env.logger.is_none() && ev.continuation() != Continuation::ConfigDump,
+        };
+        let Some(key) = self.route(env.stream, &ev, ctx, (env.mdc.map(|m| m.connector), &raw))
+        else {
+            return Step::Next(0);
         };
         self.apply(&key, &ev, raw, ctx);
         Step::Next(match ev.continuation() {
