@@ -104,7 +104,7 @@ fn each_herder_is_a_worker_of_its_own_group() {
         [Some("A-mm2".to_string()), Some("B-mm2".to_string())]
     );
     let labels: Vec<_> = r.workers.iter().map(|w| w.summary.worker.clone()).collect();
-    assert_eq!(labels, ["mm2.log", "mm2.log@B-mm2"]);
+    assert_eq!(labels, ["mm2.log@A-mm2", "mm2.log@B-mm2"]);
     // The cluster IDs printed while MirrorMaker built its herders are
     // nobody's provably.
     assert!(r.workers.iter().all(|w| w.summary.kafka_cluster.is_none()));

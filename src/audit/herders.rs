@@ -91,6 +91,11 @@ impl Herders {
         self.mirror || self.herders.len() > 1
     }
 
+    /// A MirrorMaker line was read.
+    pub fn mirror(&self) -> bool {
+        self.mirror
+    }
+
     /// The group of the herder at `index`, once a prefix named it.
     pub fn group(&self, index: u32) -> Option<&str> {
         self.herders.get(index as usize)?.group.as_deref()

@@ -418,12 +418,13 @@ impl StreamSink {
     /// The replay of a herder of a stream of the file, made on its first
     /// event (found without allocating: a file holds one stream, or a few).
     /// The stream's first herder is named after the stream; each further
-    /// one (`group`: its group) `<stream>@<group>`.
+    /// one (`group`: its group), and every herder of a MirrorMaker JVM
+    /// (`mirror`), `<stream>@<group>`.
     fn slot<'s>(
         slots: &'s mut BTreeMap<SlotKey, Slot>,
         label: &str,
         (keep, facts, timeline): (bool, bool, bool),
-        (stream, herder, group): (Option<&str>, u32, Option<&str>),
+        (stream, herder, group, mirror): (Option<&str>, u32, Option<&str>, bool),
     ) -> &'s mut Slot {
         let found = |k: &SlotKey| k.0.as_deref() == stream && k.1 == herder;
         if !slots.keys().any(found) {
@@ -431,8 +432,9 @@ impl StreamSink {
                 Some(s) => format!("{label}#{s}"),
                 None => label.to_string(),
             };
-            if herder > 0 {
-                label = format!("{label}@{}", group.unwrap_or("?"));
+            match group {
+                Some(g) if herder > 0 || mirror => label = format!("{label}@{g}"),
+                _ => {}
             }
             let replay = WorkerReplay::new(label.clone(), keep);
             let replay = if timeline {
@@ -511,16 +513,14 @@ impl StreamSink {
             None
         };
         let wrapped = self.wrapped.take(stream);
-        let group = self
-            .herders
-            .get(&key.0)
-            .and_then(|h| h.group(key.1))
-            .map(str::to_string);
+        let herders = self.herders.get(&key.0);
+        let group = herders.and_then(|h| h.group(key.1)).map(str::to_string);
+        let mirror = herders.is_some_and(Herders::mirror);
         let slot = Self::slot(
             &mut self.slots,
             &self.label,
             (self.keep_generations, self.facts, self.timeline),
-            (stream, key.1, group.as_deref()),
+            (stream, key.1, group.as_deref(), mirror),
         );
         slot.seq += 1;
         let line = SourceLine {
