@@ -7,9 +7,12 @@
 # JVM is optionally restarted, then stopped; its log files are copied as
 # log4j wrote them, with a PROVENANCE file.
 #
-#   conformance/mm2/run.sh --release 3.9.1 [--out DIR] [--restart]
-#       [--port-base 29092] [--run-seconds 45] [--prefix a391]
+#   conformance/mm2/run.sh --release 3.9.1 [--out DIR] [--restart] [--one-way]
+#       [--port-base 29092] [--run-seconds 45] [--prefix r391]
 #
+# `--one-way`: only A->B replicates (B->A.enabled = false); MirrorMaker still
+# runs a B->A herder for the heartbeats it emits into A, so the flows share
+# one connector name (MirrorHeartbeatConnector) and not the others.
 # Ports: broker A on PORT_BASE (controller +1), broker B on PORT_BASE+2
 # (controller +3); all on 127.0.0.1. MirrorMaker opens no REST port.
 # `--prefix` names the two cluster aliases (`<prefix>a`, `<prefix>b`), so
@@ -20,16 +23,17 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=../lib.sh
 source "$here/../lib.sh"
 
-release="" out="" restart=0 port_base=29092 run_seconds=45 prefix=""
+release="" out="" restart=0 one_way=0 port_base=29092 run_seconds=45 prefix=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --release) release="$2"; shift 2 ;;
         --out) out="$2"; shift 2 ;;
         --restart) restart=1; shift ;;
+        --one-way) one_way=1; shift ;;
         --port-base) port_base="$2"; shift 2 ;;
         --run-seconds) run_seconds="$2"; shift 2 ;;
         --prefix) prefix="$2"; shift 2 ;;
-        -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
         *) echo "mm2/run.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -83,7 +87,7 @@ $alias_a.bootstrap.servers = 127.0.0.1:$port_a
 $alias_b.bootstrap.servers = 127.0.0.1:$port_b
 $alias_a->$alias_b.enabled = true
 $alias_a->$alias_b.topics = orders
-$alias_b->$alias_a.enabled = true
+$alias_b->$alias_a.enabled = $([ "$one_way" = 1 ] && echo false || echo true)
 $alias_b->$alias_a.topics = orders
 replication.factor = 1
 checkpoints.topic.replication.factor = 1
@@ -136,8 +140,9 @@ wait_log() {
 
 echo "mm2: starting MirrorMaker $release" >&2
 start_mm2
-# Both herders start their MirrorSourceConnector tasks.
-wait_log "Starting task MirrorSourceConnector-0" 2 180
+# Both herders start their MirrorSourceConnector tasks (one-way: the one).
+flows=$((2 - one_way))
+wait_log "Starting task MirrorSourceConnector-0" "$flows" 180
 produce "127.0.0.1:$port_a" 200
 produce "127.0.0.1:$port_b" 200
 sleep "$run_seconds"
@@ -145,7 +150,7 @@ if [ "$restart" = 1 ]; then
     echo "mm2: graceful restart" >&2
     stop_pid "$mm_pid_file"
     start_mm2
-    wait_log "Starting task MirrorSourceConnector-0" 4 180
+    wait_log "Starting task MirrorSourceConnector-0" "$((2 * flows))" 180
     produce "127.0.0.1:$port_a" 100
     produce "127.0.0.1:$port_b" 100
     sleep "$((run_seconds / 2))"
@@ -166,8 +171,8 @@ rm -f "$out"/connect*.log*
 cp -p "$work"/logs/connect*.log* "$out"/
 {
     echo "release: $release (org.apache.kafka:connect-mirror, connect-runtime from the Maven repository)"
-    echo "scenario: mm2-dedicated$([ "$restart" = 1 ] && echo " with one graceful JVM restart")"
-    echo "harness: conformance/mm2/run.sh --release $release$([ "$restart" = 1 ] && echo " --restart") --prefix $prefix"
+    echo "scenario: mm2-dedicated$([ "$one_way" = 1 ] && echo "-one-way (only $alias_a->$alias_b replicates; the $alias_b->$alias_a herder runs the heartbeats)")$([ "$restart" = 1 ] && echo ", one graceful JVM restart")"
+    echo "harness: conformance/mm2/run.sh --release $release$([ "$restart" = 1 ] && echo " --restart")$([ "$one_way" = 1 ] && echo " --one-way") --prefix $prefix"
     echo "captured: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo "java: $(java -version 2>&1 | head -1)"
     echo "brokers: Kafka $broker_version KRaft, $alias_a on 127.0.0.1:$port_a, $alias_b on 127.0.0.1:$port_b"
