@@ -8,16 +8,26 @@
 //! `Worker`, `WorkerConnector` and task lines carry no prefix. In a stream
 //! with one herder they are its own. In a stream with several (two groups
 //! seen in prefixes, or a MirrorMaker line) such a line is given to a herder
-//! only when it is provably that herder's: the connector it names (in its
-//! message or its MDC `[<conn>|…]`) is named by the prefixed lines of that
-//! herder and of no other herder of the stream. Any other unprefixed line
-//! (lines naming no connector, connectors several flows run — every flow's
-//! `MirrorSourceConnector` has the same name — or lines written while
-//! MirrorMaker builds its herders) is left unattributed: it is counted and
-//! never read, so no finding rests on it.
+//! only when it is provably that herder's:
+//!
+//! * every herder that may have written it is known with all it runs: the
+//!   JVM is a MirrorMaker that said how many herders it starts (`Kafka
+//!   MirrorMaker starting with N herders.`) and that many logged `Herder
+//!   starting` since; from then on a herder runs only what it started,
+//!   each start announced by its own prefixed `Starting connector|task …`;
+//! * and each connector and task the line names (in its message or its MDC
+//!   `[<conn>|worker]`, `[<conn>|task-<n>]`) is named by the prefixed lines
+//!   of that herder and of no other.
+//!
+//! Any other unprefixed line (naming nothing, or a connector or task several
+//! flows run: every flow has a `MirrorSourceConnector`; or written while
+//! MirrorMaker builds its herders) is left unattributed: counted and never
+//! read, and the herders that may have written it lose track of what they
+//! run, so no finding rests on it or on its absence.
 
-use crate::event::Event;
-use crate::model::Name;
+use crate::event::{Event, Milestone};
+use crate::layout::MdcScope;
+use crate::model::{Name, Resource, TaskId};
 use rustc_hash::FxHashSet as HashSet;
 
 /// The logger MirrorMaker's own lines name.
@@ -30,8 +40,8 @@ pub enum MirrorLine {
     /// MirrorMaker is building its herders; its lines until the herders
     /// start cannot be told apart.
     Building,
-    /// `Kafka MirrorMaker starting with 2 herders.`: the herders run.
-    Starting,
+    /// `Kafka MirrorMaker starting with 2 herders.`: that many herders run.
+    Starting(usize),
     /// Any other MirrorMaker line.
     Other,
 }
@@ -40,12 +50,12 @@ pub enum MirrorLine {
 pub fn mirror_line(msg: &str) -> MirrorLine {
     if msg.starts_with("Kafka MirrorMaker initializing") || msg.starts_with("creating herder for ")
     {
-        MirrorLine::Building
-    } else if msg.starts_with("Kafka MirrorMaker starting with ") {
-        MirrorLine::Starting
-    } else {
-        MirrorLine::Other
+        return MirrorLine::Building;
     }
+    msg.strip_prefix("Kafka MirrorMaker starting with ")
+        .and_then(|r| r.strip_suffix(" herders."))
+        .and_then(|n| n.parse().ok())
+        .map_or(MirrorLine::Other, MirrorLine::Starting)
 }
 
 /// Is this logger-less message one of MirrorMaker's? (Its wordings are its
@@ -65,11 +75,32 @@ pub enum Route {
     Unattributed { suspects: Vec<u32> },
 }
 
+/// A connector or a task a line names.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Named {
+    Conn(Name),
+    Task(TaskId),
+}
+
+impl Named {
+    fn connector(&self) -> &Name {
+        match self {
+            Named::Conn(n) => n,
+            Named::Task(t) => &t.connector,
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 struct Herder {
     group: Option<String>,
-    /// Connectors this herder's prefixed lines name.
-    connectors: HashSet<Name>,
+    /// Connectors and tasks this herder's prefixed lines name (a task's
+    /// connector with it).
+    names: HashSet<Named>,
+    /// It logged `Herder starting` since MirrorMaker last began building
+    /// its herders: every connector and task it runs since, it started
+    /// with a prefixed `Starting …` line.
+    fresh: bool,
 }
 
 /// The herders of one stream and what their prefixed lines named.
@@ -80,6 +111,8 @@ pub struct Herders {
     mirror: bool,
     /// MirrorMaker is building its herders.
     building: bool,
+    /// How many herders MirrorMaker said it starts.
+    expected: Option<usize>,
     /// Unprefixed lines with a lifecycle event that no herder provably
     /// wrote.
     pub unattributed: u64,
@@ -105,51 +138,77 @@ impl Herders {
     pub fn mirror_maker(&mut self, line: MirrorLine) {
         self.mirror = true;
         match line {
-            MirrorLine::Building => self.building = true,
-            MirrorLine::Starting => self.building = false,
+            MirrorLine::Building => {
+                self.building = true;
+                self.expected = None;
+                for h in &mut self.herders {
+                    h.fresh = false;
+                }
+            }
+            MirrorLine::Starting(n) => {
+                self.building = false;
+                self.expected = Some(n);
+            }
             MirrorLine::Other => {}
         }
     }
 
+    /// Is every herder that may have written a line known, with all it
+    /// started? Only in a MirrorMaker JVM whose herders all logged their
+    /// start after MirrorMaker said how many it starts.
+    fn complete(&self) -> bool {
+        !self.building
+            && self
+                .expected
+                .is_some_and(|n| self.herders.iter().filter(|h| h.fresh).count() >= n)
+    }
+
     /// The herder of a line carrying the prefix of group `group`: the
     /// stream's first herder takes the first group named.
-    fn prefixed(&mut self, group: &str) -> u32 {
+    fn prefixed(&mut self, group: &str) -> usize {
         if let Some(i) = self
             .herders
             .iter()
             .position(|h| h.group.as_deref() == Some(group))
         {
-            return i as u32;
+            return i;
         }
         match self.herders.first_mut() {
-            None => self.herders.push(Herder {
-                group: Some(group.to_string()),
-                ..Herder::default()
-            }),
-            Some(first) if first.group.is_none() => first.group = Some(group.to_string()),
-            Some(_) => self.herders.push(Herder {
-                group: Some(group.to_string()),
-                ..Herder::default()
-            }),
+            Some(first) if first.group.is_none() => {
+                first.group = Some(group.to_string());
+                0
+            }
+            _ => {
+                self.herders.push(Herder {
+                    group: Some(group.to_string()),
+                    ..Herder::default()
+                });
+                self.herders.len() - 1
+            }
         }
-        self.herders
-            .iter()
-            .position(|h| h.group.as_deref() == Some(group))
-            .unwrap_or(0) as u32
     }
 
     /// Where the line of event `ev` goes: `group` from its LogContext
-    /// prefix, `mdc` the connector its MDC names.
-    pub fn route(&mut self, ev: &Event, group: Option<&str>, mdc: Option<&str>) -> Route {
+    /// prefix, `mdc` its MDC (connector and scope).
+    pub fn route(
+        &mut self,
+        ev: &Event,
+        group: Option<&str>,
+        mdc: Option<(&str, MdcScope)>,
+    ) -> Route {
         if let Some(g) = group {
             let i = self.prefixed(g);
-            let herder = &mut self.herders[i as usize];
-            for c in named_connectors(ev) {
-                if !herder.connectors.contains(c) {
-                    herder.connectors.insert(c.clone());
-                }
+            let herder = &mut self.herders[i];
+            if *ev == Event::Milestone(Milestone::HerderStarting) {
+                herder.fresh = true;
             }
-            return Route::Herder(i);
+            for n in names(ev) {
+                if let Named::Task(t) = &n {
+                    herder.names.insert(Named::Conn(t.connector.clone()));
+                }
+                herder.names.insert(n);
+            }
+            return Route::Herder(i as u32);
         }
         if !self.several() {
             if self.herders.is_empty() {
@@ -157,34 +216,36 @@ impl Herders {
             }
             return Route::Herder(0);
         }
-        let named = named_connectors(ev);
-        if self.building {
-            self.unattributed += 1;
-            return Route::Unattributed {
-                suspects: self.suspects(&named),
-            };
+        let mut named = names(ev);
+        if let Some((conn, scope)) = mdc {
+            named.push(match scope {
+                MdcScope::Task(n) | MdcScope::TaskOffsets(n) => Named::Task(TaskId::new(conn, n)),
+                MdcScope::Worker | MdcScope::Other => Named::Conn(Name::from(conn)),
+            });
         }
+        // Every connector and task the line names must be one herder's,
+        // the same one.
         let mut owner = None;
-        // Every connector the line names must be one herder's, the same one.
-        let all: Vec<&str> = named.iter().map(|n| &***n).chain(mdc).collect();
-        for c in &all {
-            let mut owners = self
-                .herders
-                .iter()
-                .enumerate()
-                .filter(|(_, h)| h.connectors.contains(*c))
-                .map(|(i, _)| i as u32);
-            match (owners.next(), owners.next()) {
-                (Some(i), None) if owner.is_none_or(|o| o == i) => owner = Some(i),
-                _ => {
-                    owner = None;
-                    break;
+        if self.complete() {
+            for n in &named {
+                let mut owners = self
+                    .herders
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, h)| h.names.contains(n))
+                    .map(|(i, _)| i as u32);
+                match (owners.next(), owners.next()) {
+                    (Some(i), None) if owner.is_none_or(|o| o == i) => owner = Some(i),
+                    _ => {
+                        owner = None;
+                        break;
+                    }
                 }
             }
         }
         match owner {
-            Some(i) if !all.is_empty() => Route::Herder(i),
-            _ => {
+            Some(i) => Route::Herder(i),
+            None => {
                 self.unattributed += 1;
                 Route::Unattributed {
                     suspects: self.suspects(&named),
@@ -193,19 +254,28 @@ impl Herders {
         }
     }
 
-    /// The herders that named any of these connectors.
-    fn suspects(&self, named: &[&Name]) -> Vec<u32> {
+    /// The herders that named a connector of these names (or of their
+    /// tasks).
+    fn suspects(&self, named: &[Named]) -> Vec<u32> {
         self.herders
             .iter()
             .enumerate()
-            .filter(|(_, h)| named.iter().any(|n| h.connectors.contains(&***n)))
+            .filter(|(_, h)| {
+                named
+                    .iter()
+                    .any(|n| h.names.contains(&Named::Conn(n.connector().clone())))
+            })
             .map(|(i, _)| i as u32)
             .collect()
     }
 }
 
-/// The connectors an event names.
-fn named_connectors(ev: &Event) -> Vec<&Name> {
+/// The connectors and tasks an event names.
+fn names(ev: &Event) -> Vec<Named> {
+    let res = |r: &Resource| match r {
+        Resource::Connector(n) => Named::Conn(n.clone()),
+        Resource::Task(t) => Named::Task(t.clone()),
+    };
     use Event as E;
     match ev {
         E::Starting(r)
@@ -218,7 +288,37 @@ fn named_connectors(ev: &Event) -> Vec<&Name> {
         | E::Stopped(r)
         | E::GracefulStop { resource: r, .. }
         | E::RestartOutcome { resource: r, .. }
-        | E::AlreadyExists(r) => vec![r.connector_name()],
+        | E::AlreadyExists(r) => vec![res(r)],
+        E::TaskInitialized(t) | E::TaskKilled(t) => vec![Named::Task(t.clone())],
+        E::TaskConfigsUpdated(ts) | E::HandlingTaskUpdate { tasks: ts, .. } => {
+            ts.iter().cloned().map(Named::Task).collect()
+        }
+        E::Assignment { assignment: a, .. } => a
+            .connectors
+            .iter()
+            .chain(a.revoked_connectors.iter().flatten())
+            .cloned()
+            .map(Named::Conn)
+            .chain(
+                a.tasks
+                    .iter()
+                    .chain(a.revoked_tasks.iter().flatten())
+                    .cloned()
+                    .map(Named::Task),
+            )
+            .collect(),
+        _ => named_connectors(ev)
+            .into_iter()
+            .cloned()
+            .map(Named::Conn)
+            .collect(),
+    }
+}
+
+/// The connectors an event names that names no task.
+fn named_connectors(ev: &Event) -> Vec<&Name> {
+    use Event as E;
+    match ev {
         E::ShutdownFailed(n)
         | E::FinishedCreatingConnector(n)
         | E::ScheduledShutdown(n)
@@ -237,17 +337,6 @@ fn named_connectors(ev: &Event) -> Vec<&Name> {
         E::TaskCountChanged {
             connector: Some(n), ..
         } => vec![n],
-        E::TaskInitialized(t) | E::TaskKilled(t) => vec![&t.connector],
-        E::TaskConfigsUpdated(ts) | E::HandlingTaskUpdate { tasks: ts, .. } => {
-            ts.iter().map(|t| &t.connector).collect()
-        }
-        E::Assignment { assignment: a, .. } => a
-            .connectors
-            .iter()
-            .chain(a.tasks.iter().map(|t| &t.connector))
-            .chain(a.revoked_connectors.iter().flatten())
-            .chain(a.revoked_tasks.iter().flatten().map(|t| &t.connector))
-            .collect(),
         _ => Vec::new(),
     }
 }
@@ -255,8 +344,6 @@ fn named_connectors(ev: &Event) -> Vec<&Name> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::Milestone;
-    use crate::model::{Resource, TaskId};
     use std::sync::Arc;
 
     fn task(c: &str, i: u32) -> Resource {
@@ -267,11 +354,28 @@ mod tests {
         Resource::Connector(Arc::from(c))
     }
 
+    const STARTING: Event = Event::Milestone(Milestone::HerderStarting);
+
+    /// A MirrorMaker JVM whose two herders A-mm2 and B-mm2 started.
+    fn started() -> Herders {
+        let mut h = Herders::default();
+        h.mirror_maker(mirror_line("Kafka MirrorMaker initializing ..."));
+        h.mirror_maker(mirror_line("creating herder for A->B"));
+        h.mirror_maker(mirror_line("creating herder for B->A"));
+        h.mirror_maker(mirror_line("Kafka MirrorMaker starting with 2 herders."));
+        assert_eq!(h.route(&STARTING, Some("A-mm2"), None), Route::Herder(0));
+        assert_eq!(h.route(&STARTING, Some("B-mm2"), None), Route::Herder(1));
+        h
+    }
+
     #[test]
     fn one_herder_takes_every_line() {
         let mut h = Herders::default();
         let ev = Event::Creating(task("a", 0));
-        assert_eq!(h.route(&ev, None, Some("a")), Route::Herder(0));
+        assert_eq!(
+            h.route(&ev, None, Some(("a", MdcScope::Task(0)))),
+            Route::Herder(0)
+        );
         assert_eq!(
             h.route(&Event::Starting(task("a", 0)), Some("g"), None),
             Route::Herder(0)
@@ -288,91 +392,99 @@ mod tests {
     #[test]
     fn each_group_is_its_own_herder() {
         let mut h = Herders::default();
-        assert_eq!(
-            h.route(&Event::SessionKeyUpdated, Some("A-mm2"), None),
-            Route::Herder(0)
-        );
-        assert_eq!(
-            h.route(&Event::SessionKeyUpdated, Some("B-mm2"), None),
-            Route::Herder(1)
-        );
-        assert_eq!(
-            h.route(&Event::SessionKeyUpdated, Some("A-mm2"), None),
-            Route::Herder(0)
-        );
+        let ev = Event::SessionKeyUpdated;
+        assert_eq!(h.route(&ev, Some("A-mm2"), None), Route::Herder(0));
+        assert_eq!(h.route(&ev, Some("B-mm2"), None), Route::Herder(1));
+        assert_eq!(h.route(&ev, Some("A-mm2"), None), Route::Herder(0));
         assert!(h.several());
+        assert!(!h.mirror());
         assert_eq!(h.group(1), Some("B-mm2"));
+        // Two groups but no MirrorMaker line: nobody knows whether a third
+        // herder runs the connector, so an unprefixed line is nobody's.
+        h.route(&Event::Starting(conn("solo")), Some("A-mm2"), None);
+        assert_eq!(
+            h.route(&Event::Creating(conn("solo")), None, None),
+            Route::Unattributed { suspects: vec![0] }
+        );
     }
 
     #[test]
-    fn unprefixed_lines_go_only_where_their_connector_is_one_herders() {
-        let mut h = Herders::default();
-        h.route(
-            &Event::Starting(conn("MirrorSourceConnector")),
-            Some("A-mm2"),
-            None,
-        );
-        h.route(
-            &Event::Starting(conn("MirrorSourceConnector")),
-            Some("B-mm2"),
-            None,
-        );
-        h.route(
-            &Event::Starting(conn("MirrorHeartbeatConnector")),
-            Some("B-mm2"),
-            None,
-        );
-        // Both flows run MirrorSourceConnector: its Worker lines are nobody's.
-        let shared = Event::Creating(task("MirrorSourceConnector", 0));
+    fn unprefixed_lines_go_only_where_what_they_name_is_one_herders() {
+        let mut h = started();
+        let msc = "MirrorSourceConnector";
+        h.route(&Event::Starting(conn(msc)), Some("A-mm2"), None);
+        h.route(&Event::Starting(conn(msc)), Some("B-mm2"), None);
+        h.route(&Event::Starting(task(msc, 0)), Some("A-mm2"), None);
+        h.route(&Event::Starting(conn("Heartbeat")), Some("B-mm2"), None);
+        // Both herders run the connector: its Worker lines are nobody's.
+        let stop = Event::Stopping(conn(msc));
         assert_eq!(
-            h.route(&shared, None, Some("MirrorSourceConnector")),
+            h.route(&stop, None, Some((msc, MdcScope::Worker))),
             Route::Unattributed {
                 suspects: vec![0, 1]
             }
         );
-        // Only B's herder named the heartbeat connector.
-        let own = Event::Creating(task("MirrorHeartbeatConnector", 0));
+        // Only A started task 0: its lines are A's, by message or MDC.
+        let create = Event::Creating(task(msc, 0));
         assert_eq!(
-            h.route(&own, None, Some("MirrorHeartbeatConnector")),
+            h.route(&create, None, Some((msc, MdcScope::Task(0)))),
+            Route::Herder(0)
+        );
+        let any = Event::Milestone(Milestone::WorkerStopping);
+        assert_eq!(
+            h.route(&any, None, Some((msc, MdcScope::TaskOffsets(0)))),
+            Route::Herder(0)
+        );
+        // Only B named the heartbeat connector.
+        assert_eq!(
+            h.route(&Event::Creating(conn("Heartbeat")), None, None),
             Route::Herder(1)
         );
-        // The MDC alone can prove it.
+        // A line naming nothing, and one whose MDC and message disagree.
         assert_eq!(
-            h.route(
-                &Event::Milestone(Milestone::WorkerStopping),
-                None,
-                Some("MirrorHeartbeatConnector")
-            ),
-            Route::Herder(1)
-        );
-        // A line naming no connector, and one whose MDC and message disagree.
-        assert_eq!(
-            h.route(&Event::Milestone(Milestone::WorkerStopping), None, None),
+            h.route(&any, None, None),
             Route::Unattributed { suspects: vec![] }
         );
         assert_eq!(
-            h.route(&own, None, Some("MirrorSourceConnector")),
-            Route::Unattributed { suspects: vec![1] }
+            h.route(&create, None, Some(("Heartbeat", MdcScope::Worker))),
+            Route::Unattributed {
+                suspects: vec![0, 1]
+            }
         );
         assert_eq!(h.unattributed, 3);
     }
 
     #[test]
-    fn mirror_maker_lines_make_a_stream_of_several_herders() {
+    fn nothing_unprefixed_is_anyones_until_every_herder_started() {
         let mut h = Herders::default();
         h.mirror_maker(mirror_line("creating herder for A->B"));
-        // While it builds its herders, nothing unprefixed is anyone's.
+        // While MirrorMaker builds its herders (config dumps, cluster IDs).
         assert_eq!(
             h.route(&Event::KafkaClusterId("x".into()), None, None),
             Route::Unattributed { suspects: vec![] }
         );
         h.mirror_maker(mirror_line("Kafka MirrorMaker starting with 2 herders."));
+        h.route(&STARTING, Some("A-mm2"), None);
         h.route(&Event::Starting(conn("c")), Some("A-mm2"), None);
+        // B has not started: it may run c from before for all we know.
         assert_eq!(
-            h.route(&Event::Creating(conn("c")), None, Some("c")),
+            h.route(&Event::Creating(conn("c")), None, None),
+            Route::Unattributed { suspects: vec![0] }
+        );
+        h.route(&STARTING, Some("B-mm2"), None);
+        assert_eq!(
+            h.route(&Event::Creating(conn("c")), None, None),
             Route::Herder(0)
         );
-        assert_eq!(h.unattributed, 1);
+        // A restart of the JVM: its herders start afresh.
+        h.mirror_maker(mirror_line("Kafka MirrorMaker initializing ..."));
+        h.mirror_maker(mirror_line("Kafka MirrorMaker starting with 2 herders."));
+        h.route(&STARTING, Some("B-mm2"), None);
+        assert_eq!(
+            h.route(&Event::Creating(conn("c")), None, None),
+            Route::Unattributed { suspects: vec![0] }
+        );
+        assert_eq!(h.unattributed, 3);
     }
 
     #[test]
@@ -387,7 +499,11 @@ mod tests {
         );
         assert_eq!(
             mirror_line("Kafka MirrorMaker starting with 2 herders."),
-            MirrorLine::Starting
+            MirrorLine::Starting(2)
+        );
+        assert_eq!(
+            mirror_line("Kafka MirrorMaker starting with two herders."),
+            MirrorLine::Other
         );
         assert_eq!(mirror_line("Kafka MirrorMaker started"), MirrorLine::Other);
         assert!(is_mirror_wording("Kafka MirrorMaker stopping"));
@@ -395,7 +511,7 @@ mod tests {
     }
 
     #[test]
-    fn assignments_name_their_connectors() {
+    fn assignments_name_their_connectors_and_tasks() {
         let a = crate::model::Assignment {
             error: 0,
             leader: "l".into(),
@@ -413,7 +529,19 @@ mod tests {
             assignment: a,
             rebalance_delay: None,
         };
-        let names: Vec<&str> = named_connectors(&ev).into_iter().map(|n| &**n).collect();
-        assert_eq!(names, ["c", "d", "e"]);
+        assert_eq!(
+            names(&ev),
+            [
+                Named::Conn(Arc::from("c")),
+                Named::Conn(Arc::from("e")),
+                Named::Task(TaskId::new("d", 0))
+            ]
+        );
+        let ev = Event::TaskConfigsUpdated(vec![TaskId::new("d", 1)]);
+        assert_eq!(names(&ev), [Named::Task(TaskId::new("d", 1))]);
+        assert_eq!(
+            names(&Event::ConnectorConfigUpdated(Arc::from("c"))),
+            [Named::Conn(Arc::from("c"))]
+        );
     }
 }

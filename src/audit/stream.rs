@@ -468,7 +468,7 @@ impl StreamSink {
         stream: Option<&str>,
         ev: &Event,
         ctx: LineCtx,
-        (mdc, raw): (Option<&str>, &Raw),
+        (mdc, raw): (Option<(&str, layout::MdcScope)>, &Raw),
     ) -> Option<SlotKey> {
         let key = stream.map(str::to_string);
         let herders = self.herders.entry(key.clone()).or_default();
@@ -563,7 +563,7 @@ impl StreamSink {
                 && h.unattributed > 0
             {
                 s.replay.note_unread(format!(
-                    "{} unprefixed line(s) of this log name no connector, or one that several herders of the JVM run: not read (they cannot be told to one herder)",
+                    "{} unprefixed line(s) of this log could not be told to one herder of the JVM (they name no connector or task that one herder alone runs): not read",
                     h.unattributed
                 ));
             }
@@ -830,8 +830,12 @@ impl StreamSink {
             msg,
             bare: env.logger.is_none() && ev.continuation() != Continuation::ConfigDump,
         };
-        let Some(key) = self.route(env.stream, &ev, ctx, (env.mdc.map(|m| m.connector), &raw))
-        else {
+        let Some(key) = self.route(
+            env.stream,
+            &ev,
+            ctx,
+            (env.mdc.map(|m| (m.connector, m.scope)), &raw),
+        ) else {
             return Step::Next(0);
         };
         self.apply(&key, &ev, raw, ctx);
