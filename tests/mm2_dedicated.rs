@@ -190,3 +190,90 @@ fn a_stop_of_one_herders_own_task_is_read_as_its_stop() {
         .collect();
     assert_eq!(stops, [0, 1]);
 }
+
+/// The lines of `text` in a layout without logger (`[%d] %p %X{…}%m%n`).
+fn without_loggers(text: &str) -> String {
+    text.lines()
+        .map(|l| match l.rfind(" (org.apache.kafka.") {
+            Some(i) => format!("{}\n", &l[..i]),
+            None => format!("{l}\n"),
+        })
+        .collect()
+}
+
+#[test]
+fn a_layout_without_loggers_is_split_the_same_way() {
+    let mut s = start_of_both();
+    s += &worker(
+        "02,000",
+        "MirrorHeartbeatConnector|task-0",
+        "Stopping task MirrorHeartbeatConnector-0",
+    );
+    s += &worker(
+        "02,050",
+        "MirrorSourceConnector|task-0",
+        "Stopping task MirrorSourceConnector-0",
+    );
+    s += &herder(
+        "02,100",
+        ("B", "A"),
+        "Starting task MirrorHeartbeatConnector-0",
+        2024,
+    );
+    s += &herder(
+        "02,200",
+        ("A", "B"),
+        "Starting task MirrorSourceConnector-0",
+        2024,
+    );
+    let bare = without_loggers(&s);
+    assert!(!bare.contains("(org.apache"));
+    for text in [s, bare] {
+        let r = audit_text(&text);
+        assert_eq!(
+            r.findings().count(),
+            0,
+            "{:?}",
+            r.findings().collect::<Vec<_>>()
+        );
+        let seen: Vec<_> = r
+            .workers
+            .iter()
+            .map(|w| {
+                (
+                    w.summary.group.clone(),
+                    w.summary.stops.values().sum::<u64>(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (Some("A-mm2".to_string()), 0),
+                (Some("B-mm2".to_string()), 1)
+            ]
+        );
+    }
+}
+
+#[test]
+fn two_groups_in_one_log_without_mirror_maker_lines_read_no_unprefixed_line() {
+    // Two herders' lines in one stream, nothing saying how many there are:
+    // the unprefixed stop is nobody's, and both herders lose track.
+    let mut s = String::new();
+    s += &herder("00,010", ("A", "B"), "Herder starting", 377);
+    s += &herder("00,011", ("B", "A"), "Herder starting", 377);
+    s += &joins("01,000", ("A", "B"), 1, &["solo"], true);
+    s += &joins("01,100", ("B", "A"), 1, &["other"], true);
+    s += &worker("02,000", "solo|task-0", "Stopping task solo-0");
+    s += &herder("02,100", ("A", "B"), "Starting task solo-0", 2024);
+    let r = audit_text(&s);
+    assert_eq!(
+        r.findings().count(),
+        0,
+        "{:?}",
+        r.findings().collect::<Vec<_>>()
+    );
+    assert_eq!(r.workers.len(), 2);
+    assert!(r.workers.iter().all(|w| w.summary.stops.is_empty()));
+}

@@ -202,6 +202,12 @@ impl Herders {
             if *ev == Event::Milestone(Milestone::HerderStarting) {
                 herder.fresh = true;
             }
+            // Only a MirrorMaker JVM's unprefixed lines are ever attributed
+            // by name (it says so on its first line): a worker's log pays
+            // nothing for them.
+            if !self.mirror {
+                return Route::Herder(i as u32);
+            }
             for n in names(ev) {
                 if let Named::Task(t) = &n {
                     herder.names.insert(Named::Conn(t.connector.clone()));
@@ -254,16 +260,21 @@ impl Herders {
         }
     }
 
-    /// The herders that named a connector of these names (or of their
-    /// tasks).
+    /// The herders that may have written a line naming these: those that
+    /// named one of its connectors (or of its tasks' connectors) and, as
+    /// what they run is not fully known, every herder outside a
+    /// MirrorMaker JVM and every herder that did not log its start since
+    /// MirrorMaker last built its herders.
     fn suspects(&self, named: &[Named]) -> Vec<u32> {
         self.herders
             .iter()
             .enumerate()
             .filter(|(_, h)| {
-                named
-                    .iter()
-                    .any(|n| h.names.contains(&Named::Conn(n.connector().clone())))
+                !self.mirror
+                    || !h.fresh
+                    || named
+                        .iter()
+                        .any(|n| h.names.contains(&Named::Conn(n.connector().clone())))
             })
             .map(|(i, _)| i as u32)
             .collect()
@@ -400,11 +411,14 @@ mod tests {
         assert!(!h.mirror());
         assert_eq!(h.group(1), Some("B-mm2"));
         // Two groups but no MirrorMaker line: nobody knows whether a third
-        // herder runs the connector, so an unprefixed line is nobody's.
+        // herder runs the connector, so an unprefixed line is nobody's,
+        // and either herder may have written it.
         h.route(&Event::Starting(conn("solo")), Some("A-mm2"), None);
         assert_eq!(
             h.route(&Event::Creating(conn("solo")), None, None),
-            Route::Unattributed { suspects: vec![0] }
+            Route::Unattributed {
+                suspects: vec![0, 1]
+            }
         );
     }
 

@@ -471,7 +471,10 @@ impl StreamSink {
         (mdc, raw): (Option<(&str, layout::MdcScope)>, &Raw),
     ) -> Option<SlotKey> {
         let key = stream.map(str::to_string);
-        let herders = self.herders.entry(key.clone()).or_default();
+        let herders = match self.herders.get_mut(&key) {
+            Some(h) => h,
+            None => self.herders.entry(key.clone()).or_default(),
+        };
         let suspects = match herders.route(ev, ctx.group_id, mdc) {
             Route::Herder(i) => return Some((key, i)),
             Route::Unattributed { suspects } => suspects,
