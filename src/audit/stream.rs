@@ -385,6 +385,9 @@ impl StreamSink {
         let Some(ts) = env.ts else {
             return;
         };
+        if !self.slots.keys().any(|k| k.0.as_deref() == env.stream) {
+            return;
+        }
         let msg = (env.message.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
         let shared: Arc<str> = Arc::from(text.as_ref());
         // Every herder of the stream was still logging then.
