@@ -518,7 +518,14 @@ impl StreamSink {
         } else {
             None
         };
-        let wrapped = self.wrapped.take(stream);
+        // Each herder of a rejoined stream is told (a further herder under
+        // a name no stream label has).
+        let wrapped = match key.1 {
+            0 => self.wrapped.take(stream),
+            i => self
+                .wrapped
+                .take(Some(&format!("{}\u{0}{i}", stream.unwrap_or_default()))),
+        };
         let herders = self.herders.get(&key.0);
         let group = herders.and_then(|h| h.group(key.1)).map(str::to_string);
         let mirror = herders.is_some_and(Herders::mirror);
