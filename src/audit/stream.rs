@@ -527,13 +527,13 @@ impl StreamSink {
                 .take(Some(&format!("{}\u{0}{i}", stream.unwrap_or_default()))),
         };
         let herders = self.herders.get(&key.0);
-        let group = herders.and_then(|h| h.group(key.1)).map(str::to_string);
+        let group = herders.and_then(|h| h.group(key.1));
         let mirror = herders.is_some_and(Herders::mirror);
         let slot = Self::slot(
             &mut self.slots,
             &self.label,
             (self.keep_generations, self.facts, self.timeline),
-            (stream, key.1, group.as_deref(), mirror),
+            (stream, key.1, group, mirror),
         );
         slot.seq += 1;
         let line = SourceLine {
