@@ -22,10 +22,18 @@ fn corpus() -> (Vec<Outcome>, Vec<(String, String)>) {
 }
 
 /// A trace's snapshot name: the log's name without `.log`, or the
-/// directory's.
+/// directory's; a trace in a subdirectory of the corpus
+/// (`corpus/real-kafka/3.9.1/mm2-dedicated`) is named by its whole path
+/// below `corpus/`, `/` written `-`, so that nested traces of the same
+/// name do not share a snapshot.
 fn snapshot_name(o: &Outcome) -> String {
-    let name = o.trace.name.rsplit('/').next().unwrap_or(&o.trace.name);
-    name.strip_suffix(".log").unwrap_or(name).to_string()
+    let path = o
+        .trace
+        .name
+        .strip_prefix("corpus/")
+        .unwrap_or(&o.trace.name);
+    let name = path.strip_suffix(".log").unwrap_or(path);
+    name.replace('/', "-")
 }
 
 #[test]

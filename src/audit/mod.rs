@@ -22,6 +22,7 @@
 //! generations every worker has left behind.
 
 mod driver;
+mod herders;
 pub mod mapred;
 pub mod merge;
 pub mod plan;

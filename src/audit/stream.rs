@@ -20,7 +20,13 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use super::Item;
+use super::herders::{self, Herders, Route};
 use crate::model::Key;
+
+/// A replay's place: the stream label of a multiplexed file, and the
+/// herder's index among the stream's herders (MirrorMaker 2 runs several
+/// in one JVM; see [`herders`]).
+type SlotKey = (Option<String>, u32);
 
 /// Continuation lines to look at after a config-dump head.
 const DUMP_LINES: usize = 2000;
@@ -62,8 +68,8 @@ struct Slot {
 #[derive(Debug, Clone, PartialEq)]
 enum Follow {
     None,
-    Dump(Option<String>),
-    Trace(Option<String>),
+    Dump(SlotKey),
+    Trace(SlotKey),
 }
 
 /// When to pause.
@@ -179,7 +185,9 @@ pub struct StreamSink {
     keep_generations: bool,
     facts: bool,
     timeline: bool,
-    slots: BTreeMap<Option<String>, Slot>,
+    slots: BTreeMap<SlotKey, Slot>,
+    /// The herders of each stream label.
+    herders: BTreeMap<Option<String>, Herders>,
     follow: Follow,
     until: Until,
     /// The time stamp of the line the sink paused before.
@@ -209,6 +217,7 @@ impl StreamSink {
             facts: false,
             timeline: false,
             slots: BTreeMap::new(),
+            herders: BTreeMap::new(),
             follow: Follow::None,
             until: Until::End,
             paused_at: None,
@@ -257,7 +266,7 @@ impl StreamSink {
         })
     }
 
-    fn key_facts(&mut self, slot_key: &Option<String>) {
+    fn key_facts(&mut self, slot_key: &SlotKey) {
         let Some(slot) = self.slots.get_mut(slot_key) else {
             return;
         };
@@ -356,7 +365,7 @@ impl StreamSink {
     /// may still follow (a start's failure, a connector stop's
     /// `Ignoring stop request`) is handed on now.
     pub fn flush_held(&mut self) {
-        let keys: Vec<Option<String>> = self.slots.keys().cloned().collect();
+        let keys: Vec<SlotKey> = self.slots.keys().cloned().collect();
         for k in keys {
             if let Some(slot) = self.slots.get_mut(&k) {
                 slot.replay.settle();
@@ -376,24 +385,27 @@ impl StreamSink {
         let Some(ts) = env.ts else {
             return;
         };
-        let Some(slot) = self
+        if !self.slots.keys().any(|k| k.0.as_deref() == env.stream) {
+            return;
+        }
+        let msg = (env.message.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
+        let shared: Arc<str> = Arc::from(text.as_ref());
+        // Every herder of the stream was still logging then.
+        for (_, slot) in self
             .slots
             .iter_mut()
-            .find(|(k, _)| k.as_deref() == env.stream)
-            .map(|(_, s)| s)
-        else {
-            return;
-        };
-        let msg = (env.message.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
-        let line = SourceLine {
-            source,
-            line: number,
-            seq: slot.seq + 1,
-            ts: Some(ts),
-            text: Arc::from(text.as_ref()),
-            msg: (msg as u32, (msg + env.message.len()) as u32),
-        };
-        slot.replay.log_goes_on(line);
+            .filter(|(k, _)| k.0.as_deref() == env.stream)
+        {
+            let line = SourceLine {
+                source,
+                line: number,
+                seq: slot.seq + 1,
+                ts: Some(ts),
+                text: shared.clone(),
+                msg: (msg as u32, (msg + env.message.len()) as u32),
+            };
+            slot.replay.log_goes_on(line);
+        }
         self.stream_ts = self.stream_ts.max(ts.0);
     }
 
@@ -406,19 +418,27 @@ impl StreamSink {
         self.dedupe.record = !last;
     }
 
-    /// The replay of a stream of the file, made on its first event (found
-    /// without allocating: a file holds one stream, or a few).
+    /// The replay of a herder of a stream of the file, made on its first
+    /// event (found without allocating: a file holds one stream, or a few).
+    /// The stream's first herder is named after the stream; each further
+    /// one (`group`: its group), and every herder of a MirrorMaker JVM
+    /// (`mirror`), `<stream>@<group>`.
     fn slot<'s>(
-        slots: &'s mut BTreeMap<Option<String>, Slot>,
+        slots: &'s mut BTreeMap<SlotKey, Slot>,
         label: &str,
         (keep, facts, timeline): (bool, bool, bool),
-        stream: Option<&str>,
+        (stream, herder, group, mirror): (Option<&str>, u32, Option<&str>, bool),
     ) -> &'s mut Slot {
-        if !slots.keys().any(|k| k.as_deref() == stream) {
-            let label = match stream {
+        let found = |k: &SlotKey| k.0.as_deref() == stream && k.1 == herder;
+        if !slots.keys().any(found) {
+            let mut label = match stream {
                 Some(s) => format!("{label}#{s}"),
                 None => label.to_string(),
             };
+            match group {
+                Some(g) if herder > 0 || mirror => label = format!("{label}@{g}"),
+                _ => {}
+            }
             let replay = WorkerReplay::new(label.clone(), keep);
             let replay = if timeline {
                 replay.with_timeline()
@@ -426,7 +446,7 @@ impl StreamSink {
                 replay
             };
             slots.insert(
-                stream.map(str::to_string),
+                (stream.map(str::to_string), herder),
                 Slot {
                     replay: if facts { replay.with_facts() } else { replay },
                     worker: Arc::from(label),
@@ -437,30 +457,83 @@ impl StreamSink {
         }
         slots
             .iter_mut()
-            .find(|(k, _)| k.as_deref() == stream)
+            .find(|(k, _)| found(k))
             .map(|(_, s)| s)
             .expect("the slot was made above")
     }
 
-    fn apply(&mut self, stream: Option<&str>, ev: &Event, raw: Raw, ctx: LineCtx) {
+    /// The replay a line goes to: its stream's herder that provably wrote
+    /// it (`None`: no herder provably did; the line is not read, and the
+    /// herders it may belong to no longer know what they run, as after
+    /// lines missed: no finding rests on its absence either).
+    fn route(
+        &mut self,
+        stream: Option<&str>,
+        ev: &Event,
+        ctx: LineCtx,
+        (mdc, raw): (Option<(&str, layout::MdcScope)>, &Raw),
+    ) -> Option<SlotKey> {
+        let key = stream.map(str::to_string);
+        let herders = match self.herders.get_mut(&key) {
+            Some(h) => h,
+            None => self.herders.entry(key.clone()).or_default(),
+        };
+        let suspects = match herders.route(ev, ctx.group_id, mdc) {
+            Route::Herder(i) => return Some((key, i)),
+            Route::Unattributed { suspects } => suspects,
+        };
+        if self.dedupe.repeat(raw.ts, raw.text) {
+            return None;
+        }
+        for i in suspects {
+            let k = (key.clone(), i);
+            let Some(slot) = self.slots.get_mut(&k) else {
+                continue;
+            };
+            slot.seq += 1;
+            let line = SourceLine {
+                source: self.source,
+                line: raw.number,
+                seq: slot.seq,
+                ts: raw.ts,
+                text: Arc::from(raw.text),
+                msg: (raw.msg.0 as u32, raw.msg.1 as u32),
+            };
+            slot.replay.lines_missed_before(&line);
+            self.key_facts(&k);
+        }
+        None
+    }
+
+    fn apply(&mut self, key: &SlotKey, ev: &Event, raw: Raw, ctx: LineCtx) {
+        let stream = key.0.as_deref();
         if self.dedupe.repeat(raw.ts, raw.text) {
             return;
         }
         let source = self.source;
         self.events += 1;
         let notice = if raw.bare {
-            let key = stream.map(str::to_string);
-            let had = self.slots.get(&key).is_some_and(|s| s.seq > 0);
+            let had = self.slots.get(key).is_some_and(|s| s.seq > 0);
             self.bare.notice(stream, had)
         } else {
             None
         };
-        let wrapped = self.wrapped.take(stream);
+        // Each herder of a rejoined stream is told (a further herder under
+        // a name no stream label has).
+        let wrapped = match key.1 {
+            0 => self.wrapped.take(stream),
+            i => self
+                .wrapped
+                .take(Some(&format!("{}\u{0}{i}", stream.unwrap_or_default()))),
+        };
+        let herders = self.herders.get(&key.0);
+        let group = herders.and_then(|h| h.group(key.1));
+        let mirror = herders.is_some_and(Herders::mirror);
         let slot = Self::slot(
             &mut self.slots,
             &self.label,
             (self.keep_generations, self.facts, self.timeline),
-            stream,
+            (stream, key.1, group, mirror),
         );
         slot.seq += 1;
         let line = SourceLine {
@@ -497,7 +570,17 @@ impl StreamSink {
     /// items their ends made (the last an `End`) are added to
     /// [`StreamSink::take_items`].
     pub fn finish_replays(&mut self) -> Vec<Result<crate::replay::WorkerReport, String>> {
-        let slots = std::mem::take(&mut self.slots);
+        let mut slots = std::mem::take(&mut self.slots);
+        for ((stream, _), s) in slots.iter_mut() {
+            if let Some(h) = self.herders.get(stream)
+                && h.unattributed > 0
+            {
+                s.replay.note_unread(format!(
+                    "{} unprefixed line(s) of this log could not be told to one herder of the JVM (they name no connector or task that one herder alone runs): not read",
+                    h.unattributed
+                ));
+            }
+        }
         let mut out = Vec::new();
         for (_, s) in slots {
             let label: Arc<str> = Arc::from(s.replay.label());
@@ -539,35 +622,25 @@ impl StreamSink {
         match std::mem::replace(&mut self.follow, Follow::None) {
             Follow::None => 0,
             Follow::Dump(s) => {
-                if stream.is_some() && stream != s.as_deref() {
+                if stream.is_some() && stream != s.0.as_deref() {
                     self.follow = Follow::Dump(s);
                     return DUMP_LINES;
                 }
                 if let Some((key, value)) = parse_config_value(rest) {
                     let ev = Event::ConfigValue { key, value };
-                    self.apply(
-                        s.as_deref(),
-                        &ev,
-                        Raw::continuation(number, text),
-                        LineCtx::default(),
-                    );
+                    self.apply(&s, &ev, Raw::continuation(number, text), LineCtx::default());
                 }
                 self.follow = Follow::Dump(s);
                 DUMP_LINES
             }
             Follow::Trace(s) => {
-                if stream.is_some() && stream != s.as_deref() {
+                if stream.is_some() && stream != s.0.as_deref() {
                     self.follow = Follow::Trace(s);
                     return TRACE_LINES;
                 }
                 if let Some(r) = parse_already_exists(rest) {
                     let ev = Event::AlreadyExists(r);
-                    self.apply(
-                        s.as_deref(),
-                        &ev,
-                        Raw::continuation(number, text),
-                        LineCtx::default(),
-                    );
+                    self.apply(&s, &ev, Raw::continuation(number, text), LineCtx::default());
                     return 0;
                 }
                 self.follow = Follow::Trace(s);
@@ -667,7 +740,8 @@ impl StreamSink {
             && let Some(l) = layout::trailing_logger(bytes)
         {
             match LoggerKind::classify(l) {
-                None => return Step::Next(0),
+                None if l != herders::MIRROR_MAKER_LOGGER => return Step::Next(0),
+                None => {}
                 Some(k) => {
                     if let Some(finders) = keyword_finders(k)
                         && !finders.iter().any(|f| f.find(bytes).is_some())
@@ -716,6 +790,17 @@ impl StreamSink {
         if env.client {
             return Step::Next(0);
         }
+        let mirror = match env.logger {
+            Some(l) => l == herders::MIRROR_MAKER_LOGGER,
+            None => env.worker.is_none() && herders::is_mirror_wording(env.message),
+        };
+        if mirror {
+            self.herders
+                .entry(env.stream.map(str::to_string))
+                .or_default()
+                .mirror_maker(herders::mirror_line(env.message));
+            return Step::Next(0);
+        }
         self.bare.record(env.worker.is_some(), env.logger.is_some());
         let (kind, ev) = match env.logger {
             Some(l) => {
@@ -736,7 +821,7 @@ impl StreamSink {
         if kind == LoggerKind::AbstractCoordinator && env.worker.is_none() {
             let group = self
                 .slots
-                .get(&env.stream.map(str::to_string))
+                .get(&(env.stream.map(str::to_string), 0))
                 .and_then(|s| s.replay.group());
             if !unprefixed_coordinator_line_is_workers(&ev, group) {
                 return Step::Next(0);
@@ -746,7 +831,6 @@ impl StreamSink {
             client_id: env.worker.map(|w| w.client_id),
             group_id: env.worker.map(|w| w.group_id),
         };
-        let stream = env.stream;
         let msg = if json {
             json_message_range(&text, env.message)
         } else {
@@ -759,15 +843,23 @@ impl StreamSink {
             msg,
             bare: env.logger.is_none() && ev.continuation() != Continuation::ConfigDump,
         };
-        self.apply(stream, &ev, raw, ctx);
+        let Some(key) = self.route(
+            env.stream,
+            &ev,
+            ctx,
+            (env.mdc.map(|m| (m.connector, m.scope)), &raw),
+        ) else {
+            return Step::Next(0);
+        };
+        self.apply(&key, &ev, raw, ctx);
         Step::Next(match ev.continuation() {
             Continuation::None => 0,
             Continuation::ConfigDump => {
-                self.follow = Follow::Dump(stream.map(str::to_string));
+                self.follow = Follow::Dump(key);
                 DUMP_LINES
             }
             Continuation::StartFailure => {
-                self.follow = Follow::Trace(stream.map(str::to_string));
+                self.follow = Follow::Trace(key);
                 TRACE_LINES
             }
         })

@@ -325,6 +325,11 @@ impl WorkerReplay {
         self.note(Some(line), text);
     }
 
+    /// A note on how the log was read, tied to no line.
+    pub fn note_unread(&mut self, text: String) {
+        self.note(None, text);
+    }
+
     /// Lines before `line` may not all have been read (the reader could not
     /// find them). What the worker ran is unknown from here on, as at the
     /// start of a log that begins mid-life: no finding may rest on a stop

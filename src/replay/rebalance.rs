@@ -167,7 +167,13 @@ impl WorkerReplay {
         if !a.failed() {
             self.inc.owned = Some(Owned::from(&received));
         }
-        if self.member_id.as_deref() == Some(a.leader.as_str()) && a.leader_url != "null" {
+        // MirrorMaker 2 in dedicated mode without its internal REST server
+        // advertises the placeholder `NOTUSED`: every such herder would
+        // share it, so it identifies none.
+        if self.member_id.as_deref() == Some(a.leader.as_str())
+            && a.leader_url != "null"
+            && a.leader_url != "NOTUSED"
+        {
             self.leader_self_url = Some(a.leader_url.clone());
         }
         if let Some(g) = generation {

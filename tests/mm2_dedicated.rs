@@ -1,0 +1,279 @@
+//! MirrorMaker 2 in dedicated mode writes the lines of several herders (one
+//! per replication flow, each in its own group) to one log. Each herder is
+//! a worker of its own; unprefixed Worker lines go to a herder only when
+//! the connector they name is that herder's alone.
+
+use herder_audit::audit::{self, Options, Report};
+use herder_audit::input::Input;
+
+const H: &str = "org.apache.kafka.connect.runtime.distributed.DistributedHerder";
+const W: &str = "org.apache.kafka.connect.runtime.Worker";
+
+/// A herder line of group `<src>-mm2` (client id `<src>->B` style).
+fn herder(ts: &str, flow: (&str, &str), msg: &str, line: u32) -> String {
+    format!(
+        "[2026-12-01 10:00:{ts}] INFO [Worker clientId={}->{}, groupId={}-mm2] {msg} ({H}:{line})\n",
+        flow.0, flow.1, flow.0
+    )
+}
+
+fn worker(ts: &str, mdc: &str, msg: &str) -> String {
+    format!("[2026-12-01 10:00:{ts}] INFO [{mdc}] {msg} ({W}:646)\n")
+}
+
+/// A herder of flow `flow` joins generation `gen` owning `conns` and their
+/// task 0 and starts them (`start`).
+fn joins(ts: &str, flow: (&str, &str), generation: u32, conns: &[&str], start: bool) -> String {
+    let tasks: Vec<String> = conns.iter().map(|c| format!("{c}-0")).collect();
+    let member = format!("{}->{}-0f0e", flow.0, flow.1);
+    let mut s = herder(
+        ts,
+        flow,
+        &format!(
+            "Joined group at generation {generation} with protocol version 2 and got assignment: Assignment{{error=0, leader='{member}', leaderUrl='NOTUSED', offset=-1, connectorIds=[{}], taskIds=[{}], revokedConnectorIds=[], revokedTaskIds=[], delay=0}} with rebalance delay: 0",
+            conns.join(", "),
+            tasks.join(", ")
+        ),
+        2452,
+    );
+    s += &herder(
+        ts,
+        flow,
+        "Starting connectors and tasks using config offset -1",
+        1981,
+    );
+    if start {
+        for c in conns {
+            s += &herder(ts, flow, &format!("Starting connector {c}"), 2099);
+            s += &worker(
+                ts,
+                &format!("{c}|worker"),
+                &format!("Creating connector {c} of type org.apache.kafka.connect.mirror.{c}"),
+            );
+        }
+        for c in conns {
+            s += &herder(ts, flow, &format!("Starting task {c}-0"), 2024);
+            s += &worker(ts, &format!("{c}|task-0"), &format!("Creating task {c}-0"));
+        }
+    }
+    s += &herder(ts, flow, "Finished starting connectors and tasks", 2010);
+    s
+}
+
+fn audit_text(text: &str) -> Report {
+    let opts = Options {
+        jobs: Some(1),
+        ..Options::default()
+    };
+    audit::audit(&[Input::bytes("mm2.log", text.as_bytes().to_vec())], &opts)
+}
+
+fn start_of_both() -> String {
+    let mut s = String::new();
+    s += "[2026-12-01 10:00:00,001] INFO Kafka MirrorMaker initializing ... (org.apache.kafka.connect.mirror.MirrorMaker:342)\n";
+    s += "[2026-12-01 10:00:00,002] INFO creating herder for A->B (org.apache.kafka.connect.mirror.MirrorMaker:237)\n";
+    s += "[2026-12-01 10:00:00,003] INFO Kafka cluster ID: bbbbbbbbbbbbbbbbbbbbbb (org.apache.kafka.connect.runtime.WorkerConfig:298)\n";
+    s += "[2026-12-01 10:00:00,004] INFO creating herder for B->A (org.apache.kafka.connect.mirror.MirrorMaker:237)\n";
+    s += "[2026-12-01 10:00:00,005] INFO Kafka cluster ID: aaaaaaaaaaaaaaaaaaaaaa (org.apache.kafka.connect.runtime.WorkerConfig:298)\n";
+    s += "[2026-12-01 10:00:00,006] INFO Kafka MirrorMaker starting with 2 herders. (org.apache.kafka.connect.mirror.MirrorMaker:182)\n";
+    s += &herder("00,010", ("A", "B"), "Herder starting", 377);
+    s += &herder("00,011", ("B", "A"), "Herder starting", 377);
+    s += &joins("01,000", ("A", "B"), 1, &["MirrorSourceConnector"], true);
+    s += &joins(
+        "01,100",
+        ("B", "A"),
+        1,
+        &["MirrorSourceConnector", "MirrorHeartbeatConnector"],
+        true,
+    );
+    s
+}
+
+#[test]
+fn each_herder_is_a_worker_of_its_own_group() {
+    let r = audit_text(&start_of_both());
+    assert_eq!(
+        r.findings().count(),
+        0,
+        "{:?}",
+        r.findings().collect::<Vec<_>>()
+    );
+    let groups: Vec<_> = r.workers.iter().map(|w| w.summary.group.clone()).collect();
+    assert_eq!(
+        groups,
+        [Some("A-mm2".to_string()), Some("B-mm2".to_string())]
+    );
+    let labels: Vec<_> = r.workers.iter().map(|w| w.summary.worker.clone()).collect();
+    assert_eq!(labels, ["mm2.log@A-mm2", "mm2.log@B-mm2"]);
+    // The cluster IDs printed while MirrorMaker built its herders are
+    // nobody's provably.
+    assert!(r.workers.iter().all(|w| w.summary.kafka_cluster.is_none()));
+}
+
+#[test]
+fn an_unattributable_stop_leaves_the_herders_that_may_own_it_unknowing() {
+    let mut s = start_of_both();
+    // One of the herders stops its MirrorSourceConnector-0: which one, the
+    // line does not say. Then A starts it again.
+    s += &worker(
+        "02,000",
+        "MirrorSourceConnector|task-0",
+        "Stopping task MirrorSourceConnector-0",
+    );
+    s += &herder(
+        "02,100",
+        ("A", "B"),
+        "Starting task MirrorSourceConnector-0",
+        2024,
+    );
+    let r = audit_text(&s);
+    assert_eq!(
+        r.findings().count(),
+        0,
+        "{:?}",
+        r.findings().collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn a_double_start_of_one_herders_own_task_is_still_caught() {
+    let mut s = start_of_both();
+    // Only B runs the heartbeat connector: its Worker lines are B's, and B
+    // starting its task again without a stop is a double start.
+    s += &worker(
+        "02,000",
+        "MirrorHeartbeatConnector|task-0",
+        "Instantiated task MirrorHeartbeatConnector-0 with version 3.9.1 of type org.apache.kafka.connect.mirror.MirrorHeartbeatTask",
+    );
+    s += &herder(
+        "02,100",
+        ("B", "A"),
+        "Starting task MirrorHeartbeatConnector-0",
+        2024,
+    );
+    let r = audit_text(&s);
+    let kinds: Vec<_> = r
+        .findings()
+        .map(|f| (f.kind.to_string(), f.worker.to_string()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [("double-start".to_string(), "mm2.log@B-mm2".to_string())]
+    );
+}
+
+#[test]
+fn a_stop_of_one_herders_own_task_is_read_as_its_stop() {
+    let mut s = start_of_both();
+    s += &worker(
+        "02,000",
+        "MirrorHeartbeatConnector|task-0",
+        "Stopping task MirrorHeartbeatConnector-0",
+    );
+    s += &herder(
+        "02,100",
+        ("B", "A"),
+        "Starting task MirrorHeartbeatConnector-0",
+        2024,
+    );
+    let r = audit_text(&s);
+    assert_eq!(
+        r.findings().count(),
+        0,
+        "{:?}",
+        r.findings().collect::<Vec<_>>()
+    );
+    let stops: Vec<u64> = r
+        .workers
+        .iter()
+        .map(|w| w.summary.stops.values().sum())
+        .collect();
+    assert_eq!(stops, [0, 1]);
+}
+
+/// The lines of `text` in a layout without logger (`[%d] %p %X{…}%m%n`).
+fn without_loggers(text: &str) -> String {
+    text.lines()
+        .map(|l| match l.rfind(" (org.apache.kafka.") {
+            Some(i) => format!("{}\n", &l[..i]),
+            None => format!("{l}\n"),
+        })
+        .collect()
+}
+
+#[test]
+fn a_layout_without_loggers_is_split_the_same_way() {
+    let mut s = start_of_both();
+    s += &worker(
+        "02,000",
+        "MirrorHeartbeatConnector|task-0",
+        "Stopping task MirrorHeartbeatConnector-0",
+    );
+    s += &worker(
+        "02,050",
+        "MirrorSourceConnector|task-0",
+        "Stopping task MirrorSourceConnector-0",
+    );
+    s += &herder(
+        "02,100",
+        ("B", "A"),
+        "Starting task MirrorHeartbeatConnector-0",
+        2024,
+    );
+    s += &herder(
+        "02,200",
+        ("A", "B"),
+        "Starting task MirrorSourceConnector-0",
+        2024,
+    );
+    let bare = without_loggers(&s);
+    assert!(!bare.contains("(org.apache"));
+    for text in [s, bare] {
+        let r = audit_text(&text);
+        assert_eq!(
+            r.findings().count(),
+            0,
+            "{:?}",
+            r.findings().collect::<Vec<_>>()
+        );
+        let seen: Vec<_> = r
+            .workers
+            .iter()
+            .map(|w| {
+                (
+                    w.summary.group.clone(),
+                    w.summary.stops.values().sum::<u64>(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (Some("A-mm2".to_string()), 0),
+                (Some("B-mm2".to_string()), 1)
+            ]
+        );
+    }
+}
+
+#[test]
+fn two_groups_in_one_log_without_mirror_maker_lines_read_no_unprefixed_line() {
+    // Two herders' lines in one stream, nothing saying how many there are:
+    // the unprefixed stop is nobody's, and both herders lose track.
+    let mut s = String::new();
+    s += &herder("00,010", ("A", "B"), "Herder starting", 377);
+    s += &herder("00,011", ("B", "A"), "Herder starting", 377);
+    s += &joins("01,000", ("A", "B"), 1, &["solo"], true);
+    s += &joins("01,100", ("B", "A"), 1, &["other"], true);
+    s += &worker("02,000", "solo|task-0", "Stopping task solo-0");
+    s += &herder("02,100", ("A", "B"), "Starting task solo-0", 2024);
+    let r = audit_text(&s);
+    assert_eq!(
+        r.findings().count(),
+        0,
+        "{:?}",
+        r.findings().collect::<Vec<_>>()
+    );
+    assert_eq!(r.workers.len(), 2);
+    assert!(r.workers.iter().all(|w| w.summary.stops.is_empty()));
+}
