@@ -387,7 +387,7 @@ impl StreamSink {
         let msg = (env.message.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
         let line = SourceLine {
             source,
-            line: number,
+            line: self.wrapped.stored_line(number),
             seq: slot.seq + 1,
             ts: Some(ts),
             text: Arc::from(text.as_ref()),
@@ -456,6 +456,7 @@ impl StreamSink {
             None
         };
         let wrapped = self.wrapped.take(stream);
+        let number = self.wrapped.stored_line(raw.number);
         let slot = Self::slot(
             &mut self.slots,
             &self.label,
@@ -465,7 +466,7 @@ impl StreamSink {
         slot.seq += 1;
         let line = SourceLine {
             source,
-            line: raw.number,
+            line: number,
             seq: slot.seq,
             ts: raw.ts,
             text: Arc::from(raw.text),
@@ -477,7 +478,7 @@ impl StreamSink {
             }
             slot.replay.note_reading(&line, n.text);
         }
-        if let Some(note) = wrapped {
+        for note in wrapped {
             slot.replay.note_reading(&line, note);
         }
         slot.replay.apply(ev, &line, ctx);
@@ -644,7 +645,7 @@ impl LineSink for StreamSink {
     }
 
     fn too_long(&mut self, number: u64, len: u64) {
-        self.too_long.push((number, len));
+        self.too_long.push((self.wrapped.stored_line(number), len));
     }
 }
 
@@ -654,7 +655,7 @@ impl StreamSink {
     /// when the layout hides the loggers.
     pub(super) fn segment_head(&mut self, head: &input::Head) -> bool {
         self.bare.segment(head.bare);
-        self.wrapped.segment(head.wrap_width);
+        self.wrapped.segment(head.wrap_width, head.source.as_ref());
         self.bare.reads_all()
     }
 
