@@ -271,7 +271,12 @@ mod tests {
                 .unwrap();
         assert_eq!(label, "kafka/connect-0/connect");
         assert!(dir.ends_with("connect"));
-        assert!(kubelet_container(&p("/var/log/pods/kafka_connect-0_0f1e2d3c-aaaa/connect/1.log")).is_some());
+        assert!(
+            kubelet_container(&p(
+                "/var/log/pods/kafka_connect-0_0f1e2d3c-aaaa/connect/1.log"
+            ))
+            .is_some()
+        );
         assert!(kubelet_container(&p("/logs/w1/connect.log")).is_none());
         assert!(kubelet_container(&p("/logs/w1/0.log")).is_none());
         let inputs: Vec<Input> = [

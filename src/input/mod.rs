@@ -198,6 +198,26 @@ pub struct Head {
 /// head.
 pub fn prepare(reader: Box<dyn Read + Send>) -> (Box<dyn Read + Send>, Head) {
     let (reader, source) = sources::reader(reader);
+    if source.is_some() {
+        // An envelope's records are whole (no terminal cut them); its
+        // layout is judged on the records without the empty lines that
+        // keep the line numbers of rejoined parts.
+        let (head, error, rest) = unwrap::read_head(reader);
+        let records: Vec<u8> = head
+            .split_inclusive(|&b| b == b'\n')
+            .filter(|l| !l.iter().all(|b| matches!(b, b'\n' | b'\r')))
+            .flatten()
+            .copied()
+            .collect();
+        let bare = crate::layout::bare::head_is_bare(&records);
+        let reader = Box::new(unwrap::HeadThen::new(head, error, rest));
+        let head = Head {
+            wrap_width: None,
+            bare,
+            source,
+        };
+        return (reader, head);
+    }
     let mut bare = false;
     let (reader, wrap_width) = unwrap::reader(reader, |head| {
         bare = crate::layout::bare::head_is_bare(head);

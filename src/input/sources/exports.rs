@@ -79,14 +79,16 @@ pub fn detect(head: &[u8], lines: &[&[u8]]) -> Option<Kind> {
         n * 4 >= lines.len() * 3
     };
     if first.starts_with(b"__CURSOR=")
-        || (most(&text::export_field) && memchr::memmem::find(head, b"\n__REALTIME_TIMESTAMP=").is_some())
+        || (most(&text::export_field)
+            && memchr::memmem::find(head, b"\n__REALTIME_TIMESTAMP=").is_some())
     {
         return Some(Kind::JournaldExport);
     }
     if most(&|l| text::loki_line(l).is_some()) {
         return Some(Kind::LokiDefault);
     }
-    if most(&|l| text::tail_line(l).is_some()) && lines.iter().any(|l| text::tail_starts_record(l)) {
+    if most(&|l| text::tail_line(l).is_some()) && lines.iter().any(|l| text::tail_starts_record(l))
+    {
         return Some(Kind::CloudWatchTail);
     }
     if most(&|l| text::fluent_file_line(l).is_some()) {
@@ -128,7 +130,10 @@ pub fn detect(head: &[u8], lines: &[&[u8]]) -> Option<Kind> {
 /// JSON layout's own line is the log, not an export of it).
 fn json_kind(v: &Value) -> Option<Kind> {
     if let Value::Array(a) = v {
-        return a.first().and_then(json_kind).filter(|k| *k == Kind::Elastic);
+        return a
+            .first()
+            .and_then(json_kind)
+            .filter(|k| *k == Kind::Elastic);
     }
     let o = v.as_object()?;
     let has = |k: &str| o.contains_key(k);
@@ -144,14 +149,22 @@ fn json_kind(v: &Value) -> Option<Kind> {
         Some(Kind::CloudWatchJson)
     } else if has("date") && (has("log") || has("message")) {
         Some(Kind::FluentBit)
-    } else if has("message") && has("timestamp") && (has("source_type") || has("file") || has("host") || has("kubernetes")) {
+    } else if has("message")
+        && has("timestamp")
+        && (has("source_type") || has("file") || has("host") || has("kubernetes"))
+    {
         Some(Kind::Vector)
     } else if has("log") && has("kubernetes") {
         Some(Kind::FluentBit)
     } else if has("message")
         && has("@timestamp")
-        && (has("agent") || has("host") || has("kubernetes") || has("input") || has("log.file.path")
-            || o.get("log").is_some_and(|l| l.get("file").is_some() || l.get("offset").is_some()))
+        && (has("agent")
+            || has("host")
+            || has("kubernetes")
+            || has("input")
+            || has("log.file.path")
+            || o.get("log")
+                .is_some_and(|l| l.get("file").is_some() || l.get("offset").is_some()))
     {
         Some(Kind::Elastic)
     } else {
@@ -250,14 +263,26 @@ fn json_records(text: &str, kind: Kind) -> Vec<(u64, Record)> {
 
 /// Reads an export whole and hands on its log lines in the order they were
 /// written, with the map to the lines stored.
-pub fn reader<R: Read + Send + 'static>(mut inner: R, kind: Kind) -> (Box<dyn Read + Send>, Option<Decoded>) {
+pub fn reader<R: Read + Send + 'static>(
+    mut inner: R,
+    kind: Kind,
+) -> (Box<dyn Read + Send>, Option<Decoded>) {
     let mut data = Vec::new();
     let error = inner.read_to_end(&mut data).err();
     let text = String::from_utf8_lossy(&data);
     let records = match kind {
         Kind::JournaldExport => text::journal_export(&data, kind),
         Kind::LokiDefault | Kind::CloudWatchTail => text::line_records(&text, kind),
-        Kind::FluentBit if text::fluent_file_line(text.trim_start().as_bytes().split(|&b| b == b'\n').next().unwrap_or_default()).is_some() => {
+        Kind::FluentBit
+            if text::fluent_file_line(
+                text.trim_start()
+                    .as_bytes()
+                    .split(|&b| b == b'\n')
+                    .next()
+                    .unwrap_or_default(),
+            )
+            .is_some() =>
+        {
             text::line_records(&text, kind)
         }
         _ => json_records(&text, kind),
@@ -269,14 +294,24 @@ pub fn reader<R: Read + Send + 'static>(mut inner: R, kind: Kind) -> (Box<dyn Re
         lines: Some(Arc::new(map)),
         unordered: Arc::new(unordered),
     };
-    let reader: Box<dyn Read + Send> = Box::new(super::super::unwrap::HeadThen::new(out, error, std::io::empty()));
+    let reader: Box<dyn Read + Send> = Box::new(super::super::unwrap::HeadThen::new(
+        out,
+        error,
+        std::io::empty(),
+    ));
     (reader, Some(decoded))
 }
 
 /// A stream prefix from a source name: no blanks or brackets.
 fn prefix_name(s: &str) -> String {
     s.chars()
-        .map(|c| if c.is_whitespace() || c == '[' || c == ']' { '_' } else { c })
+        .map(|c| {
+            if c.is_whitespace() || c == '[' || c == ']' {
+                '_'
+            } else {
+                c
+            }
+        })
         .collect()
 }
 
@@ -304,7 +339,8 @@ fn assemble(mut records: Vec<(u64, Record)>, kind: Kind) -> (Vec<u8>, LineMap, U
     let mut out = Vec::new();
     let mut map = Vec::new();
     let mut unordered = Unordered::default();
-    let mut groups: std::collections::BTreeMap<Option<String>, (usize, Option<i128>)> = Default::default();
+    let mut groups: std::collections::BTreeMap<Option<String>, (usize, Option<i128>)> =
+        Default::default();
     for &i in &idx {
         let (line, r) = &records[i];
         let stream = if prefixed {

@@ -179,7 +179,8 @@ mod tests {
         assert_eq!(detect(cri), Some(Format::Cri));
         let docker = br#"{"log":"[2025-03-04 10:15:00,100] INFO x (a.B)\n","stream":"stdout","time":"2025-03-04T10:15:00.1Z"}"#;
         assert_eq!(detect(docker), Some(Format::Docker));
-        let plain = b"[2025-03-04 10:15:00,100] INFO x (a.B)\n[2025-03-04 10:15:00,200] INFO y (a.B)\n";
+        let plain =
+            b"[2025-03-04 10:15:00,100] INFO x (a.B)\n[2025-03-04 10:15:00,200] INFO y (a.B)\n";
         assert_eq!(detect(plain), None);
         let ecs_layout = br#"{"@timestamp":"2024-05-01T10:00:00.123Z","log.level":"INFO","message":"x","log.logger":"a.B"}"#;
         assert_eq!(detect(ecs_layout), None, "a JSON layout is the log itself");
@@ -189,6 +190,9 @@ mod tests {
     #[test]
     fn line_maps() {
         let m = LineMap(vec![5, 3]);
-        assert_eq!((m.stored(1), m.stored(2), m.stored(3), m.stored(0)), (5, 3, 3, 0));
+        assert_eq!(
+            (m.stored(1), m.stored(2), m.stored(3), m.stored(0)),
+            (5, 3, 3, 0)
+        );
     }
 }

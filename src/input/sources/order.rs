@@ -71,8 +71,7 @@ pub fn sort(places: &[Place], sources: &[Option<String>]) -> (Vec<usize>, Vec<bo
     idx.sort_by_key(|&i| keys[i]);
     let mut unknown = vec![false; places.len()];
     // Per source, runs of one time stamp in reading order.
-    let mut by_source: std::collections::BTreeMap<&Option<String>, Vec<usize>> =
-        Default::default();
+    let mut by_source: std::collections::BTreeMap<&Option<String>, Vec<usize>> = Default::default();
     for &i in &idx {
         by_source.entry(&sources[i]).or_default().push(i);
     }
@@ -170,7 +169,12 @@ mod tests {
 
     #[test]
     fn offsets_restore_the_order_within_a_millisecond() {
-        let places = [p(2, Some(30)), p(1, Some(20)), p(1, Some(10)), p(2, Some(40))];
+        let places = [
+            p(2, Some(30)),
+            p(1, Some(20)),
+            p(1, Some(10)),
+            p(2, Some(40)),
+        ];
         let src = vec![None; 4];
         let (idx, unknown) = sort(&places, &src);
         assert_eq!(idx, vec![2, 1, 0, 3]);
@@ -180,7 +184,12 @@ mod tests {
     #[test]
     fn ties_without_a_sequence_are_unknown_per_source() {
         let places = [p(1, None), p(1, None), p(1, None), p(2, None)];
-        let src = vec![Some("a".to_string()), Some("a".into()), Some("b".into()), Some("a".into())];
+        let src = vec![
+            Some("a".to_string()),
+            Some("a".into()),
+            Some("b".into()),
+            Some("a".into()),
+        ];
         let (idx, unknown) = sort(&places, &src);
         assert_eq!(idx, vec![0, 1, 2, 3], "ties keep the stored order");
         assert_eq!(unknown, vec![true, true, false, false]);

@@ -200,13 +200,14 @@ impl<R: Read> Restream<R> {
 
     /// Takes one physical line (with its terminator).
     fn push_line(&mut self) {
-        let (content, term): (&[u8], &'static [u8]) = if let Some(c) = self.line.strip_suffix(b"\r\n") {
-            (c, b"\r\n")
-        } else if let Some(c) = self.line.strip_suffix(b"\n") {
-            (c, b"\n")
-        } else {
-            (&self.line[..], b"")
-        };
+        let (content, term): (&[u8], &'static [u8]) =
+            if let Some(c) = self.line.strip_suffix(b"\r\n") {
+                (c, b"\r\n")
+            } else if let Some(c) = self.line.strip_suffix(b"\n") {
+                (c, b"\n")
+            } else {
+                (&self.line[..], b"")
+            };
         let index = self.popped + self.queue.len() as u64;
         let Some(part) = self.runtime.part(content) else {
             let text = content.to_vec();
@@ -331,7 +332,10 @@ mod tests {
         assert_eq!((p.pipe, p.partial), (Pipe::Stdout, false));
         assert_eq!(&*p.text, b"[x] INFO a (b.C)");
         let (_, p) = cri_line(b"2025-03-04T10:15:00.1Z stderr P part").unwrap();
-        assert_eq!((p.pipe, p.partial, &*p.text), (Pipe::Stderr, true, &b"part"[..]));
+        assert_eq!(
+            (p.pipe, p.partial, &*p.text),
+            (Pipe::Stderr, true, &b"part"[..])
+        );
         let (_, p) = cri_line(b"2025-03-04T10:15:00.1Z stdout F").unwrap();
         assert!(p.text.is_empty());
         assert!(cri_line(b"2025-03-04T10:15:00.1Z stdin F x").is_err());
@@ -344,7 +348,10 @@ mod tests {
         let (p, attrs) =
             docker_line(br#"{"log":"a \"b\"\n","stream":"stderr","attrs":{"tag":"w1"},"time":"2025-03-04T10:15:00.1Z"}"#)
                 .unwrap();
-        assert_eq!((p.pipe, p.partial, &*p.text), (Pipe::Stderr, false, &br#"a "b""#[..]));
+        assert_eq!(
+            (p.pipe, p.partial, &*p.text),
+            (Pipe::Stderr, false, &br#"a "b""#[..])
+        );
         assert_eq!(attrs.unwrap()["tag"], "w1");
         let (p, _) = docker_line(br#"{"log":"part","stream":"stdout","time":"t"}"#).unwrap();
         assert!(p.partial);
@@ -367,7 +374,10 @@ mod tests {
                  {\"log\":\"e\",\"stream\":\"stdout\",\"time\":\"t\"}\n\
                  {\"log\":\"\\n\",\"stream\":\"stdout\",\"time\":\"t\"}\r\n\
                  not json\n";
-        assert_eq!(restream(d, Runtime::Docker), "[a] INFO one\n\n\r\nnot json\n");
+        assert_eq!(
+            restream(d, Runtime::Docker),
+            "[a] INFO one\n\n\r\nnot json\n"
+        );
     }
 
     #[test]

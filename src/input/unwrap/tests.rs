@@ -343,7 +343,10 @@ fn each_worker_of_an_envelope_is_told_once_and_lines_are_mapped() {
     assert_eq!(a.len(), 2, "{a:?}");
     assert!(a[1].contains("order of lines sharing a time stamp is unknown"));
     assert!(n.take(Some("a/b")).is_empty());
-    assert_eq!((n.stored_line(1), n.stored_line(2), n.stored_line(3)), (4, 2, 3));
+    assert_eq!(
+        (n.stored_line(1), n.stored_line(2), n.stored_line(3)),
+        (4, 2, 3)
+    );
     // The next segment with the same envelope: not again.
     n.segment(None, Some(&d));
     assert!(n.take(None).is_empty());

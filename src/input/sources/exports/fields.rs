@@ -39,7 +39,11 @@ fn text_of(v: &Value) -> Option<String> {
         Value::Number(n) => Some(n.to_string()),
         // journald's non-UTF-8 or binary MESSAGE: an array of bytes.
         Value::Array(a) if a.iter().all(|x| x.as_u64().is_some_and(|b| b < 256)) => {
-            let bytes: Vec<u8> = a.iter().filter_map(|x| x.as_u64()).map(|b| b as u8).collect();
+            let bytes: Vec<u8> = a
+                .iter()
+                .filter_map(|x| x.as_u64())
+                .map(|b| b as u8)
+                .collect();
             Some(String::from_utf8_lossy(&bytes).into_owned())
         }
         _ => None,
@@ -61,11 +65,16 @@ pub fn iso_nanos(s: &str) -> Option<(i128, bool)> {
         return None;
     }
     let num = |from: usize, n: usize| -> Option<u32> {
-        b.get(from..from + n)?
-            .iter()
-            .try_fold(0u32, |a, &d| d.is_ascii_digit().then(|| a * 10 + u32::from(d - b'0')))
+        b.get(from..from + n)?.iter().try_fold(0u32, |a, &d| {
+            d.is_ascii_digit().then(|| a * 10 + u32::from(d - b'0'))
+        })
     };
-    if b[4] != b'-' || b[7] != b'-' || !(b[10] == b'T' || b[10] == b' ') || b[13] != b':' || b[16] != b':' {
+    if b[4] != b'-'
+        || b[7] != b'-'
+        || !(b[10] == b'T' || b[10] == b' ')
+        || b[13] != b':'
+        || b[16] != b':'
+    {
         return None;
     }
     let ms_base = Timestamp::from_parts(
@@ -158,7 +167,12 @@ fn seq_of(v: &Value) -> Option<u64> {
 /// The fields that name a record's source, most telling first.
 fn source_of(v: &Value) -> Option<String> {
     let t = |paths: &[&str]| first_text(v, paths);
-    let pod = t(&["kubernetes.pod.name", "kubernetes.pod_name", "labels.pod", "labels.pod_name"]);
+    let pod = t(&[
+        "kubernetes.pod.name",
+        "kubernetes.pod_name",
+        "labels.pod",
+        "labels.pod_name",
+    ]);
     let container = t(&[
         "kubernetes.container.name",
         "kubernetes.container_name",
@@ -171,9 +185,22 @@ fn source_of(v: &Value) -> Option<String> {
             None => format!("pod/{p}"),
         });
     }
-    let host = t(&["host.name", "host.hostname", "_HOSTNAME", "kubernetes.host", "labels.host", "labels.hostname", "labels.instance"])
-        .or_else(|| v.get("host").and_then(Value::as_str).map(str::to_string));
-    let unit = t(&["CONTAINER_NAME", "_SYSTEMD_UNIT", "SYSLOG_IDENTIFIER", "container.name"]);
+    let host = t(&[
+        "host.name",
+        "host.hostname",
+        "_HOSTNAME",
+        "kubernetes.host",
+        "labels.host",
+        "labels.hostname",
+        "labels.instance",
+    ])
+    .or_else(|| v.get("host").and_then(Value::as_str).map(str::to_string));
+    let unit = t(&[
+        "CONTAINER_NAME",
+        "_SYSTEMD_UNIT",
+        "SYSLOG_IDENTIFIER",
+        "container.name",
+    ]);
     if let Some(u) = unit {
         return Some(match host {
             Some(h) => format!("host/{h}/{u}"),
@@ -211,10 +238,17 @@ pub fn record(v: &Value, kind: Kind) -> Option<Record> {
         Some(t) => t.strip_suffix('\r').unwrap_or(t).to_string(),
         None => raw,
     };
-    let (ts, fine) = ["__REALTIME_TIMESTAMP", "@timestamp", "timestamp", "date", "time", "ts"]
-        .iter()
-        .find_map(|p| get(v, p).and_then(epoch_nanos))
-        .map_or((None, false), |(t, f)| (Some(t), f));
+    let (ts, fine) = [
+        "__REALTIME_TIMESTAMP",
+        "@timestamp",
+        "timestamp",
+        "date",
+        "time",
+        "ts",
+    ]
+    .iter()
+    .find_map(|p| get(v, p).and_then(epoch_nanos))
+    .map_or((None, false), |(t, f)| (Some(t), f));
     let place = Place {
         ts,
         fine,
@@ -237,7 +271,16 @@ fn line_of(v: &Value, message: String, ts: Option<i128>) -> String {
         return message;
     }
     let level = first_text(v, &["log.level", "level", "severity", "levelname"]);
-    let logger = first_text(v, &["log.logger", "logger_name", "loggerName", "logger", "logger.name"]);
+    let logger = first_text(
+        v,
+        &[
+            "log.logger",
+            "logger_name",
+            "loggerName",
+            "logger",
+            "logger.name",
+        ],
+    );
     let (Some(level), Some(ts)) = (level, ts) else {
         return message;
     };
@@ -277,15 +320,24 @@ mod tests {
         assert!(!fine);
         assert_eq!(a - b, 456_789);
         assert!(iso_nanos("yesterday").is_none());
-        assert_eq!(iso_nanos("2025-03-04T10:15:00Z").unwrap().0 % 1_000_000_000, 0);
+        assert_eq!(
+            iso_nanos("2025-03-04T10:15:00Z").unwrap().0 % 1_000_000_000,
+            0
+        );
     }
 
     #[test]
     fn epoch_numbers() {
         assert_eq!(scale(1_709_547_300_123).0, 1_709_547_300_123_000_000);
         assert_eq!(scale(1_709_547_300_123_456).0, 1_709_547_300_123_456_000);
-        assert_eq!(epoch_nanos(&json!(1709547300.5)).unwrap(), (1_709_547_300_500_000_000, true));
-        assert_eq!(epoch_nanos(&json!("1709547300123456")).unwrap().0, 1_709_547_300_123_456_000);
+        assert_eq!(
+            epoch_nanos(&json!(1709547300.5)).unwrap(),
+            (1_709_547_300_500_000_000, true)
+        );
+        assert_eq!(
+            epoch_nanos(&json!("1709547300123456")).unwrap().0,
+            1_709_547_300_123_456_000
+        );
     }
 
     #[test]
@@ -310,10 +362,16 @@ mod tests {
         assert_eq!(r.text, "[2024-03-04 10:15:00,123] INFO x (a.B)");
         let v = json!({"_source": {"@timestamp": "2024-03-04T10:15:00.123Z", "message": "Stopping task a-0", "log": {"level": "info", "logger": "org.apache.kafka.connect.runtime.Worker", "offset": 7}}});
         let r = record(&v, Kind::Elastic).unwrap();
-        assert_eq!(r.text, "[2024-03-04 10:15:00,123] INFO Stopping task a-0 (org.apache.kafka.connect.runtime.Worker)");
+        assert_eq!(
+            r.text,
+            "[2024-03-04 10:15:00,123] INFO Stopping task a-0 (org.apache.kafka.connect.runtime.Worker)"
+        );
         assert_eq!(r.place.seq, Some(7));
         let v = json!({"log": "\tat x.Y(Y.java:1)\n", "date": 1.5});
-        assert_eq!(record(&v, Kind::FluentBit).unwrap().text, "\tat x.Y(Y.java:1)");
+        assert_eq!(
+            record(&v, Kind::FluentBit).unwrap().text,
+            "\tat x.Y(Y.java:1)"
+        );
         assert!(record(&json!({"a": 1}), Kind::Vector).is_none());
     }
 }

@@ -16,18 +16,43 @@ fn read(data: &str) -> (String, Decoded) {
 #[test]
 fn detects_each_kind() {
     let cases: [(&str, Kind); 9] = [
-        (r#"{"__CURSOR":"s=1;i=1","__REALTIME_TIMESTAMP":"1709547300000000","MESSAGE":"x"}"#, Kind::JournaldJson),
-        ("__CURSOR=s=1;i=1\n__REALTIME_TIMESTAMP=1\nMESSAGE=x\n", Kind::JournaldExport),
-        (r#"{"labels":{"pod":"a"},"line":"x","timestamp":"2025-03-04T10:15:00.1Z"}"#, Kind::LokiJsonl),
+        (
+            r#"{"__CURSOR":"s=1;i=1","__REALTIME_TIMESTAMP":"1709547300000000","MESSAGE":"x"}"#,
+            Kind::JournaldJson,
+        ),
+        (
+            "__CURSOR=s=1;i=1\n__REALTIME_TIMESTAMP=1\nMESSAGE=x\n",
+            Kind::JournaldExport,
+        ),
+        (
+            r#"{"labels":{"pod":"a"},"line":"x","timestamp":"2025-03-04T10:15:00.1Z"}"#,
+            Kind::LokiJsonl,
+        ),
         (r#"2025-03-04T10:15:00.1Z {pod="a"} x"#, Kind::LokiDefault),
-        (r#"{"_index":"i","_id":"1","_source":{"@timestamp":"2025-03-04T10:15:00.1Z","message":"x"}}"#, Kind::Elastic),
-        (r#"{"file":"/f","host":"h","message":"x","source_type":"file","timestamp":"2025-03-04T10:15:00.1Z"}"#, Kind::Vector),
+        (
+            r#"{"_index":"i","_id":"1","_source":{"@timestamp":"2025-03-04T10:15:00.1Z","message":"x"}}"#,
+            Kind::Elastic,
+        ),
+        (
+            r#"{"file":"/f","host":"h","message":"x","source_type":"file","timestamp":"2025-03-04T10:15:00.1Z"}"#,
+            Kind::Vector,
+        ),
         (r#"{"date":1709547300.1,"log":"x"}"#, Kind::FluentBit),
-        ("{\n  \"events\": [\n    {\"logStreamName\": \"s\", \"timestamp\": 1709547300100, \"message\": \"x\"}\n  ]\n}\n", Kind::CloudWatchJson),
-        ("2025-03-04T10:15:00.100000+00:00 s [2025-03-04 10:15:00,100] INFO x (a.B)", Kind::CloudWatchTail),
+        (
+            "{\n  \"events\": [\n    {\"logStreamName\": \"s\", \"timestamp\": 1709547300100, \"message\": \"x\"}\n  ]\n}\n",
+            Kind::CloudWatchJson,
+        ),
+        (
+            "2025-03-04T10:15:00.100000+00:00 s [2025-03-04 10:15:00,100] INFO x (a.B)",
+            Kind::CloudWatchTail,
+        ),
     ];
     for (data, kind) in cases {
-        let lines: Vec<&[u8]> = data.as_bytes().split(|&b| b == b'\n').filter(|l| !l.is_empty()).collect();
+        let lines: Vec<&[u8]> = data
+            .as_bytes()
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .collect();
         assert_eq!(detect(data.as_bytes(), &lines), Some(kind), "{data}");
     }
 }
@@ -49,7 +74,10 @@ fn several_sources_get_prefixes_and_ties_are_unordered() {
     let (s, d) = read(data);
     assert_eq!(s, "[stream/w1] one\n[stream/w2] two\n[stream/w1] three\n");
     assert_eq!(d.unordered.lines, vec![1, 3]);
-    assert_eq!(d.unordered.streams, vec![(Some("stream/w1".to_string()), 1)]);
+    assert_eq!(
+        d.unordered.streams,
+        vec![(Some("stream/w1".to_string()), 1)]
+    );
 }
 
 #[test]

@@ -28,7 +28,10 @@ fn quoted(i: &[u8]) -> Res<'_, String> {
                 i = &i[1..];
             }
             None => {
-                return Err(nom::Err::Error(nom::error::Error::new(i, nom::error::ErrorKind::Char)));
+                return Err(nom::Err::Error(nom::error::Error::new(
+                    i,
+                    nom::error::ErrorKind::Char,
+                )));
             }
         }
     }
@@ -90,7 +93,11 @@ pub fn export_field(l: &[u8]) -> bool {
 pub fn fluent_file_line(l: &[u8]) -> Option<(String, Value)> {
     let at = memchr::memmem::find(l, b": [")?;
     let tag = &l[..at];
-    if tag.is_empty() || tag.iter().any(|b| b.is_ascii_whitespace() || *b == b'{' || *b == b'"') {
+    if tag.is_empty()
+        || tag
+            .iter()
+            .any(|b| b.is_ascii_whitespace() || *b == b'{' || *b == b'"')
+    {
         return None;
     }
     let v: Value = serde_json::from_slice(&l[at + 2..]).ok()?;
@@ -103,8 +110,14 @@ pub fn fluent_file_line(l: &[u8]) -> Option<(String, Value)> {
     };
     let mut rec = rec.clone();
     rec.insert("date".to_string(), time);
-    rec.insert("__tag".to_string(), Value::String(String::from_utf8_lossy(tag).into_owned()));
-    Some((String::from_utf8_lossy(tag).into_owned(), Value::Object(rec)))
+    rec.insert(
+        "__tag".to_string(),
+        Value::String(String::from_utf8_lossy(tag).into_owned()),
+    );
+    Some((
+        String::from_utf8_lossy(tag).into_owned(),
+        Value::Object(rec),
+    ))
 }
 
 /// The records of a line-per-record text export; a line that is not a
@@ -117,8 +130,10 @@ pub fn line_records(text: &str, kind: Kind) -> Vec<(u64, Record)> {
         let b = l.as_bytes();
         let value = match kind {
             Kind::LokiDefault => loki_line(b).map(|(ts, lbls, line)| {
-                let labels: Map<String, Value> =
-                    lbls.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
+                let labels: Map<String, Value> = lbls
+                    .into_iter()
+                    .map(|(k, v)| (k, Value::String(v)))
+                    .collect();
                 serde_json::json!({
                     "timestamp": String::from_utf8_lossy(ts),
                     "line": String::from_utf8_lossy(line),
@@ -195,8 +210,12 @@ pub fn journal_export(data: &[u8], kind: Kind) -> Vec<(u64, Record)> {
         let Some(value) = data.get(at + 8..(at + 8).saturating_add(len)) else {
             break;
         };
-        line += 1 + bytecount::count(len_bytes, b'\n') as u64 + bytecount::count(value, b'\n') as u64;
-        entry.insert(key, Value::String(String::from_utf8_lossy(value).into_owned()));
+        line +=
+            1 + bytecount::count(len_bytes, b'\n') as u64 + bytecount::count(value, b'\n') as u64;
+        entry.insert(
+            key,
+            Value::String(String::from_utf8_lossy(value).into_owned()),
+        );
         pos = at + 8 + len;
         if data.get(pos) == Some(&b'\n') {
             pos += 1;
@@ -218,7 +237,13 @@ mod tests {
         )
         .unwrap();
         assert_eq!(ts, b"2025-03-04T10:15:00.123456789Z");
-        assert_eq!(l, vec![("container".into(), "connect".into()), ("pod".into(), "c-0".into())]);
+        assert_eq!(
+            l,
+            vec![
+                ("container".into(), "connect".into()),
+                ("pod".into(), "c-0".into())
+            ]
+        );
         assert_eq!(line, b"[x] INFO y");
         assert!(loki_line(b"2025-03-04T10:15:00Z [x] INFO y").is_none());
         assert_eq!(labels(br#"{a="q\"x"}"#).unwrap().1[0].1, "q\"x");
@@ -226,7 +251,8 @@ mod tests {
 
     #[test]
     fn tail_lines() {
-        let l = b"2025-03-04T10:15:00.123000+00:00 connect/c/1 [2025-03-04 10:15:00,123] INFO x (a.B)";
+        let l =
+            b"2025-03-04T10:15:00.123000+00:00 connect/c/1 [2025-03-04 10:15:00,123] INFO x (a.B)";
         assert_eq!(tail_line(l).unwrap().1, b"connect/c/1");
         assert!(tail_starts_record(l));
         assert!(tail_line(b"2025-03-04T10:15:00.1Z [2025-03-04 10:15:00,123] INFO x").is_none());
@@ -234,7 +260,8 @@ mod tests {
 
     #[test]
     fn fluent_file_lines() {
-        let (tag, v) = fluent_file_line(br#"kube.connect: [1709547300.25, {"log":"x\n"}]"#).unwrap();
+        let (tag, v) =
+            fluent_file_line(br#"kube.connect: [1709547300.25, {"log":"x\n"}]"#).unwrap();
         assert_eq!(tag, "kube.connect");
         assert_eq!(v["date"], serde_json::json!(1709547300.25));
         assert!(fluent_file_line(br#"{"a": [1]}"#).is_none());
@@ -243,7 +270,8 @@ mod tests {
 
     #[test]
     fn journal_export_entries() {
-        let mut d = b"__CURSOR=s=1;i=2\n__REALTIME_TIMESTAMP=1709547300000001\nMESSAGE=one\n\n".to_vec();
+        let mut d =
+            b"__CURSOR=s=1;i=2\n__REALTIME_TIMESTAMP=1709547300000001\nMESSAGE=one\n\n".to_vec();
         d.extend_from_slice(b"__CURSOR=s=1;i=3\n__REALTIME_TIMESTAMP=1709547300000002\nMESSAGE\n");
         d.extend_from_slice(&8u64.to_le_bytes());
         d.extend_from_slice(b"two\nmore\n_HOSTNAME=h\n");
@@ -252,14 +280,22 @@ mod tests {
         assert_eq!((r[0].0, r[0].1.text.as_str()), (1, "one"));
         assert_eq!((r[1].0, r[1].1.text.as_str()), (5, "two\nmore"));
         assert_eq!(r[1].1.place.seq, Some(3));
-        assert!(export_field(b"_SYSTEMD_UNIT=x") && export_field(b"MESSAGE") && !export_field(b"[x] INFO"));
+        assert!(
+            export_field(b"_SYSTEMD_UNIT=x")
+                && export_field(b"MESSAGE")
+                && !export_field(b"[x] INFO")
+        );
     }
 
     #[test]
     fn continuation_lines_join_their_record() {
-        let t = "2025-03-04T10:15:00.123000+00:00 s [2025-03-04 10:15:00,123] ERROR x (a.B)\n\tat y\n";
+        let t =
+            "2025-03-04T10:15:00.123000+00:00 s [2025-03-04 10:15:00,123] ERROR x (a.B)\n\tat y\n";
         let r = line_records(t, Kind::CloudWatchTail);
         assert_eq!(r.len(), 1);
-        assert_eq!(r[0].1.text, "[2025-03-04 10:15:00,123] ERROR x (a.B)\n\tat y");
+        assert_eq!(
+            r[0].1.text,
+            "[2025-03-04 10:15:00,123] ERROR x (a.B)\n\tat y"
+        );
     }
 }
