@@ -181,6 +181,9 @@ pub struct StreamSink {
     timeline: bool,
     slots: BTreeMap<Option<String>, Slot>,
     follow: Follow,
+    /// Continuations of other streams under way (a multiplexed file or an
+    /// export of several sources interleaves their lines).
+    parked: Vec<Follow>,
     until: Until,
     /// The time stamp of the line the sink paused before.
     pub paused_at: Option<Timestamp>,
@@ -210,6 +213,7 @@ impl StreamSink {
             timeline: false,
             slots: BTreeMap::new(),
             follow: Follow::None,
+            parked: Vec::new(),
             until: Until::End,
             paused_at: None,
             dedupe: Dedupe::default(),
@@ -369,6 +373,14 @@ impl StreamSink {
     /// it. Its worker's replay learns how far its log reaches, whatever the
     /// line says, and the stream's log time moves to it.
     pub(super) fn log_tail(&mut self, source: SourceId, number: u64, bytes: &[u8]) {
+        // An export of several sources: each stream's own last line.
+        for (n, text) in self.wrapped.tails() {
+            self.stream_tail(source, n, text.as_bytes());
+        }
+        self.stream_tail(source, number, bytes);
+    }
+
+    fn stream_tail(&mut self, source: SourceId, number: u64, bytes: &[u8]) {
         let text = String::from_utf8_lossy(bytes);
         let Some(env) = layout::envelope(&text) else {
             return;
@@ -402,6 +414,7 @@ impl StreamSink {
     pub(super) fn next_segment(&mut self, source: SourceId, first: bool, last: bool) {
         self.source = source;
         self.follow = Follow::None;
+        self.parked.clear();
         self.dedupe.armed = !first && self.dedupe.last_ts.is_some();
         self.dedupe.record = !last;
     }
@@ -537,6 +550,20 @@ impl StreamSink {
 
     fn continuation(&mut self, number: u64, text: &str) -> usize {
         let (stream, rest) = split_stream(text);
+        if let Some(k) = stream
+            && follow_stream(&self.follow) != Some(Some(k))
+            && let Some(i) = self
+                .parked
+                .iter()
+                .position(|f| follow_stream(f) == Some(Some(k)))
+        {
+            // A line of a continuation of another stream under way.
+            let theirs = self.parked.swap_remove(i);
+            let ours = std::mem::replace(&mut self.follow, theirs);
+            if ours != Follow::None {
+                self.parked.push(ours);
+            }
+        }
         match std::mem::replace(&mut self.follow, Follow::None) {
             Follow::None => 0,
             Follow::Dump(s) => {
@@ -574,6 +601,28 @@ impl StreamSink {
                 self.follow = Follow::Trace(s);
                 TRACE_LINES
             }
+        }
+    }
+}
+
+/// The stream a continuation under way belongs to.
+fn follow_stream(f: &Follow) -> Option<Option<&str>> {
+    match f {
+        Follow::Dump(s) | Follow::Trace(s) => Some(s.as_deref()),
+        Follow::None => None,
+    }
+}
+
+/// Continuations of other streams kept under way at most.
+const PARKED: usize = 64;
+
+impl StreamSink {
+    /// A continuation of a stream begins: one of another stream under
+    /// way is kept (a stream's own ends).
+    fn park(&mut self) {
+        let f = std::mem::replace(&mut self.follow, Follow::None);
+        if f != Follow::None && self.parked.len() < PARKED {
+            self.parked.push(f);
         }
     }
 }
@@ -640,6 +689,12 @@ impl LineSink for StreamSink {
         };
         match self.read_line(number, bytes, how) {
             Step::Next(_) if self.bare.reads_all() => Step::Next(usize::MAX),
+            // A continuation under way goes on past other streams' lines.
+            Step::Next(n) => Step::Next(n.max(match (&self.follow, self.parked.is_empty()) {
+                (Follow::None, true) => 0,
+                (Follow::Trace(_), true) => TRACE_LINES,
+                _ => DUMP_LINES,
+            })),
             step => step,
         }
     }
@@ -665,6 +720,7 @@ impl StreamSink {
         // reject them from their raw bytes before decoding anything.
         if how == Delivery::Candidate
             && self.follow == Follow::None
+            && self.parked.is_empty()
             && let Some(l) = layout::trailing_logger(bytes)
         {
             match LoggerKind::classify(l) {
@@ -697,8 +753,19 @@ impl StreamSink {
         let Some(env) = envelope(line) else {
             return Step::Next(self.continuation(number, &text));
         };
-        // A new record ends any continuation.
-        self.follow = Follow::None;
+        // A new record ends the continuation of its stream (a record of
+        // another stream of a multiplexed file or export may come between
+        // a config dump's lines).
+        let others = match &self.follow {
+            Follow::Dump(s) | Follow::Trace(s) => s.is_some() && env.stream != s.as_deref(),
+            Follow::None => false,
+        };
+        if !others {
+            self.follow = Follow::None;
+        }
+        if !self.parked.is_empty() {
+            self.parked.retain(|f| follow_stream(f) != Some(env.stream));
+        }
         if how == Delivery::Follow {
             return Step::Next(0);
         }
@@ -764,10 +831,12 @@ impl StreamSink {
         Step::Next(match ev.continuation() {
             Continuation::None => 0,
             Continuation::ConfigDump => {
+                self.park();
                 self.follow = Follow::Dump(stream.map(str::to_string));
                 DUMP_LINES
             }
             Continuation::StartFailure => {
+                self.park();
                 self.follow = Follow::Trace(stream.map(str::to_string));
                 TRACE_LINES
             }

@@ -303,6 +303,15 @@ impl RejoinNote {
         out
     }
 
+    /// The last lines of the streams of the segment being read (an export
+    /// of several sources): numbers as read, texts.
+    pub fn tails(&self) -> Vec<(u64, String)> {
+        self.source
+            .as_ref()
+            .map(|d| d.tails.to_vec())
+            .unwrap_or_default()
+    }
+
     /// The line a line read is stored on, in the segment being read.
     pub fn stored_line(&self, n: u64) -> u64 {
         match self.source.as_ref().and_then(|d| d.lines.as_ref()) {

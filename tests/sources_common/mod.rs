@@ -139,6 +139,20 @@ pub fn reading_note(text: &str) -> bool {
 /// What must not change, with the original's sources, lines and labels
 /// given in the copy's terms when `copy` is set.
 pub fn comparable(r: &Report, copy: Option<&Copy>) -> Vec<String> {
+    comparable_unprefixed(r, copy, &[])
+}
+
+/// [`comparable`], the stream prefixes `[p] ` of an export of several
+/// sources taken off the quoted lines.
+pub fn comparable_unprefixed(r: &Report, copy: Option<&Copy>, prefixes: &[String]) -> Vec<String> {
+    let quote = |t: &str| -> String {
+        for p in prefixes {
+            if let Some(rest) = t.strip_prefix(&format!("[{p}] ")) {
+                return rest.to_string();
+            }
+        }
+        t.to_string()
+    };
     let src = |id: herder_audit::model::SourceId| -> String {
         let name = r.source_name(id).to_string();
         match copy {
@@ -212,7 +226,7 @@ pub fn comparable(r: &Report, copy: Option<&Copy>) -> Vec<String> {
                 f.generation,
                 src(f.trigger.source),
                 line(f.trigger.source, f.trigger.line),
-                &*f.trigger.text,
+                quote(&f.trigger.text),
                 text(&f.reason)
             ));
             for e in &f.evidence {
@@ -222,7 +236,7 @@ pub fn comparable(r: &Report, copy: Option<&Copy>) -> Vec<String> {
                     e.worker.as_deref().map(label),
                     src(e.line.source),
                     line(e.line.source, e.line.line),
-                    &*e.line.text
+                    quote(&e.line.text)
                 ));
             }
         }

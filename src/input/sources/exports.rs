@@ -287,12 +287,13 @@ pub fn reader<R: Read + Send + 'static>(
         }
         _ => json_records(&text, kind),
     };
-    let (out, map, unordered, note) = assemble(records, kind);
+    let (out, map, unordered, note, tails) = assemble(records, kind);
     let decoded = Decoded {
         format: Format::Export(kind),
         note,
         lines: Some(Arc::new(map)),
         unordered: Arc::new(unordered),
+        tails: Arc::from(tails),
     };
     let reader: Box<dyn Read + Send> = Box::new(super::super::unwrap::HeadThen::new(
         out,
@@ -315,10 +316,13 @@ fn prefix_name(s: &str) -> String {
         .collect()
 }
 
+/// What [`assemble`] lays out: the text, the map to the stored lines, the
+/// lines whose order is unknown, the note, and each stream's last line.
+type Assembled = (Vec<u8>, LineMap, Unordered, String, Vec<(u64, String)>);
+
 /// Orders the records, prefixes the lines of an export of several sources,
-/// and lays the lines out: the text, the map to the stored lines, the
-/// lines whose order is unknown and the note.
-fn assemble(mut records: Vec<(u64, Record)>, kind: Kind) -> (Vec<u8>, LineMap, Unordered, String) {
+/// and lays the lines out.
+fn assemble(mut records: Vec<(u64, Record)>, kind: Kind) -> Assembled {
     if kind.millis_only() {
         for (_, r) in &mut records {
             r.place.ts = r.place.ts.map(|t| t - t.rem_euclid(1_000_000));
@@ -341,6 +345,7 @@ fn assemble(mut records: Vec<(u64, Record)>, kind: Kind) -> (Vec<u8>, LineMap, U
     let mut unordered = Unordered::default();
     let mut groups: std::collections::BTreeMap<Option<String>, (usize, Option<i128>)> =
         Default::default();
+    let mut tails: std::collections::BTreeMap<Option<String>, (u64, String)> = Default::default();
     for &i in &idx {
         let (line, r) = &records[i];
         let stream = if prefixed {
@@ -349,7 +354,7 @@ fn assemble(mut records: Vec<(u64, Record)>, kind: Kind) -> (Vec<u8>, LineMap, U
             None
         };
         if unknown[i] {
-            let g = groups.entry(stream.clone().map(|s| s)).or_insert((0, None));
+            let g = groups.entry(stream.clone()).or_insert((0, None));
             let key = r.place.ts;
             if g.1 != key || g.0 == 0 {
                 g.0 += 1;
@@ -358,10 +363,15 @@ fn assemble(mut records: Vec<(u64, Record)>, kind: Kind) -> (Vec<u8>, LineMap, U
         }
         for part in r.text.split('\n') {
             let part = part.strip_suffix('\r').unwrap_or(part);
+            let start = out.len();
             if let Some(s) = &stream {
                 out.extend_from_slice(format!("[{s}] ").as_bytes());
             }
             out.extend_from_slice(part.as_bytes());
+            if !part.trim().is_empty() {
+                let text = String::from_utf8_lossy(&out[start..]).into_owned();
+                tails.insert(stream.clone(), (map.len() as u64 + 1, text));
+            }
             out.push(b'\n');
             map.push(*line);
             if unknown[i] {
@@ -380,7 +390,12 @@ fn assemble(mut records: Vec<(u64, Record)>, kind: Kind) -> (Vec<u8>, LineMap, U
         kind.describe(),
         records.len()
     );
-    (out, LineMap(map), unordered, note)
+    let tails = if prefixed {
+        tails.into_values().collect()
+    } else {
+        Vec::new()
+    };
+    (out, LineMap(map), unordered, note, tails)
 }
 
 #[cfg(test)]

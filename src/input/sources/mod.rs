@@ -79,6 +79,9 @@ pub struct Decoded {
     /// the order they were written, with the lines read (numbers as read)
     /// that share a time stamp with another line of theirs.
     pub unordered: Arc<order::Unordered>,
+    /// The last line (number as read, text) of each stream of an export of
+    /// several: where each worker's log ends, not only the last one's.
+    pub tails: Arc<[(u64, String)]>,
 }
 
 /// Lines of the head looked at to tell the format.
@@ -154,6 +157,7 @@ pub fn reader(inner: Box<dyn Read + Send>) -> (Box<dyn Read + Send>, Option<Deco
                 ),
                 lines: None,
                 unordered,
+                tails: Arc::from(Vec::new()),
             };
             (Box::new(runtime::Restream::new(whole, rt)), Some(decoded))
         }

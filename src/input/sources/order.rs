@@ -50,9 +50,11 @@ impl Unordered {
 }
 
 /// Sorts records (given by their place and source, in stored order) into
-/// the order they were written: by time stamp, then sequence, then stored
-/// order. Records without a time stamp keep their place after the record
-/// before them. Returns the indices in reading order and, per index, whether
+/// the order they were written: by time stamp, then source (the lines of
+/// one source within one time stamp stay together: a record and the
+/// continuation lines a store holds as records of their own, a config
+/// dump's, a stack trace's), then sequence, then stored order. Records
+/// without a time stamp keep their place after the record before them. Returns the indices in reading order and, per index, whether
 /// its order among the records of its source sharing its time stamp is
 /// unknown.
 pub fn sort(places: &[Place], sources: &[Option<String>]) -> (Vec<usize>, Vec<bool>) {
@@ -68,7 +70,9 @@ pub fn sort(places: &[Place], sources: &[Option<String>]) -> (Vec<usize>, Vec<bo
         })
         .collect();
     let mut idx: Vec<usize> = (0..places.len()).collect();
-    idx.sort_by_key(|&i| keys[i]);
+    idx.sort_by(|&a, &b| {
+        (keys[a].0, &sources[a], keys[a].1, a).cmp(&(keys[b].0, &sources[b], keys[b].1, b))
+    });
     let mut unknown = vec![false; places.len()];
     // Per source, runs of one time stamp in reading order.
     let mut by_source: std::collections::BTreeMap<&Option<String>, Vec<usize>> = Default::default();
@@ -142,6 +146,7 @@ pub fn reversed<R: Read + Send + 'static>(mut inner: R) -> (Box<dyn Read + Send>
         note: "read as a newest-first copy of the log (its time stamps go back): its lines were read oldest first, each quoted on the line it is stored on".to_string(),
         lines: Some(Arc::new(map)),
         unordered: Arc::new(Unordered::default()),
+        tails: Arc::from(Vec::new()),
     };
     let reader = std::io::Cursor::new(out);
     let boxed: Box<dyn Read + Send> = match error {
@@ -192,6 +197,15 @@ mod tests {
         ];
         let (idx, unknown) = sort(&places, &src);
         assert_eq!(idx, vec![0, 1, 2, 3], "ties keep the stored order");
+        let (idx, _) = sort(
+            &places,
+            &[Some("b".into()), Some("a".into()), Some("b".into()), None],
+        );
+        assert_eq!(
+            idx,
+            vec![1, 0, 2, 3],
+            "a source's lines of one stamp stay together"
+        );
         assert_eq!(unknown, vec![true, true, false, false]);
     }
 

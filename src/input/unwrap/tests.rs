@@ -335,6 +335,7 @@ fn each_worker_of_an_envelope_is_told_once_and_lines_are_mapped() {
             streams: vec![(Some("a/b".to_string()), 1)],
             lines: vec![1, 2],
         }),
+        tails: Arc::from(Vec::new()),
     };
     let mut n = RejoinNote::default();
     n.segment(None, Some(&d));

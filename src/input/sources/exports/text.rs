@@ -4,7 +4,7 @@
 use super::fields::{self, Record};
 use super::{Kind, rfc3339};
 use nom::bytes::complete::{take_till1, take_while1};
-use nom::character::complete::{char, space1};
+use nom::character::complete::char;
 use nom::multi::separated_list0;
 use nom::sequence::delimited;
 use nom::{IResult, Parser};
@@ -56,7 +56,11 @@ pub fn labels(i: &[u8]) -> Res<'_, Vec<(String, String)>> {
 
 /// `<RFC3339Nano> {labels} <line>` (logcli pads the labels with blanks).
 pub fn loki_line(l: &[u8]) -> Option<(&[u8], Vec<(String, String)>, &[u8])> {
-    let (i, (ts, _, lbls, _)) = (rfc3339, char(' '), labels, space1).parse(l).ok()?;
+    // Blanks only: a line's own leading tab (a config dump's, a stack
+    // frame's) is the line's.
+    let (i, (ts, _, lbls, _)) = (rfc3339, char(' '), labels, take_while1(|b| b == b' '))
+        .parse(l)
+        .ok()?;
     Some((ts, lbls, i))
 }
 
@@ -246,6 +250,8 @@ mod tests {
         );
         assert_eq!(line, b"[x] INFO y");
         assert!(loki_line(b"2025-03-04T10:15:00Z [x] INFO y").is_none());
+        let (_, _, line) = loki_line(b"2025-03-04T10:15:00Z {a=\"b\"}  \tkey = v").unwrap();
+        assert_eq!(line, b"\tkey = v");
         assert_eq!(labels(br#"{a="q\"x"}"#).unwrap().1[0].1, "q\"x");
     }
 
