@@ -184,6 +184,8 @@ pub struct StreamSink {
     /// Continuations of other streams under way (a multiplexed file or an
     /// export of several sources interleaves their lines).
     parked: Vec<Follow>,
+    /// Lines of the segments opened whose order is unknown, not yet taken.
+    unordered: Vec<(SourceId, u64)>,
     until: Until,
     /// The time stamp of the line the sink paused before.
     pub paused_at: Option<Timestamp>,
@@ -214,6 +216,7 @@ impl StreamSink {
             slots: BTreeMap::new(),
             follow: Follow::None,
             parked: Vec::new(),
+            unordered: Vec::new(),
             until: Until::End,
             paused_at: None,
             dedupe: Dedupe::default(),
@@ -339,6 +342,12 @@ impl StreamSink {
     /// Pause before the first line stamped later than this bound.
     pub fn set_until(&mut self, until: Until) {
         self.until = until;
+    }
+
+    /// Lines (source, line as stored) whose order is unknown, found since
+    /// the last call.
+    pub fn take_unordered(&mut self) -> Vec<(SourceId, u64)> {
+        std::mem::take(&mut self.unordered)
     }
 
     /// The over-long lines skipped since the last call.
@@ -709,6 +718,11 @@ impl StreamSink {
     /// logger and whether it was wrapped; the scan must hand on every line
     /// when the layout hides the loggers.
     pub(super) fn segment_head(&mut self, head: &input::Head) -> bool {
+        if let Some(d) = &head.source {
+            let map = |n: u64| d.lines.as_ref().map_or(n, |m| m.stored(n));
+            self.unordered
+                .extend(d.unordered.lines.iter().map(|&n| (self.source, map(n))));
+        }
         self.bare.segment(head.bare);
         self.wrapped.segment(head.wrap_width, head.source.as_ref());
         self.bare.reads_all()

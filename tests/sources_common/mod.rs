@@ -194,6 +194,10 @@ pub fn comparable_unprefixed(r: &Report, copy: Option<&Copy>, prefixes: &[String
         None => s.to_string(),
     };
     let mut out = Vec::new();
+    // The run's findings as reported, in order.
+    for f in r.findings() {
+        out.push(finding_line(f, &src, &line, &label, &text, &quote));
+    }
     for w in &r.workers {
         let s = &w.summary;
         out.push(format!(
@@ -240,6 +244,39 @@ pub fn comparable_unprefixed(r: &Report, copy: Option<&Copy>, prefixes: &[String
                 ));
             }
         }
+    }
+    out
+}
+
+/// One finding, its lines and labels given by the closures.
+pub fn finding_line(
+    f: &herder_audit::finding::Finding,
+    src: &dyn Fn(herder_audit::model::SourceId) -> String,
+    line: &dyn Fn(herder_audit::model::SourceId, u64) -> u64,
+    label: &dyn Fn(&str) -> String,
+    text: &dyn Fn(&str) -> String,
+    quote: &dyn Fn(&str) -> String,
+) -> String {
+    let mut out = format!(
+        "finding {} {} {:?} gen {:?} at {}:{} {:?} — {}",
+        label(&f.worker),
+        f.kind.as_str(),
+        f.resource,
+        f.generation,
+        src(f.trigger.source),
+        line(f.trigger.source, f.trigger.line),
+        quote(&f.trigger.text),
+        text(&f.reason)
+    );
+    for e in &f.evidence {
+        out.push_str(&format!(
+            "\n    {} {:?} {}:{} {:?}",
+            text(&e.role),
+            e.worker.as_deref().map(label),
+            src(e.line.source),
+            line(e.line.source, e.line.line),
+            quote(&e.line.text)
+        ));
     }
     out
 }
