@@ -14,12 +14,11 @@ use crate::layout::bare::BareLayout;
 use crate::layout::{self, envelope, split_stream};
 use crate::model::{SourceId, SourceLine, Timestamp};
 use crate::replay::{LineCtx, WorkerReplay};
-use std::collections::hash_map::DefaultHasher;
-use std::collections::{BTreeMap, HashSet};
-use std::hash::{Hash, Hasher};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::Item;
+use super::repeats::Dedupe;
 use crate::model::Key;
 
 /// Continuation lines to look at after a config-dump head.
@@ -75,59 +74,6 @@ pub enum Until {
     FirstStamp,
     /// Before the first line stamped later than this.
     After(Timestamp),
-}
-
-/// Skips the part of a rotated segment that repeats what earlier segments
-/// of the stream already held (overlapping or duplicated segments).
-#[derive(Debug, Default)]
-struct Dedupe {
-    /// Latest time stamp of an event read so far in the stream.
-    last_ts: Option<Timestamp>,
-    /// Hashes of the event lines stamped `last_ts`.
-    at_last: HashSet<u64>,
-    /// In a new segment and not yet past the overlap.
-    armed: bool,
-    /// Events skipped as repeats.
-    skipped: u64,
-    /// More segments follow: record what the next one may repeat.
-    record: bool,
-}
-
-fn hash_line(text: &str) -> u64 {
-    let mut h = DefaultHasher::new();
-    text.hash(&mut h);
-    h.finish()
-}
-
-impl Dedupe {
-    /// Is this event line a repeat? (Also records it when it is new.)
-    fn repeat(&mut self, ts: Option<Timestamp>, text: &str) -> bool {
-        if self.armed {
-            match (ts, self.last_ts) {
-                (None, _) => {
-                    self.skipped += 1;
-                    return true;
-                }
-                (Some(t), Some(last))
-                    if t < last || (t == last && self.at_last.contains(&hash_line(text))) =>
-                {
-                    self.skipped += 1;
-                    return true;
-                }
-                _ => self.armed = false,
-            }
-        }
-        if let Some(t) = ts {
-            if Some(t) > self.last_ts {
-                self.last_ts = Some(t);
-                self.at_last.clear();
-            }
-            if self.record && Some(t) == self.last_ts {
-                self.at_last.insert(hash_line(text));
-            }
-        }
-        false
-    }
 }
 
 /// The replays of a stream holding facts back, and the time of the last

@@ -303,11 +303,15 @@ pub fn diff(name: &str, want: &[String], have: &[String]) -> Option<String> {
     ))
 }
 
+/// A family's directory, base name, and segments (log index, rotation
+/// number).
+pub type Family = (PathBuf, String, Vec<(usize, u32)>);
+
 /// A family of rotated segments (one log) of a case: its directory and
 /// base, and its files (index into the case's logs) with their rotation
 /// number (0 for the live file, n for `.n`).
-pub fn families(logs: &[LogFile]) -> Vec<(PathBuf, String, Vec<(usize, u32)>)> {
-    let mut out: Vec<(PathBuf, String, Vec<(usize, u32)>)> = Vec::new();
+pub fn families(logs: &[LogFile]) -> Vec<Family> {
+    let mut out: Vec<Family> = Vec::new();
     for (i, l) in logs.iter().enumerate() {
         let dir = l.rel.parent().map(Path::to_path_buf).unwrap_or_default();
         let file = l

@@ -143,9 +143,9 @@ fn json_kind(v: &Value) -> Option<Kind> {
         Some(Kind::LokiJsonl)
     } else if has("_source") || o.get("hits").is_some_and(|h| h.get("hits").is_some()) {
         Some(Kind::Elastic)
-    } else if has("events") && o["events"].is_array() {
-        Some(Kind::CloudWatchJson)
-    } else if has("logStreamName") && has("message") && has("timestamp") {
+    } else if (has("events") && o["events"].is_array())
+        || (has("logStreamName") && has("message") && has("timestamp"))
+    {
         Some(Kind::CloudWatchJson)
     } else if has("date") && (has("log") || has("message")) {
         Some(Kind::FluentBit)
@@ -212,7 +212,7 @@ fn offset_in(text: &str, part: &str) -> usize {
 
 /// The records of a JSON export (JSON lines, or documents over many
 /// lines), each with its stored line.
-fn json_records(text: &str, kind: Kind) -> Vec<(u64, Record)> {
+fn json_records(text: &str) -> Vec<(u64, Record)> {
     let lines = Lines::of(text);
     let mut out = Vec::new();
     let mut pos = 0;
@@ -229,7 +229,7 @@ fn json_records(text: &str, kind: Kind) -> Vec<(u64, Record)> {
                 let mut push = |raw: &RawValue| {
                     let line = lines.at(offset_in(text, raw.get()));
                     if let Ok(v) = serde_json::from_str::<Value>(raw.get())
-                        && let Some(r) = fields::record(&v, kind)
+                        && let Some(r) = fields::record(&v)
                     {
                         out.push((line, r));
                     }
@@ -271,7 +271,7 @@ pub fn reader<R: Read + Send + 'static>(
     let error = inner.read_to_end(&mut data).err();
     let text = String::from_utf8_lossy(&data);
     let records = match kind {
-        Kind::JournaldExport => text::journal_export(&data, kind),
+        Kind::JournaldExport => text::journal_export(&data),
         Kind::LokiDefault | Kind::CloudWatchTail => text::line_records(&text, kind),
         Kind::FluentBit
             if text::fluent_file_line(
@@ -285,7 +285,7 @@ pub fn reader<R: Read + Send + 'static>(
         {
             text::line_records(&text, kind)
         }
-        _ => json_records(&text, kind),
+        _ => json_records(&text),
     };
     let (out, map, unordered, note, tails) = assemble(records, kind);
     let decoded = Decoded {

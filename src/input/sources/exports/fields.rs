@@ -2,7 +2,6 @@
 //! gives them (flat dotted keys or nested objects alike).
 
 use super::super::order::Place;
-use super::Kind;
 use crate::model::Timestamp;
 use serde_json::Value;
 
@@ -228,10 +227,10 @@ fn source_of(v: &Value) -> Option<String> {
 }
 
 /// A record of a JSON export, or `None` when the value carries no log line.
-pub fn record(v: &Value, kind: Kind) -> Option<Record> {
+pub fn record(v: &Value) -> Option<Record> {
     // A hit: the document is its `_source` (`sort` and `_id` aside).
     if let Some(src) = v.get("_source") {
-        return record(src, kind);
+        return record(src);
     }
     let raw = first_text(v, &["MESSAGE", "line", "message", "log", "msg", "@message"])?;
     let raw = match raw.strip_suffix('\n') {
@@ -356,22 +355,19 @@ mod tests {
     #[test]
     fn records() {
         let v = json!({"__CURSOR": "s=1;i=1f;b=2", "__REALTIME_TIMESTAMP": "1709547300123456", "MESSAGE": "[2024-03-04 10:15:00,123] INFO x (a.B)", "_HOSTNAME": "n"});
-        let r = record(&v, Kind::JournaldJson).unwrap();
+        let r = record(&v).unwrap();
         assert_eq!(r.place.seq, Some(31));
         assert!(r.place.fine);
         assert_eq!(r.text, "[2024-03-04 10:15:00,123] INFO x (a.B)");
         let v = json!({"_source": {"@timestamp": "2024-03-04T10:15:00.123Z", "message": "Stopping task a-0", "log": {"level": "info", "logger": "org.apache.kafka.connect.runtime.Worker", "offset": 7}}});
-        let r = record(&v, Kind::Elastic).unwrap();
+        let r = record(&v).unwrap();
         assert_eq!(
             r.text,
             "[2024-03-04 10:15:00,123] INFO Stopping task a-0 (org.apache.kafka.connect.runtime.Worker)"
         );
         assert_eq!(r.place.seq, Some(7));
         let v = json!({"log": "\tat x.Y(Y.java:1)\n", "date": 1.5});
-        assert_eq!(
-            record(&v, Kind::FluentBit).unwrap().text,
-            "\tat x.Y(Y.java:1)"
-        );
-        assert!(record(&json!({"a": 1}), Kind::Vector).is_none());
+        assert_eq!(record(&v).unwrap().text, "\tat x.Y(Y.java:1)");
+        assert!(record(&json!({"a": 1})).is_none());
     }
 }

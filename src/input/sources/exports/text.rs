@@ -54,8 +54,11 @@ pub fn labels(i: &[u8]) -> Res<'_, Vec<(String, String)>> {
     .parse(i)
 }
 
+/// A line of `logcli query` output: time stamp, labels, the log line.
+pub type LokiLine<'a> = (&'a [u8], Vec<(String, String)>, &'a [u8]);
+
 /// `<RFC3339Nano> {labels} <line>` (logcli pads the labels with blanks).
-pub fn loki_line(l: &[u8]) -> Option<(&[u8], Vec<(String, String)>, &[u8])> {
+pub fn loki_line(l: &[u8]) -> Option<LokiLine<'_>> {
     // Blanks only: a line's own leading tab (a config dump's, a stack
     // frame's) is the line's.
     let (i, (ts, _, lbls, _)) = (rfc3339, char(' '), labels, take_while1(|b| b == b' '))
@@ -153,7 +156,7 @@ pub fn line_records(text: &str, kind: Kind) -> Vec<(u64, Record)> {
             }),
             _ => fluent_file_line(b).map(|(_, v)| v),
         };
-        match value.and_then(|v| fields::record(&v, kind)) {
+        match value.and_then(|v| fields::record(&v)) {
             Some(r) => out.push((n as u64 + 1, r)),
             None if l.is_empty() => {}
             None => {
@@ -170,7 +173,7 @@ pub fn line_records(text: &str, kind: Kind) -> Vec<(u64, Record)> {
 /// The entries of `journalctl -o export`: fields `KEY=value` or binary
 /// (`KEY`, a little-endian 64-bit length, the bytes, a newline), entries
 /// apart by an empty line.
-pub fn journal_export(data: &[u8], kind: Kind) -> Vec<(u64, Record)> {
+pub fn journal_export(data: &[u8]) -> Vec<(u64, Record)> {
     let mut out = Vec::new();
     let mut pos = 0;
     let mut line = 1u64;
@@ -179,7 +182,7 @@ pub fn journal_export(data: &[u8], kind: Kind) -> Vec<(u64, Record)> {
     let flush = |entry: &mut Map<String, Value>, at: u64, out: &mut Vec<(u64, Record)>| {
         if !entry.is_empty() {
             let v = Value::Object(std::mem::take(entry));
-            if let Some(r) = fields::record(&v, kind) {
+            if let Some(r) = fields::record(&v) {
                 out.push((at, r));
             }
         }
@@ -281,7 +284,7 @@ mod tests {
         d.extend_from_slice(b"__CURSOR=s=1;i=3\n__REALTIME_TIMESTAMP=1709547300000002\nMESSAGE\n");
         d.extend_from_slice(&8u64.to_le_bytes());
         d.extend_from_slice(b"two\nmore\n_HOSTNAME=h\n");
-        let r = journal_export(&d, Kind::JournaldExport);
+        let r = journal_export(&d);
         assert_eq!(r.len(), 2);
         assert_eq!((r[0].0, r[0].1.text.as_str()), (1, "one"));
         assert_eq!((r[1].0, r[1].1.text.as_str()), (5, "two\nmore"));
