@@ -137,6 +137,10 @@ pub fn detect_head(head: &[u8], ended: bool) -> Option<Format> {
 pub fn reader(inner: Box<dyn Read + Send>) -> (Box<dyn Read + Send>, Option<Decoded>) {
     let (head, error, inner) = super::unwrap::read_head(inner);
     let format = detect_head(&head, error.is_some());
+    let attrs = match format {
+        Some(Format::Docker) => docker_attrs(&head),
+        _ => String::new(),
+    };
     let whole = super::unwrap::HeadThen::new(head, error, inner);
     let Some(format) = format else {
         return (Box::new(whole), None);
@@ -152,7 +156,7 @@ pub fn reader(inner: Box<dyn Read + Send>) -> (Box<dyn Read + Send>, Option<Deco
             let decoded = Decoded {
                 format,
                 note: format!(
-                    "read as {}: records the runtime split were rejoined, each quoted on the line of its first part",
+                    "read as {}{attrs}: records the runtime split were rejoined, each quoted on the line of its first part",
                     format.describe()
                 ),
                 lines: None,
@@ -164,6 +168,20 @@ pub fn reader(inner: Box<dyn Read + Send>) -> (Box<dyn Read + Send>, Option<Deco
         Format::Export(kind) => exports::reader(whole, kind),
         Format::NewestFirst => order::reversed(whole),
     }
+}
+
+/// The `attrs` of a Docker json-file log's first line (the `tag` and
+/// `labels` log options), as ` (attrs k=v, …)`, or nothing.
+fn docker_attrs(head: &[u8]) -> String {
+    let attrs = head_lines(head)
+        .find_map(runtime::docker_line)
+        .and_then(|(_, a)| a)
+        .unwrap_or_default();
+    if attrs.is_empty() {
+        return String::new();
+    }
+    let kv: Vec<String> = attrs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    format!(" (attrs {})", kv.join(", "))
 }
 
 /// The decoded text of a whole input (for peeks such as the first time
@@ -183,6 +201,9 @@ mod tests {
         assert_eq!(detect(cri), Some(Format::Cri));
         let docker = br#"{"log":"[2025-03-04 10:15:00,100] INFO x (a.B)\n","stream":"stdout","time":"2025-03-04T10:15:00.1Z"}"#;
         assert_eq!(detect(docker), Some(Format::Docker));
+        let tagged = br#"{"log":"x\n","stream":"stdout","attrs":{"tag":"w1"},"time":"2025-03-04T10:15:00.1Z"}"#;
+        assert_eq!(docker_attrs(tagged), " (attrs tag=w1)");
+        assert_eq!(docker_attrs(docker), "");
         let plain =
             b"[2025-03-04 10:15:00,100] INFO x (a.B)\n[2025-03-04 10:15:00,200] INFO y (a.B)\n";
         assert_eq!(detect(plain), None);
