@@ -1,12 +1,12 @@
 use super::*;
 
 fn read(data: &str) -> (String, Decoded) {
-    let (kind_head, _) = (data.as_bytes(), ());
-    let lines: Vec<&[u8]> = kind_head
+    let head = data.as_bytes();
+    let lines: Vec<&[u8]> = head
         .split(|&b| b == b'\n')
         .filter(|l| !l.trim_ascii().is_empty())
         .collect();
-    let kind = detect(kind_head, &lines).unwrap_or_else(|| panic!("no kind: {data}"));
+    let kind = detect(head, &lines).unwrap_or_else(|| panic!("no kind: {data}"));
     let (mut r, d) = reader(std::io::Cursor::new(data.as_bytes().to_vec()), kind);
     let mut s = String::new();
     r.read_to_string(&mut s).unwrap();
@@ -72,8 +72,10 @@ fn several_sources_get_prefixes_and_ties_are_unordered() {
                 {\"logStreamName\":\"w2\",\"timestamp\":1709547300100,\"message\":\"two\"}\n\
                 {\"logStreamName\":\"w1\",\"timestamp\":1709547300100,\"message\":\"three\"}\n";
     let (s, d) = read(data);
-    assert_eq!(s, "[stream/w1] one\n[stream/w2] two\n[stream/w1] three\n");
-    assert_eq!(d.unordered.lines, vec![1, 3]);
+    // A source's lines of one time stamp stay together.
+    assert_eq!(s, "[stream/w1] one\n[stream/w1] three\n[stream/w2] two\n");
+    assert_eq!(d.unordered.lines, vec![1, 2]);
+    assert_eq!(d.lines.unwrap().0, vec![1, 3, 2]);
     assert_eq!(
         d.unordered.streams,
         vec![(Some("stream/w1".to_string()), 1)]
