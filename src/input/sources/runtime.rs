@@ -175,6 +175,8 @@ pub struct Restream<R> {
     out: Vec<u8>,
     pos: usize,
     done: bool,
+    /// Live input had nothing more for now.
+    blocked: bool,
     error: Option<io::Error>,
 }
 
@@ -190,6 +192,7 @@ impl<R: Read> Restream<R> {
             out: Vec::new(),
             pos: 0,
             done: false,
+            blocked: false,
             error: None,
         }
     }
@@ -269,19 +272,31 @@ impl<R: Read> Restream<R> {
         }
     }
 
+    /// Reads physical lines until some output is ready, the input ends
+    /// (or fails), or live input has nothing more for now (`blocked`: an
+    /// unfinished line is kept until the rest of it comes).
     fn fill(&mut self) {
         self.out.clear();
         self.pos = 0;
+        self.blocked = false;
         while self.out.len() < 64 * 1024 && !self.done {
-            self.line.clear();
-            if let Err(e) = self.src.read_until(b'\n', &mut self.line) {
-                self.error = Some(e);
-                self.done = true;
+            match self.src.read_until(b'\n', &mut self.line) {
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.blocked = true;
+                    break;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    self.error = Some(e);
+                    self.done = true;
+                }
             }
             if self.line.is_empty() {
                 self.done = true;
             } else {
                 self.push_line();
+                self.line.clear();
             }
             self.drain(self.done);
         }
@@ -296,6 +311,9 @@ impl<R: Read> Read for Restream<R> {
             }
             self.fill();
             if self.pos == self.out.len() {
+                if std::mem::take(&mut self.blocked) {
+                    return Err(io::ErrorKind::WouldBlock.into());
+                }
                 return self.error.take().map_or(Ok(0), Err);
             }
         }
@@ -378,6 +396,48 @@ mod tests {
             restream(d, Runtime::Docker),
             "[a] INFO one\n\n\r\nnot json\n"
         );
+    }
+
+    /// Live input: two reads, then nothing for now, then the rest.
+    struct Live(Vec<&'static [u8]>);
+
+    impl Read for Live {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            match self.0.first().copied() {
+                None => Ok(0),
+                Some([]) => {
+                    self.0.remove(0);
+                    Err(io::ErrorKind::WouldBlock.into())
+                }
+                Some(chunk) => {
+                    let n = chunk.len().min(buf.len());
+                    buf[..n].copy_from_slice(&chunk[..n]);
+                    self.0.remove(0);
+                    Ok(n)
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn live_input_that_pauses_goes_on() {
+        let live = Live(vec![
+            b"",
+            b"2025-03-04T10:15:00.1Z stdout F one\n2025-03-04T10:15:00.1Z stdout P t",
+            b"",
+            b"w\n2025-03-04T10:15:00.1Z stdout F o\n",
+        ]);
+        let mut r = Restream::new(live, Runtime::Cri);
+        let mut buf = [0u8; 64];
+        assert_eq!(
+            r.read(&mut buf).unwrap_err().kind(),
+            io::ErrorKind::WouldBlock
+        );
+        let n = r.read(&mut buf).unwrap();
+        assert_eq!(&buf[..n], b"one\n", "the unfinished line waits");
+        let n = r.read(&mut buf).unwrap();
+        assert_eq!(&buf[..n], b"two\n\n");
+        assert_eq!(r.read(&mut buf).unwrap(), 0);
     }
 
     #[test]
