@@ -660,3 +660,74 @@ fn exports_without_an_order_report_no_finding_a_reordering_could_make() {
     assert!(withheld > 0 && kept > 0, "withheld {withheld}, kept {kept}");
     assert!(notes > 0);
 }
+
+#[test]
+fn newest_first_copies_of_the_corpus_audit_like_the_originals() {
+    // `logcli query --output=raw` prints a stream's bare lines, newest
+    // first: each log of the corpus reversed.
+    let root = tmp("newest-first");
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for case in cases() {
+        let name = case.file_name().unwrap().to_string_lossy().to_string();
+        let orig = root.join("orig").join(&name);
+        copy_plain(&case, &orig);
+        let original = audit_path(&orig);
+        let dst = root.join("copy").join(&name);
+        let mut copy = Copy::default();
+        for l in logs(&case) {
+            let rel = |base: &Path| {
+                if l.rel.as_os_str().is_empty() {
+                    base.to_path_buf()
+                } else {
+                    base.join(&l.rel)
+                }
+            };
+            let mut ls: Vec<Vec<u8>> = lines(&l.text)
+                .into_iter()
+                .map(|(c, t)| [c, if t.is_empty() { b"\n" } else { t }].concat())
+                .collect();
+            let n = ls.len() as u64;
+            ls.reverse();
+            let text = ls.concat();
+            write(&rel(&dst), &if l.gz { gzip(&text) } else { text });
+            let src = rel(&orig).display().to_string();
+            copy.sources
+                .insert(src.clone(), rel(&dst).display().to_string());
+            copy.labels
+                .push((src.clone(), rel(&dst).display().to_string()));
+            let file = l
+                .rel
+                .file_name()
+                .map(|f| f.to_string_lossy().to_string())
+                .unwrap_or_default();
+            let base = herder_audit::input::families::rotation_base(&file).to_string();
+            if let Some(dir) = l.rel.parent() {
+                copy.labels.push((
+                    orig.join(dir).join(&base).display().to_string(),
+                    dst.join(dir).join(&base).display().to_string(),
+                ));
+            }
+            copy.lines.insert(src, (1..=n).map(|i| n - i + 1).collect());
+        }
+        copy.labels
+            .push((orig.display().to_string(), dst.display().to_string()));
+        let got = audit_path(&dst);
+        let want = comparable(&original, Some(&copy));
+        let have = comparable(&got, None);
+        if let Some(d) = diff(&name, &want, &have) {
+            failures.push(d);
+        }
+        compared += 1;
+    }
+    if std::env::var_os("HERDER_AUDIT_KEEP_COPIES").is_none() {
+        let _ = std::fs::remove_dir_all(&root);
+    }
+    assert!(compared >= 30);
+    assert!(
+        failures.is_empty(),
+        "{} failures\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
