@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A kubelet node archive against the plain archive: the same simulated
-# cluster (8 workers, ~256 MiB) as plain worker logs and as the CRI files
+# cluster (8 workers, ~130 MB, one injected fault) as plain worker logs and as the CRI files
 # the kubelet keeps under /var/log/pods/<ns>_<pod>_<uid>/<container>/
 # (`<RFC3339Nano> stdout F|P <part>`, records past 16 KiB split into parts
 # as containerd and CRI-O split them, each log rotated into 0.log,
@@ -30,7 +30,7 @@ plain="$dir/cri-plain"
 node="$dir/cri-node"
 if [ ! -f "$sim/truth.json" ]; then
   rm -rf "$sim"
-  "$bin" simulate --workers 8 --connectors 20 --events 125 --noise 0.9 --seed 3 --out "$sim" > /dev/null
+  "$bin" simulate --workers 8 --connectors 20 --events 125 --noise 0.9 --seed 3 --fault double-start --out "$sim" > /dev/null 2>&1
 fi
 if [ ! -f "$node/done" ]; then
   rm -rf "$node" "$plain"

@@ -212,7 +212,19 @@ impl<R: Read> Restream<R> {
                 (&self.line[..], b"")
             };
         let index = self.popped + self.queue.len() as u64;
-        let Some(part) = self.runtime.part(content) else {
+        let part = self.runtime.part(content);
+        // The common case: a whole record (or a line not of the format)
+        // while no record is open: straight to the output.
+        if self.queue.is_empty() && part.as_ref().is_none_or(|p| !p.partial) {
+            match part {
+                Some(p) => self.out.extend_from_slice(&p.text),
+                None => self.out.extend_from_slice(content),
+            }
+            self.out.extend_from_slice(term);
+            self.popped += 1;
+            return;
+        }
+        let Some(part) = part else {
             let text = content.to_vec();
             self.queue.push_back(Slot {
                 text,
