@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # A kubelet node archive against the plain archive: the same simulated
-# cluster (8 workers, ~130 MB, one injected fault) as plain worker logs and as the CRI files
-# the kubelet keeps under /var/log/pods/<ns>_<pod>_<uid>/<container>/
-# (`<RFC3339Nano> stdout F|P <part>`, records past 16 KiB split into parts
-# as containerd and CRI-O split them, each log rotated into 0.log,
-# 0.log.<date> and a gzipped 0.log.<date>.gz); the plain archive is rotated
-# alike (connect.log, connect.log.1, connect.log.2.gz). Both are audited with -j 1
-# and -j 2; the table gives the medians (hyperfine), the CRI/plain ratio and
-# the peak RSS (GNU time), and checks that both runs report the same
-# findings.
+# cluster (8 workers, ~130 MB, one injected fault) as plain worker logs and
+# as the CRI files the kubelet keeps under
+# /var/log/pods/<ns>_<pod>_<uid>/<container>/ (`<RFC3339Nano> stdout F|P
+# <part>`, records past 16 KiB split into parts as containerd and CRI-O split
+# them, each log rotated into 0.log, 0.log.<date> and a gzipped
+# 0.log.<date>.gz); the plain archive is rotated alike (connect.log,
+# connect.log.1, connect.log.2.gz). Both are audited with -j 1 and -j 2; the
+# table gives the medians (hyperfine), the CRI/plain ratio and the peak RSS
+# (GNU time), and checks that both runs report the same findings.
 #
 # Needs: hyperfine, python3, gzip, GNU time (Debian packages hyperfine,
 # python3, gzip, time).
