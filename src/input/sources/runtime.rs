@@ -158,14 +158,9 @@ struct Slot {
 /// (a part whose last part never comes).
 const MAX_QUEUED: usize = 4096;
 
-/// Reads a container-runtime log and hands on its records: each record's
-/// parts joined on the line of its first part, followed by one empty line
-/// for every further part. Lines that are not of the format are handed on
-/// as they are.
-pub struct Restream<R> {
-    src: BufReader<R>,
+/// The records being joined and the output ready.
+struct Joiner {
     runtime: Runtime,
-    line: Vec<u8>,
     queue: VecDeque<Slot>,
     /// Index (counted from the first line ever queued) of the open record
     /// of each pipe.
@@ -173,44 +168,22 @@ pub struct Restream<R> {
     /// Lines handed on (popped from the queue) so far.
     popped: u64,
     out: Vec<u8>,
-    pos: usize,
-    done: bool,
-    /// Live input had nothing more for now.
-    blocked: bool,
-    error: Option<io::Error>,
 }
 
-impl<R: Read> Restream<R> {
-    pub fn new(inner: R, runtime: Runtime) -> Restream<R> {
-        Restream {
-            src: BufReader::with_capacity(64 * 1024, inner),
-            runtime,
-            line: Vec::new(),
-            queue: VecDeque::new(),
-            open: BTreeMap::new(),
-            popped: 0,
-            out: Vec::new(),
-            pos: 0,
-            done: false,
-            blocked: false,
-            error: None,
-        }
-    }
-
+impl Joiner {
     fn slot(&mut self, index: u64) -> &mut Slot {
         &mut self.queue[(index - self.popped) as usize]
     }
 
     /// Takes one physical line (with its terminator).
-    fn push_line(&mut self) {
-        let (content, term): (&[u8], &'static [u8]) =
-            if let Some(c) = self.line.strip_suffix(b"\r\n") {
-                (c, b"\r\n")
-            } else if let Some(c) = self.line.strip_suffix(b"\n") {
-                (c, b"\n")
-            } else {
-                (&self.line[..], b"")
-            };
+    fn push_line(&mut self, line: &[u8]) {
+        let (content, term): (&[u8], &'static [u8]) = if let Some(c) = line.strip_suffix(b"\r\n") {
+            (c, b"\r\n")
+        } else if let Some(c) = line.strip_suffix(b"\n") {
+            (c, b"\n")
+        } else {
+            (line, b"")
+        };
         let index = self.popped + self.queue.len() as u64;
         let part = self.runtime.part(content);
         // The common case: a whole record (or a line not of the format)
@@ -283,17 +256,65 @@ impl<R: Read> Restream<R> {
             self.out.extend_from_slice(s.term);
         }
     }
+}
 
-    /// Reads physical lines until some output is ready, the input ends
-    /// (or fails), or live input has nothing more for now (`blocked`: an
-    /// unfinished line is kept until the rest of it comes).
+/// Reads a container-runtime log and hands on its records: each record's
+/// parts joined on the line of its first part, followed by one empty line
+/// for every further part. Lines that are not of the format are handed on
+/// as they are.
+pub struct Restream<R> {
+    src: BufReader<R>,
+    /// A line begun in an earlier buffer.
+    line: Vec<u8>,
+    j: Joiner,
+    pos: usize,
+    done: bool,
+    /// Live input had nothing more for now.
+    blocked: bool,
+    error: Option<io::Error>,
+}
+
+impl<R: Read> Restream<R> {
+    pub fn new(inner: R, runtime: Runtime) -> Restream<R> {
+        Restream {
+            src: BufReader::with_capacity(64 * 1024, inner),
+            line: Vec::new(),
+            j: Joiner {
+                runtime,
+                queue: VecDeque::new(),
+                open: BTreeMap::new(),
+                popped: 0,
+                out: Vec::new(),
+            },
+            pos: 0,
+            done: false,
+            blocked: false,
+            error: None,
+        }
+    }
+
+    /// The input ended (or failed): the line begun is taken, and every
+    /// record queued is handed on.
+    fn end(&mut self) {
+        if !self.line.is_empty() {
+            self.j.push_line(&self.line);
+            self.line.clear();
+        }
+        self.done = true;
+        self.j.drain(true);
+    }
+
+    /// Reads physical lines (whole buffers at a time) until some output is
+    /// ready, the input ends (or fails), or live input has nothing more for
+    /// now (`blocked`: an unfinished line is kept until the rest of it
+    /// comes).
     fn fill(&mut self) {
-        self.out.clear();
+        self.j.out.clear();
         self.pos = 0;
         self.blocked = false;
-        while self.out.len() < 64 * 1024 && !self.done {
-            match self.src.read_until(b'\n', &mut self.line) {
-                Ok(_) => {}
+        while self.j.out.len() < 64 * 1024 && !self.done {
+            let buf = match self.src.fill_buf() {
+                Ok(b) => b,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     self.blocked = true;
                     break;
@@ -301,36 +322,61 @@ impl<R: Read> Restream<R> {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
                     self.error = Some(e);
-                    self.done = true;
+                    self.end();
+                    break;
+                }
+            };
+            if buf.is_empty() {
+                self.end();
+                break;
+            }
+            let n = buf.len();
+            let mut start = 0;
+            if !self.line.is_empty() {
+                // The rest of a line begun in an earlier buffer.
+                match memchr::memchr(b'\n', buf) {
+                    Some(i) => {
+                        self.line.extend_from_slice(&buf[..=i]);
+                        self.j.push_line(&self.line);
+                        self.line.clear();
+                        start = i + 1;
+                    }
+                    None => {
+                        self.line.extend_from_slice(buf);
+                        self.src.consume(n);
+                        continue;
+                    }
                 }
             }
-            if self.line.is_empty() {
-                self.done = true;
-            } else {
-                self.push_line();
-                self.line.clear();
+            let mut from = start;
+            for nl in memchr::memchr_iter(b'\n', &buf[start..]) {
+                let end = start + nl + 1;
+                self.j.push_line(&buf[from..end]);
+                from = end;
             }
-            self.drain(self.done);
+            self.line.extend_from_slice(&buf[from..]);
+            self.src.consume(n);
+            self.j.drain(false);
         }
     }
 }
 
 impl<R: Read> Read for Restream<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.pos == self.out.len() {
+        if self.pos == self.j.out.len() {
             if self.done {
                 return self.error.take().map_or(Ok(0), Err);
             }
             self.fill();
-            if self.pos == self.out.len() {
+            if self.pos == self.j.out.len() {
                 if std::mem::take(&mut self.blocked) {
                     return Err(io::ErrorKind::WouldBlock.into());
                 }
                 return self.error.take().map_or(Ok(0), Err);
             }
         }
-        let n = buf.len().min(self.out.len() - self.pos);
-        buf[..n].copy_from_slice(&self.out[self.pos..self.pos + n]);
+        let n = buf.len().min(self.j.out.len() - self.pos);
+        buf[..n].copy_from_slice(&self.j.out[self.pos..self.pos + n]);
         self.pos += n;
         Ok(n)
     }
