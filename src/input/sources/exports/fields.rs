@@ -226,6 +226,9 @@ fn source_of(v: &Value) -> Option<String> {
     (!joined.is_empty()).then(|| format!("labels/{}", joined.join(",")))
 }
 
+/// 9999-12-31T23:59:59.999999999Z in nanoseconds since the epoch.
+const MAX_NANOS: i128 = 253_402_300_799_999_999_999;
+
 /// A record of a JSON export, or `None` when the value carries no log line.
 pub fn record(v: &Value) -> Option<Record> {
     // A hit: the document is its `_source` (`sort` and `_id` aside).
@@ -247,6 +250,8 @@ pub fn record(v: &Value) -> Option<Record> {
     ]
     .iter()
     .find_map(|p| get(v, p).and_then(epoch_nanos))
+    // From the epoch to the year 9999: other numbers are no time stamp.
+    .filter(|(t, _)| (0..=MAX_NANOS).contains(t))
     .map_or((None, false), |(t, f)| (Some(t), f));
     let place = Place {
         ts,
@@ -369,5 +374,10 @@ mod tests {
         let v = json!({"log": "\tat x.Y(Y.java:1)\n", "date": 1.5});
         assert_eq!(record(&v).unwrap().text, "\tat x.Y(Y.java:1)");
         assert!(record(&json!({"a": 1})).is_none());
+        // Absurd stamps are none (and never printed).
+        let v = json!({"@timestamp": 1e300, "message": "x", "level": "INFO"});
+        assert_eq!(record(&v).unwrap().place.ts, None);
+        let v = json!({"@timestamp": -5, "message": "x", "level": "INFO"});
+        assert_eq!(record(&v).unwrap().text, "x");
     }
 }
