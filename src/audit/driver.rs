@@ -338,6 +338,7 @@ impl<'a> Run<'a> {
             let now = Instant::now();
             let mut read = 0;
             for s in &mut self.slots {
+                reducer.withhold(s.proc.take_unordered());
                 merger.add(s.proc.take_items());
                 let total = s.proc.bytes_read.load(Ordering::Relaxed);
                 let fresh = total - s.read_before;
@@ -351,6 +352,7 @@ impl<'a> Run<'a> {
                     if !s.settled && s.idle_since.is_some_and(|t| now - t >= SETTLE) {
                         // Quiet now: what waits for more lines is final.
                         s.proc.flush_held();
+                        reducer.withhold(s.proc.take_unordered());
                         merger.add(s.proc.take_items());
                         s.settled = true;
                     }
@@ -495,6 +497,9 @@ impl<'a> Run<'a> {
                         *w.summary.findings.entry(*k).or_default() += n;
                     }
                 }
+                if let Some(c) = reducer.withheld.get(&w.summary.worker) {
+                    withheld_note(&mut w, c);
+                }
                 report.workers.push(w);
             }
         }
@@ -503,6 +508,30 @@ impl<'a> Run<'a> {
         report.findings = sink.take_kept();
         report
     }
+}
+
+/// Takes the findings withheld for resting on lines whose order is unknown
+/// out of a worker's counts, and says so in its summary.
+fn withheld_note(
+    w: &mut crate::replay::WorkerReport,
+    withheld: &std::collections::BTreeMap<(crate::finding::Kind, bool), u64>,
+) {
+    let mut total = 0;
+    for (&(kind, counted), &n) in withheld {
+        total += n;
+        if counted && let Some(c) = w.summary.findings.get_mut(&kind) {
+            *c = c.saturating_sub(n);
+            if *c == 0 {
+                w.summary.findings.remove(&kind);
+            }
+        }
+    }
+    w.summary.notes.push(crate::replay::Note {
+        line: None,
+        text: format!(
+            "{total} finding(s) not reported: each quotes a line that shares its time stamp with another line of this worker, and the export does not say their order"
+        ),
+    });
 }
 
 /// Says in the summary of a stream's workers that it was stitched from

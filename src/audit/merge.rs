@@ -68,6 +68,13 @@ pub struct Reducer {
     /// Cross-worker findings per worker label and kind (the replays count
     /// their own).
     pub cross_counts: BTreeMap<String, BTreeMap<Kind, u64>>,
+    /// Lines (source, line) whose order is unknown (an export that keeps
+    /// no order within a time stamp): a finding that quotes one is not
+    /// reported, as a reordering could have made it.
+    withheld_lines: std::collections::HashSet<(crate::model::SourceId, u64)>,
+    /// Findings withheld, per worker label, kind, and whether the replay
+    /// counted it (its own finding) or not (a cross-worker one).
+    pub withheld: BTreeMap<String, BTreeMap<(Kind, bool), u64>>,
 }
 
 impl Reducer {
@@ -92,11 +99,33 @@ impl Reducer {
         self.drain(names, sink)
     }
 
+    /// Lines whose order is unknown: no finding that quotes one is
+    /// reported.
+    pub fn withhold(&mut self, lines: Vec<(crate::model::SourceId, u64)>) {
+        self.withheld_lines.extend(lines);
+    }
+
+    fn withholds(&self, f: &crate::finding::Finding) -> bool {
+        !self.withheld_lines.is_empty()
+            && std::iter::once(&f.trigger)
+                .chain(f.evidence.iter().map(|e| &e.line))
+                .any(|l| self.withheld_lines.contains(&(l.source, l.line)))
+    }
+
     fn drain(&mut self, names: &dyn Names, sink: &mut dyn Sink) -> io::Result<()> {
         if self.checker.out.is_empty() {
             return Ok(());
         }
         for e in std::mem::take(&mut self.checker.out) {
+            if self.withholds(&e.finding) {
+                *self
+                    .withheld
+                    .entry(e.finding.worker.clone())
+                    .or_default()
+                    .entry((e.finding.kind, !e.cross))
+                    .or_default() += 1;
+                continue;
+            }
             *self.counts.entry(e.finding.kind).or_default() += 1;
             if e.cross {
                 *self

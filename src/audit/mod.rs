@@ -27,6 +27,7 @@ pub mod mapred;
 pub mod merge;
 pub mod plan;
 pub mod processor;
+mod repeats;
 pub mod sink;
 pub mod stream;
 

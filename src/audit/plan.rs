@@ -46,11 +46,7 @@ pub fn streams(inputs: &[Input], parallel: bool) -> Vec<Stream> {
     }
     fams.into_iter()
         .map(|f| Stream {
-            name: if f.segments.len() == 1 {
-                inputs[f.segments[0]].display()
-            } else {
-                f.name
-            },
+            name: families::stream_name(inputs, &f),
             segments: f.segments,
         })
         .collect()

@@ -260,6 +260,12 @@ impl StreamProcessor {
         self.sink.generation()
     }
 
+    /// Lines (source, line as stored) whose order is unknown, found since
+    /// the last call.
+    pub fn take_unordered(&mut self) -> Vec<(SourceId, u64)> {
+        self.sink.take_unordered()
+    }
+
     /// Live input went quiet: hand on what waits for lines that may follow.
     pub fn flush_held(&mut self) {
         self.sink.flush_held();

@@ -14,13 +14,12 @@ use crate::layout::bare::BareLayout;
 use crate::layout::{self, envelope, split_stream};
 use crate::model::{SourceId, SourceLine, Timestamp};
 use crate::replay::{LineCtx, WorkerReplay};
-use std::collections::hash_map::DefaultHasher;
-use std::collections::{BTreeMap, HashSet};
-use std::hash::{Hash, Hasher};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::Item;
 use super::herders::{self, Herders, Route};
+use super::repeats::Dedupe;
 use crate::model::Key;
 
 /// A replay's place: the stream label of a multiplexed file, and the
@@ -83,59 +82,6 @@ pub enum Until {
     After(Timestamp),
 }
 
-/// Skips the part of a rotated segment that repeats what earlier segments
-/// of the stream already held (overlapping or duplicated segments).
-#[derive(Debug, Default)]
-struct Dedupe {
-    /// Latest time stamp of an event read so far in the stream.
-    last_ts: Option<Timestamp>,
-    /// Hashes of the event lines stamped `last_ts`.
-    at_last: HashSet<u64>,
-    /// In a new segment and not yet past the overlap.
-    armed: bool,
-    /// Events skipped as repeats.
-    skipped: u64,
-    /// More segments follow: record what the next one may repeat.
-    record: bool,
-}
-
-fn hash_line(text: &str) -> u64 {
-    let mut h = DefaultHasher::new();
-    text.hash(&mut h);
-    h.finish()
-}
-
-impl Dedupe {
-    /// Is this event line a repeat? (Also records it when it is new.)
-    fn repeat(&mut self, ts: Option<Timestamp>, text: &str) -> bool {
-        if self.armed {
-            match (ts, self.last_ts) {
-                (None, _) => {
-                    self.skipped += 1;
-                    return true;
-                }
-                (Some(t), Some(last))
-                    if t < last || (t == last && self.at_last.contains(&hash_line(text))) =>
-                {
-                    self.skipped += 1;
-                    return true;
-                }
-                _ => self.armed = false,
-            }
-        }
-        if let Some(t) = ts {
-            if Some(t) > self.last_ts {
-                self.last_ts = Some(t);
-                self.at_last.clear();
-            }
-            if self.record && Some(t) == self.last_ts {
-                self.at_last.insert(hash_line(text));
-            }
-        }
-        false
-    }
-}
-
 /// The replays of a stream holding facts back, and the time of the last
 /// item handed on (item times never go back).
 #[derive(Debug)]
@@ -189,6 +135,11 @@ pub struct StreamSink {
     /// The herders of each stream label.
     herders: BTreeMap<Option<String>, Herders>,
     follow: Follow,
+    /// Continuations of other streams under way (a multiplexed file or an
+    /// export of several sources interleaves their lines).
+    parked: Vec<Follow>,
+    /// Lines of the segments opened whose order is unknown, not yet taken.
+    unordered: Vec<(SourceId, u64)>,
     until: Until,
     /// The time stamp of the line the sink paused before.
     pub paused_at: Option<Timestamp>,
@@ -219,6 +170,8 @@ impl StreamSink {
             slots: BTreeMap::new(),
             herders: BTreeMap::new(),
             follow: Follow::None,
+            parked: Vec::new(),
+            unordered: Vec::new(),
             until: Until::End,
             paused_at: None,
             dedupe: Dedupe::default(),
@@ -346,6 +299,12 @@ impl StreamSink {
         self.until = until;
     }
 
+    /// Lines (source, line as stored) whose order is unknown, found since
+    /// the last call.
+    pub fn take_unordered(&mut self) -> Vec<(SourceId, u64)> {
+        std::mem::take(&mut self.unordered)
+    }
+
     /// The over-long lines skipped since the last call.
     pub fn take_too_long(&mut self) -> Vec<(u64, u64)> {
         std::mem::take(&mut self.too_long)
@@ -378,6 +337,14 @@ impl StreamSink {
     /// it. Its worker's replay learns how far its log reaches, whatever the
     /// line says, and the stream's log time moves to it.
     pub(super) fn log_tail(&mut self, source: SourceId, number: u64, bytes: &[u8]) {
+        // An export of several sources: each stream's own last line.
+        for (n, text) in self.wrapped.tails() {
+            self.stream_tail(source, n, text.as_bytes());
+        }
+        self.stream_tail(source, number, bytes);
+    }
+
+    fn stream_tail(&mut self, source: SourceId, number: u64, bytes: &[u8]) {
         let text = String::from_utf8_lossy(bytes);
         let Some(env) = layout::envelope(&text) else {
             return;
@@ -390,6 +357,7 @@ impl StreamSink {
         }
         let msg = (env.message.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
         let shared: Arc<str> = Arc::from(text.as_ref());
+        let stored = self.wrapped.stored_line(number);
         // Every herder of the stream was still logging then.
         for (_, slot) in self
             .slots
@@ -398,7 +366,7 @@ impl StreamSink {
         {
             let line = SourceLine {
                 source,
-                line: number,
+                line: stored,
                 seq: slot.seq + 1,
                 ts: Some(ts),
                 text: shared.clone(),
@@ -414,6 +382,7 @@ impl StreamSink {
     pub(super) fn next_segment(&mut self, source: SourceId, first: bool, last: bool) {
         self.source = source;
         self.follow = Follow::None;
+        self.parked.clear();
         self.dedupe.armed = !first && self.dedupe.last_ts.is_some();
         self.dedupe.record = !last;
     }
@@ -529,6 +498,7 @@ impl StreamSink {
         let herders = self.herders.get(&key.0);
         let group = herders.and_then(|h| h.group(key.1));
         let mirror = herders.is_some_and(Herders::mirror);
+        let number = self.wrapped.stored_line(raw.number);
         let slot = Self::slot(
             &mut self.slots,
             &self.label,
@@ -538,7 +508,7 @@ impl StreamSink {
         slot.seq += 1;
         let line = SourceLine {
             source,
-            line: raw.number,
+            line: number,
             seq: slot.seq,
             ts: raw.ts,
             text: Arc::from(raw.text),
@@ -550,7 +520,7 @@ impl StreamSink {
             }
             slot.replay.note_reading(&line, n.text);
         }
-        if let Some(note) = wrapped {
+        for note in wrapped {
             slot.replay.note_reading(&line, note);
         }
         slot.replay.apply(ev, &line, ctx);
@@ -619,6 +589,20 @@ impl StreamSink {
 
     fn continuation(&mut self, number: u64, text: &str) -> usize {
         let (stream, rest) = split_stream(text);
+        if let Some(k) = stream
+            && follow_stream(&self.follow) != Some(Some(k))
+            && let Some(i) = self
+                .parked
+                .iter()
+                .position(|f| follow_stream(f) == Some(Some(k)))
+        {
+            // A line of a continuation of another stream under way.
+            let theirs = self.parked.swap_remove(i);
+            let ours = std::mem::replace(&mut self.follow, theirs);
+            if ours != Follow::None {
+                self.parked.push(ours);
+            }
+        }
         match std::mem::replace(&mut self.follow, Follow::None) {
             Follow::None => 0,
             Follow::Dump(s) => {
@@ -646,6 +630,28 @@ impl StreamSink {
                 self.follow = Follow::Trace(s);
                 TRACE_LINES
             }
+        }
+    }
+}
+
+/// The stream a continuation under way belongs to.
+fn follow_stream(f: &Follow) -> Option<Option<&str>> {
+    match f {
+        Follow::Dump(s) | Follow::Trace(s) => Some(s.0.as_deref()),
+        Follow::None => None,
+    }
+}
+
+/// Continuations of other streams kept under way at most.
+const PARKED: usize = 64;
+
+impl StreamSink {
+    /// A continuation of a stream begins: one of another stream under
+    /// way is kept (a stream's own ends).
+    fn park(&mut self) {
+        let f = std::mem::replace(&mut self.follow, Follow::None);
+        if f != Follow::None && self.parked.len() < PARKED {
+            self.parked.push(f);
         }
     }
 }
@@ -712,12 +718,18 @@ impl LineSink for StreamSink {
         };
         match self.read_line(number, bytes, how) {
             Step::Next(_) if self.bare.reads_all() => Step::Next(usize::MAX),
+            // A continuation under way goes on past other streams' lines.
+            Step::Next(n) => Step::Next(n.max(match (&self.follow, self.parked.is_empty()) {
+                (Follow::None, true) => 0,
+                (Follow::Trace(_), true) => TRACE_LINES,
+                _ => DUMP_LINES,
+            })),
             step => step,
         }
     }
 
     fn too_long(&mut self, number: u64, len: u64) {
-        self.too_long.push((number, len));
+        self.too_long.push((self.wrapped.stored_line(number), len));
     }
 }
 
@@ -726,8 +738,13 @@ impl StreamSink {
     /// logger and whether it was wrapped; the scan must hand on every line
     /// when the layout hides the loggers.
     pub(super) fn segment_head(&mut self, head: &input::Head) -> bool {
+        if let Some(d) = &head.source {
+            let map = |n: u64| d.lines.as_ref().map_or(n, |m| m.stored(n));
+            self.unordered
+                .extend(d.unordered.lines.iter().map(|&n| (self.source, map(n))));
+        }
         self.bare.segment(head.bare);
-        self.wrapped.segment(head.wrap_width);
+        self.wrapped.segment(head.wrap_width, head.source.as_ref());
         self.bare.reads_all()
     }
 
@@ -737,6 +754,7 @@ impl StreamSink {
         // reject them from their raw bytes before decoding anything.
         if how == Delivery::Candidate
             && self.follow == Follow::None
+            && self.parked.is_empty()
             && let Some(l) = layout::trailing_logger(bytes)
         {
             match LoggerKind::classify(l) {
@@ -770,8 +788,19 @@ impl StreamSink {
         let Some(env) = envelope(line) else {
             return Step::Next(self.continuation(number, &text));
         };
-        // A new record ends any continuation.
-        self.follow = Follow::None;
+        // A new record ends the continuation of its stream (a record of
+        // another stream of a multiplexed file or export may come between
+        // a config dump's lines).
+        let others = match &self.follow {
+            Follow::Dump(s) | Follow::Trace(s) => s.0.is_some() && env.stream != s.0.as_deref(),
+            Follow::None => false,
+        };
+        if !others {
+            self.follow = Follow::None;
+        }
+        if !self.parked.is_empty() {
+            self.parked.retain(|f| follow_stream(f) != Some(env.stream));
+        }
         if how == Delivery::Follow {
             return Step::Next(0);
         }
@@ -855,10 +884,12 @@ impl StreamSink {
         Step::Next(match ev.continuation() {
             Continuation::None => 0,
             Continuation::ConfigDump => {
+                self.park();
                 self.follow = Follow::Dump(key);
                 DUMP_LINES
             }
             Continuation::StartFailure => {
+                self.park();
                 self.follow = Follow::Trace(key);
                 TRACE_LINES
             }

@@ -124,11 +124,7 @@ pub(super) fn plan(args: &PlanArgs) -> i32 {
         .iter_mut()
         .map(|f| {
             families::order_segments(&inputs, f, &none);
-            let name = if f.segments.len() == 1 {
-                inputs[f.segments[0]].display()
-            } else {
-                f.name.clone()
-            };
+            let name = families::stream_name(&inputs, f);
             json!({
                 "stream": name,
                 "segments": f.segments.iter().map(|&i| inputs[i].display()).collect::<Vec<_>>(),

@@ -65,8 +65,46 @@ pub fn rotation_base(file_name: &str) -> &str {
     }
 }
 
-/// Groups inputs into families (rotation sets in one directory). Stdin is a
-/// family of its own. Families come in the order of their first input.
+/// A kubelet's container log `…/<namespace>_<pod>_<uid>/<container>/<N>.log`
+/// (`N` counts the container's restarts; rotated as `<N>.log.<date>`,
+/// `<N>.log.<date>.gz`): the container's directory and its label
+/// `<namespace>/<pod>/<container>`. Namespace and pod names hold no `_`.
+pub fn kubelet_container(path: &std::path::Path) -> Option<(PathBuf, String)> {
+    let file = path.file_name()?.to_str()?;
+    let base = rotation_base(file);
+    let n = base.strip_suffix(".log")?;
+    if !is_digits(n) {
+        return None;
+    }
+    let dir = path.parent()?;
+    let container = dir.file_name()?.to_str()?;
+    let pod_dir = dir.parent()?.file_name()?.to_str()?;
+    let mut parts = pod_dir.splitn(3, '_');
+    let (ns, pod, uid) = (parts.next()?, parts.next()?, parts.next()?);
+    if ns.is_empty() || pod.is_empty() || uid.len() < 8 || uid.contains('_') {
+        return None;
+    }
+    Some((dir.to_path_buf(), format!("{ns}/{pod}/{container}")))
+}
+
+/// The name of a stream made of a family's segments: a kubelet
+/// container's label, the input's name for a single segment, else the
+/// family's name.
+pub fn stream_name(inputs: &[Input], family: &Family) -> String {
+    let first = &inputs[family.segments[0]];
+    if let Some((_, label)) = first.named_path().and_then(|p| kubelet_container(&p)) {
+        return label;
+    }
+    if family.segments.len() == 1 {
+        first.display()
+    } else {
+        family.name.clone()
+    }
+}
+
+/// Groups inputs into families (rotation sets in one directory; a kubelet
+/// container's logs across its restarts). Stdin is a family of its own.
+/// Families come in the order of their first input.
 pub fn group(inputs: &[Input]) -> Vec<Family> {
     let mut by_key: BTreeMap<(PathBuf, String), usize> = BTreeMap::new();
     let mut out: Vec<Family> = Vec::new();
@@ -83,7 +121,10 @@ pub fn group(inputs: &[Input]) -> Vec<Family> {
                     .file_name()
                     .map(|f| f.to_string_lossy().to_string())
                     .unwrap_or_default();
-                let base = rotation_base(&file).to_string();
+                let base = match kubelet_container(&p) {
+                    Some(_) => "<N>.log".to_string(),
+                    None => rotation_base(&file).to_string(),
+                };
                 let key = (dir.clone(), base.clone());
                 match by_key.get(&key) {
                     Some(&f) => out[f].segments.push(i),
@@ -106,8 +147,9 @@ const PEEK_LINES: usize = 2000;
 
 /// The first log-record timestamp of a reader's text, if its first lines
 /// hold one.
-pub fn first_timestamp<R: Read>(reader: R) -> Option<Timestamp> {
-    let mut r = BufReader::new(reader);
+pub fn first_timestamp<R: Read + Send + 'static>(reader: R) -> Option<Timestamp> {
+    // Inside any envelope (a container runtime's file, an export).
+    let mut r = BufReader::new(super::sources::decoded_head(Box::new(reader)));
     let mut line = Vec::new();
     for _ in 0..PEEK_LINES {
         line.clear();
@@ -219,6 +261,46 @@ mod tests {
         // Without timestamps: rotation order (.2 oldest, live file newest).
         order_segments(&inputs, &mut fam, &[None, None, None]);
         assert_eq!(fam.segments, vec![2, 1, 0]);
+    }
+
+    #[test]
+    fn kubelet_containers() {
+        let p = |s: &str| std::path::Path::new(s).to_path_buf();
+        let (dir, label) =
+            kubelet_container(&p("/var/log/pods/kafka_connect-0_0f1e2d3c-aaaa-bbbb-cccc-1234567890ab/connect/0.log.20250304-091500.gz"))
+                .unwrap();
+        assert_eq!(label, "kafka/connect-0/connect");
+        assert!(dir.ends_with("connect"));
+        assert!(
+            kubelet_container(&p(
+                "/var/log/pods/kafka_connect-0_0f1e2d3c-aaaa/connect/1.log"
+            ))
+            .is_some()
+        );
+        assert!(kubelet_container(&p("/logs/w1/connect.log")).is_none());
+        assert!(kubelet_container(&p("/logs/w1/0.log")).is_none());
+        let inputs: Vec<Input> = [
+            "pods/ns_c-0_0f1e2d3c-aaaa/connect/0.log",
+            "pods/ns_c-0_0f1e2d3c-aaaa/connect/0.log.20250304-101500",
+            "pods/ns_c-0_0f1e2d3c-aaaa/connect/1.log",
+            "pods/ns_c-1_99999999-aaaa/connect/0.log",
+        ]
+        .iter()
+        .map(|p| Input::File(PathBuf::from(p)))
+        .collect();
+        let fams = group(&inputs);
+        assert_eq!(fams.len(), 2);
+        assert_eq!(stream_name(&inputs, &fams[0]), "ns/c-0/connect");
+        assert_eq!(stream_name(&inputs, &fams[1]), "ns/c-1/connect");
+    }
+
+    #[test]
+    fn peeks_the_first_timestamp_inside_an_envelope() {
+        let text = "2025-03-04T10:15:00.1Z stdout P [2024-05-01 10:00:00,123] INFO hel\n2025-03-04T10:15:00.1Z stdout F lo (a.B)\n";
+        assert_eq!(
+            first_timestamp(std::io::Cursor::new(text.as_bytes().to_vec())),
+            Timestamp::from_parts(2024, 5, 1, 10, 0, 0, 123)
+        );
     }
 
     #[test]

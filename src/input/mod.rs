@@ -4,6 +4,7 @@ pub mod families;
 pub mod live;
 pub mod scan;
 pub mod source;
+pub mod sources;
 pub mod unwrap;
 
 use std::fs::File;
@@ -178,35 +179,76 @@ pub fn open_segment(input: &Input, count: Arc<AtomicU64>) -> io::Result<(Reader,
 }
 
 /// What the head of a segment showed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Head {
     /// A terminal copy wrapped at this many characters: the reader rejoins
     /// its records ([`unwrap`]).
     pub wrap_width: Option<usize>,
     /// The layout prints no logger ([`crate::layout::bare`]).
     pub bare: bool,
+    /// The log lines came in an envelope the reader took off (a container
+    /// runtime's file, a log store's export: [`sources`]).
+    pub source: Option<sources::Decoded>,
 }
 
-/// Reads the head of a segment once, before the scan: a terminal copy's
+/// Reads the head of a segment once, before the scan: an envelope (a
+/// container runtime's file, an export) is taken off, a terminal copy's
 /// wrapped records are rejoined, and the head tells whether the layout
-/// prints a logger. Streams that are neither pay one copy of their head.
+/// prints a logger. Streams that are none of these pay two copies of their
+/// head.
 pub fn prepare(reader: Box<dyn Read + Send>) -> (Box<dyn Read + Send>, Head) {
+    let (reader, source) = sources::reader(reader);
+    if source.is_some() {
+        // An envelope's records are whole (no terminal cut them); its
+        // layout is judged on the records without the empty lines that
+        // keep the line numbers of rejoined parts.
+        let (head, error, rest) = unwrap::read_head(reader);
+        let records: Vec<u8> = head
+            .split_inclusive(|&b| b == b'\n')
+            .filter(|l| !l.iter().all(|b| matches!(b, b'\n' | b'\r')))
+            .flatten()
+            .copied()
+            .collect();
+        let bare = crate::layout::bare::head_is_bare(&records);
+        let reader = Box::new(unwrap::HeadThen::new(head, error, rest));
+        let head = Head {
+            wrap_width: None,
+            bare,
+            source,
+        };
+        return (reader, head);
+    }
     let mut bare = false;
     let (reader, wrap_width) = unwrap::reader(reader, |head| {
         bare = crate::layout::bare::head_is_bare(head);
     });
-    (reader, Head { wrap_width, bare })
+    (
+        reader,
+        Head {
+            wrap_width,
+            bare,
+            source,
+        },
+    )
 }
 
 /// Opens a segment of a file (or bytes) for the scan, with what its head
 /// shows. The head is read apart, and the scan reads the segment from its
 /// start through a reader that can be released between reads; a terminal
 /// copy wrapped at a fixed width is read through the rejoining reader
-/// instead (a reader that cannot be released: it keeps its file and
-/// buffers while paused).
+/// instead, as is an envelope's (readers that cannot be released: they
+/// keep their file and buffers while paused).
 pub fn open_probed(input: &Input, count: Arc<AtomicU64>) -> io::Result<(Reader, bool, Head)> {
     let (head_reader, _) = open(input)?;
-    let (_, probed) = prepare(head_reader);
+    let (head, error, rest) = unwrap::read_head(head_reader);
+    let enveloped = sources::detect_head(&head, error.is_some()).is_some();
+    if enveloped {
+        let (r, gzip) = open(input)?;
+        let counted: Box<dyn Read + Send> = Box::new(Counted { inner: r, count });
+        let (reader, head) = prepare(counted);
+        return Ok((Reader::Live(reader), gzip, head));
+    }
+    let (_, probed) = prepare(Box::new(unwrap::HeadThen::new(head, error, rest)));
     if probed.wrap_width.is_some() {
         let (r, gzip) = open(input)?;
         let counted: Box<dyn Read + Send> = Box::new(Counted { inner: r, count });

@@ -149,24 +149,11 @@ fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
 /// A read error met in the head is returned by the reader once the bytes
 /// read before it are consumed.
 pub fn reader<R: Read + Send + 'static>(
-    mut inner: R,
+    inner: R,
     probe: impl FnOnce(&[u8]),
 ) -> (Box<dyn Read + Send>, Option<usize>) {
-    let mut head = Vec::with_capacity(HEAD_BYTES);
-    let mut error = None;
-    let eof = loop {
-        match (&mut inner)
-            .take((HEAD_BYTES - head.len()) as u64)
-            .read_to_end(&mut head)
-        {
-            Ok(_) => break head.len() < HEAD_BYTES,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => {
-                error = Some(e);
-                break true;
-            }
-        }
-    };
+    let (head, error, inner) = read_head(inner);
+    let eof = error.is_some() || head.len() < HEAD_BYTES;
     // Detect over complete lines only.
     let complete = if eof {
         head.len()
@@ -193,6 +180,27 @@ pub fn reader<R: Read + Send + 'static>(
             (Box::new(Rejoin::new(whole, w)), Some(w))
         }
     }
+}
+
+/// Reads up to [`HEAD_BYTES`] of `inner`: the head, the error that ended
+/// it early if one did, and the reader of the rest.
+pub fn read_head<R: Read>(mut inner: R) -> (Vec<u8>, Option<io::Error>, R) {
+    let mut head = Vec::with_capacity(HEAD_BYTES);
+    let mut error = None;
+    loop {
+        match (&mut inner)
+            .take((HEAD_BYTES - head.len()) as u64)
+            .read_to_end(&mut head)
+        {
+            Ok(_) => break,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                error = Some(e);
+                break;
+            }
+        }
+    }
+    (head, error, inner)
 }
 
 /// A stream read again from its start: the head already read (freed once
@@ -237,7 +245,8 @@ impl<R: Read> Read for HeadThen<R> {
 }
 
 /// Tells each worker of a rejoined segment (a multiplexed file holds
-/// several), once, that its records were rejoined.
+/// several), once, that its records were rejoined, and of any envelope the
+/// reader took off the segment ([`super::sources`]).
 #[derive(Debug, Default)]
 pub struct RejoinNote {
     /// The wrap width of the segment being read.
@@ -245,30 +254,70 @@ pub struct RejoinNote {
     /// The width the workers in `told` were told of.
     told_width: Option<usize>,
     told: Vec<Option<String>>,
+    /// The envelope of the segment being read.
+    source: Option<super::sources::Decoded>,
+    /// The envelope note the workers in `told_source` were told of.
+    told_note: Option<String>,
+    told_source: Vec<Option<String>>,
 }
 
 impl RejoinNote {
     /// A segment begins, wrapped at `width` or not wrapped (workers told
-    /// of the same width in an earlier segment are not told again).
-    pub fn segment(&mut self, width: Option<usize>) {
+    /// of the same width in an earlier segment are not told again), in an
+    /// envelope or not.
+    pub fn segment(&mut self, width: Option<usize>, source: Option<&super::sources::Decoded>) {
         self.width = width;
         if width.is_some() && width != self.told_width {
             self.told.clear();
             self.told_width = width;
         }
+        self.source = source.cloned();
+        if let Some(d) = source
+            && self.told_note.as_ref() != Some(&d.note)
+        {
+            self.told_source.clear();
+            self.told_note = Some(d.note.clone());
+        }
     }
 
-    /// The note for the summary of the worker of stream `stream`, the
-    /// first time one of its events is read from a rejoined segment.
-    pub fn take(&mut self, stream: Option<&str>) -> Option<String> {
-        let width = self.width?;
-        if self.told.iter().any(|s| s.as_deref() == stream) {
-            return None;
+    /// The notes for the summary of the worker of stream `stream`, the
+    /// first time one of its events is read from a rejoined segment or an
+    /// envelope.
+    pub fn take(&mut self, stream: Option<&str>) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(d) = &self.source
+            && !self.told_source.iter().any(|s| s.as_deref() == stream)
+        {
+            self.told_source.push(stream.map(str::to_string));
+            out.push(d.note.clone());
+            out.extend(d.unordered.note(stream));
         }
-        self.told.push(stream.map(str::to_string));
-        Some(format!(
-            "a terminal copy wrapped at {width} characters: its records were rejoined, and each is quoted on the line of its first part"
-        ))
+        if let Some(width) = self.width
+            && !self.told.iter().any(|s| s.as_deref() == stream)
+        {
+            self.told.push(stream.map(str::to_string));
+            out.push(format!(
+                "a terminal copy wrapped at {width} characters: its records were rejoined, and each is quoted on the line of its first part"
+            ));
+        }
+        out
+    }
+
+    /// The last lines of the streams of the segment being read (an export
+    /// of several sources): numbers as read, texts.
+    pub fn tails(&self) -> Vec<(u64, String)> {
+        self.source
+            .as_ref()
+            .map(|d| d.tails.to_vec())
+            .unwrap_or_default()
+    }
+
+    /// The line a line read is stored on, in the segment being read.
+    pub fn stored_line(&self, n: u64) -> u64 {
+        match self.source.as_ref().and_then(|d| d.lines.as_ref()) {
+            Some(m) => m.stored(n),
+            None => n,
+        }
     }
 }
 

@@ -1,0 +1,223 @@
+//! Where logs really live: the envelopes the same log4j lines come in when
+//! they are read off a node or out of a log store, not from the worker's
+//! own file. Each is detected from the head of a stream and taken off by
+//! the reader, so the layout and event parsers see the log lines alone:
+//!
+//! * container-runtime files, read line by line ([`runtime`]): the CRI
+//!   format (`/var/log/pods/<ns>_<pod>_<uid>/<container>/0.log`) and
+//!   Docker's json-file driver, their split records rejoined;
+//! * exports of log stores and collectors, read whole ([`exports`]):
+//!   journald (`journalctl -o json`, `-o export`), Loki (`logcli query`),
+//!   Elasticsearch/OpenSearch hits, documents and search responses,
+//!   Vector, Fluent Bit, CloudWatch Logs; their records are put back in
+//!   the order they were written where the record says it (an offset, a
+//!   sequence number, a fine time stamp), several sources in one export
+//!   are told apart by a stream prefix, and a newest-first copy of plain
+//!   lines is read oldest first.
+//!
+//! Line numbers stay those of the input as stored: a runtime file's
+//! records keep their lines (a rejoined record is read on the line of its
+//! first part), and an export's lines carry a [`LineMap`] from the lines
+//! read to the lines stored.
+
+pub mod exports;
+pub mod order;
+pub mod runtime;
+
+use std::io::Read;
+use std::sync::Arc;
+
+/// An envelope detected at the head of a stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Cri,
+    Docker,
+    Export(exports::Kind),
+    /// Plain lines, newest first (`logcli query --output=raw` without
+    /// `--forward`).
+    NewestFirst,
+}
+
+impl Format {
+    /// The format in words, for the summary.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Format::Cri => "a CRI container log (containerd, CRI-O)",
+            Format::Docker => "a Docker json-file log",
+            Format::Export(k) => k.describe(),
+            Format::NewestFirst => "a newest-first copy of the log",
+        }
+    }
+}
+
+/// Line numbers of the lines read (1-based, by index) in the input as
+/// stored.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LineMap(pub Vec<u64>);
+
+impl LineMap {
+    /// The stored line of line `n` read (lines past the map are taken as
+    /// they are).
+    pub fn stored(&self, n: u64) -> u64 {
+        match n.checked_sub(1).and_then(|i| self.0.get(i as usize)) {
+            Some(&s) => s,
+            None => n,
+        }
+    }
+}
+
+/// What the reader did to a stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decoded {
+    pub format: Format,
+    /// For the summary of every worker read from the stream.
+    pub note: String,
+    /// Lines read → lines stored, when they differ.
+    pub lines: Option<Arc<LineMap>>,
+    /// Order: the streams (stream prefixes; `None` for an export of one
+    /// source) whose lines sharing a time stamp could not be put back in
+    /// the order they were written, with the lines read (numbers as read)
+    /// that share a time stamp with another line of theirs.
+    pub unordered: Arc<order::Unordered>,
+    /// The last line (number as read, text) of each stream of an export of
+    /// several: where each worker's log ends, not only the last one's.
+    pub tails: Arc<[(u64, String)]>,
+}
+
+/// Lines of the head looked at to tell the format.
+const HEAD_LINES: usize = 64;
+
+fn head_lines(head: &[u8]) -> impl Iterator<Item = &[u8]> {
+    head.split(|&b| b == b'\n')
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+        .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
+        .take(HEAD_LINES)
+}
+
+/// The envelope of a stream whose head is `head` (complete lines), if it
+/// has one. Most lines of the head must read as the format.
+pub fn detect(head: &[u8]) -> Option<Format> {
+    let lines: Vec<&[u8]> = head_lines(head).collect();
+    if lines.is_empty() {
+        return None;
+    }
+    let most = |f: &dyn Fn(&[u8]) -> bool| {
+        let n = lines.iter().filter(|l| f(l)).count();
+        n * 4 >= lines.len() * 3
+    };
+    if most(&|l| runtime::Runtime::Cri.matches(l)) {
+        return Some(Format::Cri);
+    }
+    if let Some(kind) = exports::detect(head, &lines) {
+        return Some(Format::Export(kind));
+    }
+    if most(&|l| runtime::Runtime::Docker.matches(l)) {
+        return Some(Format::Docker);
+    }
+    if order::newest_first(&lines) {
+        return Some(Format::NewestFirst);
+    }
+    None
+}
+
+/// The envelope shown by a head read with [`super::unwrap::read_head`]
+/// (`ended`: the input ended within it, by an error or not).
+pub fn detect_head(head: &[u8], ended: bool) -> Option<Format> {
+    let complete = if ended || head.len() < super::unwrap::HEAD_BYTES {
+        head.len()
+    } else {
+        memchr::memrchr(b'\n', head).map_or(0, |i| i + 1)
+    };
+    detect(&head[..complete])
+}
+
+/// Reads the head of `inner` and, when it shows an envelope, returns a
+/// reader of the log lines inside it and what was done; else the stream
+/// as it is.
+pub fn reader(inner: Box<dyn Read + Send>) -> (Box<dyn Read + Send>, Option<Decoded>) {
+    let (head, error, inner) = super::unwrap::read_head(inner);
+    let format = detect_head(&head, error.is_some());
+    let attrs = match format {
+        Some(Format::Docker) => docker_attrs(&head),
+        _ => String::new(),
+    };
+    let whole = super::unwrap::HeadThen::new(head, error, inner);
+    let Some(format) = format else {
+        return (Box::new(whole), None);
+    };
+    let unordered = Arc::new(order::Unordered::default());
+    match format {
+        Format::Cri | Format::Docker => {
+            let rt = if format == Format::Cri {
+                runtime::Runtime::Cri
+            } else {
+                runtime::Runtime::Docker
+            };
+            let decoded = Decoded {
+                format,
+                note: format!(
+                    "read as {}{attrs}: records the runtime split were rejoined, each quoted on the line of its first part",
+                    format.describe()
+                ),
+                lines: None,
+                unordered,
+                tails: Arc::from(Vec::new()),
+            };
+            (Box::new(runtime::Restream::new(whole, rt)), Some(decoded))
+        }
+        Format::Export(kind) => exports::reader(whole, kind),
+        Format::NewestFirst => order::reversed(whole),
+    }
+}
+
+/// The `attrs` of a Docker json-file log's first line (the `tag` and
+/// `labels` log options), as ` (attrs k=v, …)`, or nothing.
+fn docker_attrs(head: &[u8]) -> String {
+    let attrs = head_lines(head)
+        .find_map(runtime::docker_line)
+        .and_then(|(_, a)| a)
+        .unwrap_or_default();
+    if attrs.is_empty() {
+        return String::new();
+    }
+    let kv: Vec<String> = attrs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    format!(" (attrs {})", kv.join(", "))
+}
+
+/// The decoded text of a whole input (for peeks such as the first time
+/// stamp of a rotated segment): the stream read through [`reader`].
+pub fn decoded_head(inner: Box<dyn Read + Send>) -> Box<dyn Read + Send> {
+    reader(inner).0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detects_runtime_files() {
+        let cri = b"2025-03-04T10:15:00.1Z stdout F [2025-03-04 10:15:00,100] INFO x (a.B)\n\
+                    2025-03-04T10:15:00.1Z stdout P [2025-03-04 10:15:00,100] INFO y\n";
+        assert_eq!(detect(cri), Some(Format::Cri));
+        let docker = br#"{"log":"[2025-03-04 10:15:00,100] INFO x (a.B)\n","stream":"stdout","time":"2025-03-04T10:15:00.1Z"}"#;
+        assert_eq!(detect(docker), Some(Format::Docker));
+        let tagged = br#"{"log":"x\n","stream":"stdout","attrs":{"tag":"w1"},"time":"2025-03-04T10:15:00.1Z"}"#;
+        assert_eq!(docker_attrs(tagged), " (attrs tag=w1)");
+        assert_eq!(docker_attrs(docker), "");
+        let plain =
+            b"[2025-03-04 10:15:00,100] INFO x (a.B)\n[2025-03-04 10:15:00,200] INFO y (a.B)\n";
+        assert_eq!(detect(plain), None);
+        let ecs_layout = br#"{"@timestamp":"2024-05-01T10:00:00.123Z","log.level":"INFO","message":"x","log.logger":"a.B"}"#;
+        assert_eq!(detect(ecs_layout), None, "a JSON layout is the log itself");
+        assert_eq!(detect(b""), None);
+    }
+
+    #[test]
+    fn line_maps() {
+        let m = LineMap(vec![5, 3]);
+        assert_eq!(
+            (m.stored(1), m.stored(2), m.stored(3), m.stored(0)),
+            (5, 3, 3, 0)
+        );
+    }
+}
