@@ -20,6 +20,17 @@ logging_profile() {
     esac
 }
 
+# connect_file_version VERSION: the release of connect-file to run beside
+# connect-runtime VERSION. Maven Central serves no connect-file 4.4.0 (it
+# serves connect-runtime, connect-json and kafka_2.13 4.4.0): take 4.3.1's
+# FileStream connectors, plugins the herder under test only loads.
+connect_file_version() {
+    case "$1" in
+        4.4.0) echo 4.3.1 ;;
+        *) echo "$1" ;;
+    esac
+}
+
 # fetch_jars VERSION ROLE [EXTRA_PROFILES]: copy the jars of ROLE (worker,
 # broker) of release VERSION into $kafka_cache/VERSION/ROLE once; prints the
 # directory.
@@ -34,7 +45,8 @@ fetch_jars() {
         [ -n "$extra" ] && profiles="$profiles,$extra"
         rm -rf "$out"
         mkdir -p "$out"
-        mvn -q -B -f "$conformance_dir/pom.xml" -Dkafka.version="$version" -P"$profiles" \
+        mvn -q -B -f "$conformance_dir/pom.xml" -Dkafka.version="$version" \
+            -Dconnect.file.version="$(connect_file_version "$version")" -P"$profiles" \
             dependency:copy-dependencies -DoutputDirectory="$out" >&2 \
             || { echo "conformance: mvn could not fetch $role jars of Kafka $version" >&2; return 1; }
         touch "$out/.complete"

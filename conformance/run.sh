@@ -11,6 +11,9 @@
 #   conformance/run.sh --list
 #
 # Output: target/conformance/<release>/<scenario>/ (see docs/real-kafka.md).
+# The whole script is one function, read before it runs: editing this file
+# while a run is in flight cannot change what that run executes.
+main() {
 set -euo pipefail
 # shellcheck source=conformance/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -68,7 +71,9 @@ fi
 
 [ -n "$scenario" ] || { echo "conformance/run.sh: --scenario is required" >&2; usage >&2; exit 2; }
 case " $scenarios " in *" $scenario "*) ;; *) echo "conformance/run.sh: unknown scenario '$scenario'" >&2; exit 2 ;; esac
+custom_jars=""
 if [ -n "$jars" ]; then
+    custom_jars=1
     [ -d "$jars" ] || { echo "conformance/run.sh: --jars $jars is not a directory" >&2; exit 2; }
     jars="$(cd "$jars" && pwd)"
     if [ -z "$release" ]; then
@@ -161,7 +166,6 @@ rebalance.timeout.ms=15000
 worker.sync.timeout.ms=5000
 scheduled.rebalance.max.delay.ms=10000
 task.shutdown.graceful.timeout.ms=3000
-plugin.path=
 PROPS
     cat "${EXTRA_WORKER_PROPS:-/dev/null}" >> "$run/config/w$i.properties"
 }
@@ -174,8 +178,10 @@ start_worker() {
         -Djava.net.preferIPv4Stack=true "-Dkafka.logs.dir=$run/logs/w$i" "$log_flag")
     local out="$run/stdout/w$i.out"
     [ -n "$console_only" ] && out="$run/logs/w$i/connectDistributed.out"
-    java "${opts[@]}" -cp "$jars/*" org.apache.kafka.connect.cli.ConnectDistributed \
-        "$run/config/w$i.properties" >> "$out" 2>&1 &
+    # the run directory as the working directory: nothing of the repository
+    # is on the worker's path (the FileStream connectors are on its class path)
+    (cd "$run" && exec java "${opts[@]}" -cp "$jars/*" org.apache.kafka.connect.cli.ConnectDistributed \
+        "$run/config/w$i.properties" >> "$out" 2>&1) &
     echo $! > "$run/w$i.pid"
     log "worker w$i started (pid $!, REST $(worker_url "$i"))"
 }
@@ -457,7 +463,7 @@ cat > "$run/PROVENANCE" <<PROV
 release: $release
 scenario: $scenario
 workers: $workers
-command: conformance/run.sh --release $release --scenario $scenario --workers $workers${jars:+ --jars <dir>}
+command: conformance/run.sh --release $release --scenario $scenario --workers $workers${custom_jars:+ --jars <dir>}
 jars: $( [ "$label" = "$release" ] && echo "Maven Central (conformance/pom.xml), org.apache.kafka:connect-runtime:$release" || echo "a user's build: $(ls "$jars" | grep -c '\.jar$') jars, connect-runtime $release")
 broker: Kafka $broker_version, single-node KRaft, 127.0.0.1:$broker_port
 logging: $(realpath --relative-to="$repo_dir" "$log_cfg") (as shipped by the release${console_only:+; console only: captured as connectDistributed.out})
@@ -494,3 +500,5 @@ fi
 echo "wall: $(( $(date +%s) - t0 )) s" >> "$run/PROVENANCE"
 log "done in $(( $(date +%s) - t0 )) s: $run"
 exit "$status"
+}
+main "$@"

@@ -20,11 +20,14 @@ fn corpus() -> (Vec<Outcome>, Vec<(String, String)>) {
     check::check_paths(&[PathBuf::from("corpus")], CheckOptions::default(), None)
 }
 
-/// A trace's snapshot name: the log's name without `.log`, or the
-/// directory's.
+/// A trace's snapshot name: its path under `corpus/` without `.log`, `/`
+/// read as `-` (`real-kafka/2.3.0/kafka-8676` → `real-kafka-2.3.0-kafka-8676`:
+/// nested traces of the same scenario name stay apart).
 fn snapshot_name(o: &Outcome) -> String {
-    let name = o.trace.name.rsplit('/').next().unwrap_or(&o.trace.name);
-    name.strip_suffix(".log").unwrap_or(name).to_string()
+    let name = o.trace.name.as_str();
+    let name = name.strip_prefix("corpus/").unwrap_or(name);
+    let name = name.strip_suffix(".log").unwrap_or(name);
+    name.replace('/', "-")
 }
 
 #[test]
