@@ -28,6 +28,7 @@ out_root="${CONFORMANCE_OUT:-$repo_dir/target/conformance}"
 # The release matrix of --all: release:scenario pairs.
 matrix=(
     2.3.0:kafka-8676 2.3.1:kafka-8676
+    3.8.0:kafka-16056 4.4.0:kafka-16056
     2.4.1:kafka-8869 2.5.1:kafka-8869
     3.1.0:kafka-13719 3.2.3:kafka-13719
     3.8.0:kafka-17105 3.9.1:kafka-17105
@@ -37,7 +38,7 @@ matrix=(
     3.9.1:freeze-worker 4.4.0:freeze-worker
 )
 
-scenarios="clean kill-worker freeze-worker rolling-restart kafka-8676 kafka-8869 kafka-13719 kafka-17105"
+scenarios="clean kill-worker freeze-worker rolling-restart kafka-8676 kafka-8869 kafka-13719 kafka-17105 kafka-16056"
 
 usage() {
     sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
@@ -86,7 +87,7 @@ fi
 
 case "$scenario" in
     kafka-8676|kafka-8869) : "${workers:=1}" ;;
-    kafka-13719|kafka-17105) : "${workers:=2}" ;;
+    kafka-13719|kafka-17105|kafka-16056) : "${workers:=2}" ;;
     *) : "${workers:=3}" ;;
 esac
 [ "$workers" -ge 1 ] && [ "$workers" -le 8 ] || { echo "conformance/run.sh: --workers must be 1..8" >&2; exit 2; }
@@ -121,6 +122,15 @@ esac
 # scripts (`connect-distributed.sh -daemon`) send it to connectDistributed.out.
 console_only=""
 grep -q connectAppender "$log_cfg" 2>/dev/null || case "$log_cfg" in *.yaml) ;; *) console_only=1 ;; esac
+
+extra_cp=""
+if [ "$scenario" = kafka-16056 ]; then
+    test_jar="$repo_dir/target/test-connector/blocking-connector-1.jar"
+    [ -f "$test_jar" ] || mvn -q -B -f "$conformance_dir/test-connector/pom.xml" package >&2 \
+        || { echo "conformance/run.sh: could not build conformance/test-connector" >&2; exit 1; }
+    extra_cp=":$test_jar"
+fi
+count_topic=""
 
 pids=()
 cleanup() {
@@ -180,7 +190,7 @@ start_worker() {
     [ -n "$console_only" ] && out="$run/logs/w$i/connectDistributed.out"
     # the run directory as the working directory: nothing of the repository
     # is on the worker's path (the FileStream connectors are on its class path)
-    (cd "$run" && exec java "${opts[@]}" -cp "$jars/*" org.apache.kafka.connect.cli.ConnectDistributed \
+    (cd "$run" && exec java "${opts[@]}" -cp "$jars/*$extra_cp" org.apache.kafka.connect.cli.ConnectDistributed \
         "$run/config/w$i.properties" >> "$out" 2>&1) &
     echo $! > "$run/w$i.pid"
     log "worker w$i started (pid $!, REST $(worker_url "$i"))"
@@ -457,6 +467,29 @@ sc_kafka_17105() {
     settle 3
 }
 
+# KAFKA-16056: a connector whose taskConfigs() blocks the herder thread past
+# rebalance.timeout.ms (our test connector, conformance/test-connector/):
+# the worker leaves the group on its poll timeout without revoking, the
+# leader hands its tasks to the others after the scheduled delay, and both
+# instances of each moved task write records: duplicates in the topic.
+sc_kafka_16056() {
+    [ "$workers" -ge 2 ] || { log "kafka-16056 needs two workers or more"; return 1; }
+    start_cluster
+    local topic="$tag-counts" marker="$data/block-once"
+    local base="\"connector.class\":\"io.herderaudit.conformance.BlockingSourceConnector\",\"tasks.max\":\"$workers\",\"topic\":\"$topic\""
+    rest PUT /connectors/counter/config "{$base}"
+    wait_running counter "$workers"
+    settle 8
+    touch "$marker"
+    # the update makes the owner restart the connector and ask it for task
+    # configs: that call sleeps 40 s on the owner's herder thread
+    rest PUT /connectors/counter/config "{$base,\"block.ms\":\"40000\",\"block.marker\":\"$marker\"}"
+    settle 60
+    wait_running counter "$workers" || true
+    settle 5
+    count_topic="$topic"
+}
+
 # ---------------------------------------------------------------- run
 
 cat > "$run/PROVENANCE" <<PROV
@@ -486,6 +519,7 @@ for p in "$run"/w*.pid; do
     n="$(basename "$p" .pid)"; log "worker $n: graceful stop (SIGTERM)"; stop_pid "$p"; rm -f "$p"
 done
 [ -f "$data/in.txt" ] && dump_topic "$src_topic"
+[ -n "$count_topic" ] && dump_topic "$count_topic"
 stop_pid "$run/broker/broker.pid"
 
 # The trace: every worker's log files as written, and its audit.
