@@ -108,6 +108,7 @@ if [ -z "$jars" ]; then
     jars="$(fetch_jars "$release" worker)"
 fi
 broker_libs="$(fetch_jars "$broker_version" broker)"
+tool_libs="$(fetch_jars "$broker_version" tools)"
 
 # The shipped logging config of the release.
 case "$release" in
@@ -295,7 +296,7 @@ feed() {
 dump_topic() {
     local topic="$1" out="$run/ground-truth/topic-$1.txt"
     java -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 "-Dlog4j.configuration=file:$run/broker/log4j.properties" \
-        -cp "$broker_libs/*" kafka.tools.ConsoleConsumer --bootstrap-server "$bootstrap" --topic "$topic" \
+        -cp "$tool_libs/*" org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server "$bootstrap" --topic "$topic" \
         --from-beginning --timeout-ms 8000 > "$out" 2>"$run/ground-truth/consumer-$topic.err" || true
     local total dups
     total=$(wc -l < "$out")
