@@ -317,6 +317,9 @@ start_cluster() {
         start_worker "$i"
         wait_worker "$i"
     done
+    # the REST API answers before the worker has joined its group: let the
+    # joins settle, so that no scenario's first request races them
+    settle 6
 }
 
 sc_clean() {
