@@ -20,14 +20,14 @@ logging_profile() {
     esac
 }
 
-# connect_file_version VERSION: the release of connect-file to run beside
-# connect-runtime VERSION. Maven Central serves no connect-file 4.4.0 (it
-# serves connect-runtime, connect-json and kafka_2.13 4.4.0): take 4.3.1's
-# FileStream connectors, plugins the herder under test only loads.
-connect_file_version() {
+# has_connect_file VERSION: whether Maven Central serves connect-file of
+# VERSION. It serves none for 4.4.0 (connect-runtime, connect-json and
+# kafka_2.13 4.4.0 are there), and 4.3.1's does not load in a 4.4.0 worker
+# (AppInfoParser moved): 4.4.0 runs get our own test connector instead.
+has_connect_file() {
     case "$1" in
-        4.4.0) echo 4.3.1 ;;
-        *) echo "$1" ;;
+        4.4.0) return 1 ;;
+        *) return 0 ;;
     esac
 }
 
@@ -42,11 +42,11 @@ fetch_jars() {
         local binding
         binding="$(logging_profile "$version")"
         [ -n "$binding" ] && profiles="$profiles,$binding"
+        [ "$role" = worker ] && has_connect_file "$version" && profiles="$profiles,file"
         [ -n "$extra" ] && profiles="$profiles,$extra"
         rm -rf "$out"
         mkdir -p "$out"
-        mvn -q -B -f "$conformance_dir/pom.xml" -Dkafka.version="$version" \
-            -Dconnect.file.version="$(connect_file_version "$version")" -P"$profiles" \
+        mvn -q -B -f "$conformance_dir/pom.xml" -Dkafka.version="$version" -P"$profiles" \
             dependency:copy-dependencies -DoutputDirectory="$out" >&2 \
             || { echo "conformance: mvn could not fetch $role jars of Kafka $version" >&2; return 1; }
         touch "$out/.complete"

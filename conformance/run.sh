@@ -125,7 +125,12 @@ console_only=""
 grep -q connectAppender "$log_cfg" 2>/dev/null || case "$log_cfg" in *.yaml) ;; *) console_only=1 ;; esac
 
 extra_cp=""
-if [ "$scenario" = kafka-16056 ]; then
+# Without the release's FileStream connectors (4.4.0), the scenarios run our
+# counting source connector in their place (its tasks number their records:
+# duplicates show in the topic as well).
+test_connectors=""
+compgen -G "$jars/connect-file-*.jar" >/dev/null || test_connectors=1
+if [ "$scenario" = kafka-16056 ] || [ -n "$test_connectors" ]; then
     test_jar="$repo_dir/target/test-connector/blocking-connector-1.jar"
     [ -f "$test_jar" ] || mvn -q -B -f "$conformance_dir/test-connector/pom.xml" package >&2 \
         || { echo "conformance/run.sh: could not build conformance/test-connector" >&2; exit 1; }
@@ -274,9 +279,18 @@ sys.exit(0 if s["connector"]["state"] == "RUNNING" and len(run) == want == len(s
 settle() { log "settle $1 s"; sleep "$1"; }
 
 source_connector() { # NAME FILE TOPIC
+    if [ -n "$test_connectors" ]; then
+        echo "{\"name\":\"$1\",\"config\":{\"connector.class\":\"io.herderaudit.conformance.BlockingSourceConnector\",\"tasks.max\":\"1\",\"topic\":\"$3\"}}"
+        return
+    fi
     echo "{\"name\":\"$1\",\"config\":{\"connector.class\":\"org.apache.kafka.connect.file.FileStreamSourceConnector\",\"tasks.max\":\"1\",\"file\":\"$2\",\"topic\":\"$3\"}}"
 }
 sink_config() { # FILE TOPIC TASKS
+    if [ -n "$test_connectors" ]; then
+        # a counting source in the sink's place, writing to the sink's topic
+        echo "{\"connector.class\":\"io.herderaudit.conformance.BlockingSourceConnector\",\"tasks.max\":\"$3\",\"topic\":\"$2-$(basename "$1" .txt)\"}"
+        return
+    fi
     echo "{\"connector.class\":\"org.apache.kafka.connect.file.FileStreamSinkConnector\",\"tasks.max\":\"$3\",\"file\":\"$1\",\"topics\":\"$2\"}"
 }
 
@@ -503,6 +517,7 @@ workers: $workers
 command: conformance/run.sh --release $release --scenario $scenario --workers $workers${custom_jars:+ --jars <dir>}
 jars: $( [ "$label" = "$release" ] && echo "Maven Central (conformance/pom.xml), org.apache.kafka:connect-runtime:$release" || echo "a user's build: $(ls "$jars" | grep -c '\.jar$') jars, connect-runtime $release")
 broker: Kafka $broker_version, single-node KRaft, 127.0.0.1:$broker_port
+connectors: $( [ -n "$test_connectors" ] && echo "conformance/test-connector (BlockingSourceConnector, counting tasks) in place of FileStreamSource/Sink: no connect-file jar of this release" || echo "FileStreamSource/FileStreamSink of the release")
 logging: $(realpath --relative-to="$repo_dir" "$log_cfg") (as shipped by the release${console_only:+; console only: captured as connectDistributed.out})
 java: $(java -version 2>&1 | head -1)
 date: $(date -u +%FT%TZ)
