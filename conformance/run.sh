@@ -7,6 +7,7 @@
 #
 #   conformance/run.sh --release 3.9.1 --scenario kill-worker [--workers 3]
 #   conformance/run.sh --jars /path/to/connect/libs --scenario clean
+#   conformance/run.sh --release 3.9.1 --scenario clean --layout strimzi
 #   conformance/run.sh --all
 #   conformance/run.sh --list
 #
@@ -22,6 +23,7 @@ release=""
 scenario=""
 workers=""
 jars=""
+layout=""
 all=""
 out_root="${CONFORMANCE_OUT:-$repo_dir/target/conformance}"
 
@@ -51,6 +53,7 @@ while [ $# -gt 0 ]; do
         --scenario) scenario="$2"; shift 2 ;;
         --workers) workers="$2"; shift 2 ;;
         --jars) jars="$2"; shift 2 ;;
+        --layout) layout="$2"; shift 2 ;;
         --out) out_root="$2"; shift 2 ;;
         --all) all=1; shift ;;
         --list) printf '%s\n' "${matrix[@]}"; exit 0 ;;
@@ -94,7 +97,7 @@ esac
 
 label="$release"
 [ -n "$jars" ] && label="custom-$release"
-run="$out_root/$label/$scenario"
+run="$out_root/$label/$scenario${layout:+-$layout}"
 rm -rf "$run"
 mkdir -p "$run/logs" "$run/stdout" "$run/ground-truth" "$run/config"
 tag="$(echo "$label-$scenario" | tr -c 'a-zA-Z0-9\n-' '-')"
@@ -119,6 +122,14 @@ case "$release" in
             | awk -v r="$release" -F/ '{ v=$(NF-1); if (v "" <= r "") last=$0 } END { print last }')"
         log_flag="-Dlog4j.configuration=file:$log_cfg" ;;
 esac
+# --layout NAME: conformance/log4j/layouts/NAME.properties instead (log4j
+# 1.2 releases: a layout the audit claims to read, not the shipped one).
+if [ -n "$layout" ]; then
+    log_cfg="$conformance_dir/log4j/layouts/$layout.properties"
+    [ -f "$log_cfg" ] || { echo "conformance/run.sh: no layout $log_cfg" >&2; exit 2; }
+    case "$release" in 4.*) echo "conformance/run.sh: --layout needs a log4j 1.2 release (up to 3.9)" >&2; exit 2 ;; esac
+    log_flag="-Dlog4j.configuration=file:$log_cfg"
+fi
 # Up to 2.3 the shipped config logs to the console only; the shipped
 # scripts (`connect-distributed.sh -daemon`) send it to connectDistributed.out.
 console_only=""
@@ -513,12 +524,13 @@ sc_kafka_16056() {
 cat > "$run/PROVENANCE" <<PROV
 release: $release
 scenario: $scenario
-workers: $workers
-command: conformance/run.sh --release $release --scenario $scenario --workers $workers${custom_jars:+ --jars <dir>}
+${layout:+layout: $layout
+}workers: $workers
+command: conformance/run.sh --release $release --scenario $scenario --workers $workers${layout:+ --layout $layout}${custom_jars:+ --jars <dir>}
 jars: $( [ "$label" = "$release" ] && echo "Maven Central (conformance/pom.xml), org.apache.kafka:connect-runtime:$release" || echo "a user's build: $(ls "$jars" | grep -c '\.jar$') jars, connect-runtime $release")
 broker: Kafka $broker_version, single-node KRaft, 127.0.0.1:$broker_port
 connectors: $( [ -n "$test_connectors" ] && echo "conformance/test-connector (BlockingSourceConnector, counting tasks) in place of FileStreamSource/Sink: no connect-file jar of this release" || echo "FileStreamSource/FileStreamSink of the release")
-logging: $(realpath --relative-to="$repo_dir" "$log_cfg") (as shipped by the release${console_only:+; console only: captured as connectDistributed.out})
+logging: $(realpath --relative-to="$repo_dir" "$log_cfg") ($([ -n "$layout" ] && echo "layout $layout, not the shipped config" || echo "as shipped by the release")${console_only:+; console only: captured as connectDistributed.out})
 java: $(java -version 2>&1 | head -1)
 date: $(date -u +%FT%TZ)
 PROV

@@ -15,7 +15,8 @@ run="${1:?usage: conformance/to-corpus.sh RUN_DIR}"
 [ -f "$run/PROVENANCE" ] || { echo "conformance/to-corpus.sh: $run has no PROVENANCE" >&2; exit 1; }
 release="$(sed -n 's/^release: //p' "$run/PROVENANCE")"
 scenario="$(sed -n 's/^scenario: //p' "$run/PROVENANCE")"
-dest="corpus/real-kafka/$release/$scenario"
+layout="$(sed -n 's/^layout: //p' "$run/PROVENANCE")"
+dest="corpus/real-kafka/$release/$scenario${layout:+-$layout}"
 rm -rf "$dest"
 mkdir -p "$dest"
 (cd "$run/logs" && find . -type f) | while read -r f; do
