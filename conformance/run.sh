@@ -62,6 +62,10 @@ while [ $# -gt 0 ]; do
     esac
 done
 
+# absolute: the workers run in their run directory
+mkdir -p "$out_root"
+out_root="$(cd "$out_root" && pwd)"
+
 if [ -n "$all" ]; then
     start=$(date +%s)
     failed=0
