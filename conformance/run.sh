@@ -279,8 +279,11 @@ wait_running() {
 import json, sys
 s = json.load(sys.stdin)
 want = int(sys.argv[1])
-run = [t for t in s["tasks"] if t["state"] == "RUNNING"]
-sys.exit(0 if s["connector"]["state"] == "RUNNING" and len(run) == want == len(s["tasks"]) else 1)' "$tasks" 2>/dev/null; then
+# tasks 0..want-1 RUNNING; a task id past tasks.max may stay listed
+# (UNASSIGNED: 2.3 keeps the status of a removed task), not RUNNING
+run = {t["id"] for t in s["tasks"] if t["state"] == "RUNNING"}
+ok = s["connector"]["state"] == "RUNNING" and run == set(range(want))
+sys.exit(0 if ok else 1)' "$tasks" 2>/dev/null; then
             log "$name: connector and $tasks task(s) RUNNING"
             return 0
         fi
