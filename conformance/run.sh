@@ -27,17 +27,19 @@ layout=""
 all=""
 out_root="${CONFORMANCE_OUT:-$repo_dir/target/conformance}"
 
-# The release matrix of --all: release:scenario pairs.
+# The release matrix of --all: release:scenario[:layout].
 matrix=(
     2.3.0:kafka-8676 2.3.1:kafka-8676
-    3.8.0:kafka-16056 4.4.0:kafka-16056
     2.4.1:kafka-8869 2.5.1:kafka-8869
     3.1.0:kafka-13719 3.2.3:kafka-13719
     3.8.0:kafka-17105 3.9.1:kafka-17105
+    3.8.0:kafka-16056 3.9.1:kafka-16056 4.4.0:kafka-16056
+    2.3.0:single
     2.3.1:clean 2.5.1:clean 3.1.0:clean 3.8.0:clean 3.9.1:clean 4.0.0:clean 4.4.0:clean
     2.5.1:kill-worker 3.9.1:kill-worker 4.4.0:kill-worker
-    3.9.1:rolling-restart 4.4.0:rolling-restart
+    3.9.1:rolling-restart
     3.9.1:freeze-worker 4.4.0:freeze-worker
+    3.9.1:kill-worker:strimzi 3.9.1:kill-worker:bare 3.8.0:kafka-17105:debezium
 )
 
 scenarios="clean single kill-worker freeze-worker rolling-restart kafka-8676 kafka-8869 kafka-13719 kafka-17105 kafka-16056"
@@ -69,8 +71,10 @@ out_root="$(cd "$out_root" && pwd)"
 if [ -n "$all" ]; then
     start=$(date +%s)
     failed=0
+    local pair rel sc lay
     for pair in "${matrix[@]}"; do
-        "$0" --release "${pair%%:*}" --scenario "${pair#*:}" --out "$out_root" || failed=$((failed + 1))
+        IFS=: read -r rel sc lay <<< "$pair"
+        "$0" --release "$rel" --scenario "$sc" ${lay:+--layout "$lay"} --out "$out_root" || failed=$((failed + 1))
     done
     echo "conformance: ${#matrix[@]} runs, $failed failed, $(( $(date +%s) - start )) s"
     [ "$failed" = 0 ]
