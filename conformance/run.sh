@@ -38,7 +38,7 @@ matrix=(
     2.3.1:clean 2.5.1:clean 3.1.0:clean 3.8.0:clean 3.9.1:clean 4.0.0:clean 4.4.0:clean
     2.5.1:kill-worker 3.9.1:kill-worker 4.4.0:kill-worker
     3.9.1:rolling-restart
-    3.9.1:freeze-worker 4.4.0:freeze-worker
+    2.4.1:freeze-worker 3.9.1:freeze-worker 4.4.0:freeze-worker
     3.9.1:kill-worker:strimzi 3.9.1:kill-worker:bare 3.8.0:kafka-17105:debezium
 )
 
