@@ -20,6 +20,17 @@ logging_profile() {
     esac
 }
 
+# has_connect_file VERSION: whether Maven Central serves connect-file of
+# VERSION. It serves none for 4.4.0 (connect-runtime, connect-json and
+# kafka_2.13 4.4.0 are there), and 4.3.1's does not load in a 4.4.0 worker
+# (AppInfoParser moved): 4.4.0 runs get our own test connector instead.
+has_connect_file() {
+    case "$1" in
+        4.4.0) return 1 ;;
+        *) return 0 ;;
+    esac
+}
+
 # fetch_jars VERSION ROLE [EXTRA_PROFILES]: copy the jars of ROLE (worker,
 # broker) of release VERSION into $kafka_cache/VERSION/ROLE once; prints the
 # directory.
@@ -31,6 +42,7 @@ fetch_jars() {
         local binding
         binding="$(logging_profile "$version")"
         [ -n "$binding" ] && profiles="$profiles,$binding"
+        [ "$role" = worker ] && has_connect_file "$version" && profiles="$profiles,file"
         [ -n "$extra" ] && profiles="$profiles,$extra"
         rm -rf "$out"
         mkdir -p "$out"

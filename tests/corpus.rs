@@ -59,6 +59,42 @@ fn corpus_traces_produce_exactly_their_expected_findings() {
     assert_eq!(check::exit_status(&outcomes, 0), 0);
 }
 
+/// Logs captured from real Connect clusters (`conformance/run.sh`) are
+/// nested directory traces, `corpus/real-kafka/<release>/<scenario>/`,
+/// each with its provenance, found by the same search as the rest.
+#[test]
+fn real_kafka_captures_are_nested_directory_traces() {
+    let (outcomes, errors) = corpus();
+    assert!(errors.is_empty(), "{errors:?}");
+    let real: Vec<&Outcome> = outcomes
+        .iter()
+        .filter(|o| o.trace.name.starts_with("corpus/real-kafka/"))
+        .collect();
+    assert!(real.len() >= 6, "{} real-Kafka traces", real.len());
+    let mut releases = std::collections::BTreeSet::new();
+    for o in &real {
+        assert_eq!(o.trace.kind, TraceKind::Directory, "{}", o.trace.name);
+        assert_eq!(o.status, Status::Ok, "{}", o.trace.name);
+        assert!(
+            o.trace.base.join("PROVENANCE.txt").is_file(),
+            "{} has no PROVENANCE.txt",
+            o.trace.name
+        );
+        let rel = o.trace.name["corpus/real-kafka/".len()..]
+            .split('/')
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        releases.insert(rel);
+    }
+    for line in ["2.", "3.", "4."] {
+        assert!(
+            releases.iter().any(|r| r.starts_with(line)),
+            "no {line}x capture among {releases:?}"
+        );
+    }
+}
+
 #[test]
 fn corpus_snapshots() {
     let (outcomes, _) = corpus();

@@ -2,6 +2,7 @@
 //! claim one resource or carry different offsets (`conflicting-assignment`),
 //! one resource live on two workers at once (`zombie`).
 
+use super::leavers::Earlier;
 use super::state::{Bucket, Entry, Episode, Group, Live, Mark, workers_of};
 use super::{CrossFinding, EPOCH_GAP_MS, ended_before, later};
 use crate::finding::{Evidence, Finding, Kind};
@@ -190,7 +191,32 @@ pub(super) fn feed_group(
                     .filter(|(_, m)| m.until.is_none())
                     .map(|(r, m)| (r.clone(), m.instance.clone()))
                     .collect();
-                group.leavers.left(w, key, open, &fact.line, cluster);
+                // Starts of its resources by others in generations formed
+                // without it, logged before its departure line: a worker
+                // frozen past its session timeout logs its fencing only when
+                // it resumes, after the others took its work.
+                let earlier: Vec<Earlier> = group
+                    .buckets
+                    .range((key.0, key.1.saturating_add(1))..=(key.0, i32::MAX))
+                    .flat_map(|(&(_, g), b)| {
+                        b.entries
+                            .iter()
+                            .filter(|&(&o, _)| o != w)
+                            .flat_map(move |(&o, e)| {
+                                e.live.0.iter().map(move |(r, m)| Earlier {
+                                    other: o,
+                                    generation: g,
+                                    resource: r.clone(),
+                                    start: m.instance.clone(),
+                                    cluster: e.cluster.clone(),
+                                })
+                            })
+                    })
+                    .filter(|x| open.iter().any(|(r, _)| r == &x.resource))
+                    .collect();
+                group
+                    .leavers
+                    .left(w, key, open, &fact.line, cluster, earlier, &group.peers);
             }
         }
         FactKind::Reset => {

@@ -19,6 +19,14 @@
 //!   skipped, shows it). A stop within the margin, a restart of the leaver,
 //!   or the end of its log before the margin clears the suspect: nothing is
 //!   proved.
+//!
+//! A worker frozen past its session timeout (SIGSTOP, a GC or VM pause)
+//! logs its departure (the fenced heartbeat) only when it resumes, after
+//! the others already run its work: at the departure, starts of its live
+//! instances by peers in generations formed after its own (it is no member
+//! of them), logged before the departure line, are suspects as well. Its
+//! resumed instances run until it stops them (a real 3.9.1 cluster frozen
+//! 30 s wrote 296 duplicate records in that second).
 
 use super::CrossFinding;
 use super::generation::Ctx;
@@ -49,6 +57,18 @@ struct Kept {
     cluster: Option<Arc<str>>,
 }
 
+/// Another worker's live instance, in a generation after the leaver's, of
+/// a resource the leaver keeps: found at the departure.
+#[derive(Debug, Clone)]
+pub(super) struct Earlier {
+    pub(super) other: usize,
+    pub(super) generation: i32,
+    pub(super) resource: Resource,
+    /// Its start (or the assignment it is held from).
+    pub(super) start: SourceLine,
+    pub(super) cluster: Option<Arc<str>>,
+}
+
 /// Another worker's start of a kept instance, not proved yet.
 #[derive(Debug, Clone)]
 struct Suspect {
@@ -58,6 +78,9 @@ struct Suspect {
     start: SourceLine,
     /// Proved when both still run after this log time.
     deadline: i64,
+    /// Found at the departure, which the leaver logged after this start
+    /// (it was frozen: no poll timeout, no known upstream issue).
+    late: bool,
 }
 
 /// The leavers of one group.
@@ -72,7 +95,10 @@ fn ts(l: &SourceLine) -> Option<i64> {
 }
 
 impl Leavers {
-    /// Worker `w` left without revoking; `open` are its live instances.
+    /// Worker `w` left without revoking; `open` are its live instances,
+    /// `earlier` the instances of them others started in generations
+    /// formed after its own, before this departure line.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn left(
         &mut self,
         w: usize,
@@ -80,6 +106,8 @@ impl Leavers {
         open: Vec<(Resource, SourceLine)>,
         line: &SourceLine,
         cluster: Option<Arc<str>>,
+        earlier: Vec<Earlier>,
+        peers: &HashSet<(usize, usize)>,
     ) {
         for (resource, instance) in open {
             if self
@@ -89,7 +117,7 @@ impl Leavers {
             {
                 continue;
             }
-            self.kept.push(Kept {
+            let kept = Kept {
                 leaver: w,
                 epoch,
                 generation,
@@ -97,7 +125,39 @@ impl Leavers {
                 instance,
                 left: line.clone(),
                 cluster: cluster.clone(),
-            });
+            };
+            for e in earlier.iter().filter(|e| e.resource == kept.resource) {
+                let same_cluster = match (&kept.cluster, &e.cluster) {
+                    (Some(a), Some(b)) => a == b,
+                    _ => peers.contains(&(w.min(e.other), w.max(e.other))),
+                };
+                // The other start is in a generation formed without the
+                // leaver (it was out of the group then, whatever its log
+                // shows later), after its instance began (by the clocks,
+                // beyond their margin); the leaver's stop or later lines
+                // past the margin prove its instance still ran.
+                let Some(t) = ts(&e.start) else { continue };
+                let after_instance = ts(&kept.instance).is_some_and(|a| a + SKEW_MS <= t);
+                if !same_cluster || !after_instance {
+                    continue;
+                }
+                if self
+                    .suspects
+                    .iter()
+                    .any(|s| s.other == e.other && s.start == e.start)
+                {
+                    continue;
+                }
+                self.suspects.push(Suspect {
+                    kept: kept.clone(),
+                    other: e.other,
+                    generation: e.generation,
+                    start: e.start.clone(),
+                    deadline: t + SKEW_MS,
+                    late: true,
+                });
+            }
+            self.kept.push(kept);
         }
     }
 
@@ -137,6 +197,7 @@ impl Leavers {
                 generation: key.1,
                 start: line.clone(),
                 deadline: t + SKEW_MS,
+                late: false,
             });
         }
     }
@@ -278,7 +339,11 @@ fn prove(
             &s.kept.instance,
         ),
         ctx.ev(
-            "leaves the group here without revoking what it runs".into(),
+            if s.late {
+                "logs its departure only here, after the other start (frozen past its session timeout), without revoking what it runs".into()
+            } else {
+                "leaves the group here without revoking what it runs".into()
+            },
             leaver,
             me,
             &s.kept.left,
@@ -297,7 +362,9 @@ fn prove(
             ctx.label(me)
         ),
     );
-    f.upstream = Some("KAFKA-16056");
+    if !s.late {
+        f.upstream = Some("KAFKA-16056");
+    }
     out.push(CrossFinding {
         worker: me,
         other: leaver,

@@ -483,3 +483,56 @@ fn an_episode_is_forgotten_once_one_of_its_instances_stopped() {
     assert_eq!(c.held_episodes(), 0);
     assert_eq!(c.out.len(), 1);
 }
+
+/// A worker frozen past its session timeout (SIGSTOP, a long GC pause)
+/// logs its fencing only when it resumes: the others already started its
+/// task in a generation formed without it, and it stops its own instance
+/// only after that (real 3.9.1: 296 duplicate records in that second).
+fn frozen_worker(stopped_before_the_freeze: bool) -> Checker {
+    let mut c = Checker::new();
+    let (w1, w2) = (c.worker("w1".into()), c.worker("w2".into()));
+    c.feed(
+        w1,
+        assignment(7, line(0, 20, 10), &[task(0)], &[(task(0), line(0, 5, 5))]),
+    );
+    c.feed(w2, assignment(7, line(1, 20, 10), &[], &[]));
+    if stopped_before_the_freeze {
+        c.feed(
+            w1,
+            fact(line(0, 21, 11), FactKind::Stop { resource: task(0) }),
+        );
+    }
+    // w1 frozen from t=12; gen 8 (t=40) gives src-0 to w2
+    c.feed(w2, assignment(8, line(1, 30, 40), &[task(0)], &[]));
+    c.feed(
+        w2,
+        fact(
+            line(1, 31, 40),
+            FactKind::Start {
+                resource: task(0),
+                generation: Some(8),
+            },
+        ),
+    );
+    // w1 resumes at t=52: its heartbeat is fenced, then it stops src-0
+    c.feed(w1, fact(line(0, 30, 52), FactKind::Left));
+    c.feed(
+        w1,
+        fact(line(0, 31, 53), FactKind::Stop { resource: task(0) }),
+    );
+    c
+}
+
+#[test]
+fn a_frozen_worker_resumes_after_its_task_started_elsewhere() {
+    let c = frozen_worker(false);
+    assert_eq!(kinds(&c), vec![(Kind::Zombie, "src-0".into(), 31, 1)]);
+    // no poll timeout: not KAFKA-16056
+    assert_eq!(c.out[0].finding.upstream, None);
+}
+
+#[test]
+fn a_frozen_worker_that_had_stopped_its_task_is_no_zombie() {
+    let c = frozen_worker(true);
+    assert!(kinds(&c).is_empty(), "{:?}", kinds(&c));
+}

@@ -1,11 +1,12 @@
 //! Rotated segments of one log (`connect.log`, `connect.log.1`,
-//! `connect.log.2024-05-01-10`, `connect.log.3.gz`, `connect.log-20240501`)
-//! form one stream. A stream's segments are read in time order: by the
+//! `connect.log.2024-05-01-10`, `connect.log.3.gz`, `connect.log-20240501`,
+//! and log4j2's `connect-2024-05-01-10.log` of Kafka 4.x) form one stream. A stream's segments are read in time order: by the
 //! first timestamp each holds, not by name alone.
 
 use super::Input;
 use crate::layout;
 use crate::model::Timestamp;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
@@ -33,8 +34,32 @@ fn is_date(s: &str) -> bool {
 }
 
 /// The name a rotated segment had before rotation: `.gz` and rotation
-/// suffixes (`.N`, `.DATE`, `-DATE`) removed.
-pub fn rotation_base(file_name: &str) -> &str {
+/// suffixes (`.N`, `.DATE`, `-DATE`) removed, and a date before the
+/// extension (`connect-2024-05-01-10.log`, Kafka 4.x's log4j2
+/// `filePattern` `connect-%d{yyyy-MM-dd-HH}.log`) taken out.
+pub fn rotation_base(file_name: &str) -> Cow<'_, str> {
+    let base = suffix_base(file_name);
+    match dated_stem(base) {
+        Some((stem, ext)) => Cow::Owned(format!("{stem}.{ext}")),
+        None => Cow::Borrowed(base),
+    }
+}
+
+/// `connect-2024-05-01-10.log` → (`connect`, `log`): a stem, `-`, a date of
+/// eight digits or more (dashes allowed, a log4j2 `%i` index too), then an
+/// extension that is not a number.
+fn dated_stem(name: &str) -> Option<(&str, &str)> {
+    let (stem, ext) = name.rsplit_once('.')?;
+    if ext.is_empty() || is_digits(ext) || is_date(ext) {
+        return None;
+    }
+    let (i, _) = stem
+        .char_indices()
+        .find(|&(i, c)| c == '-' && i > 0 && is_date(&stem[i + 1..]))?;
+    Some((&stem[..i], ext))
+}
+
+fn suffix_base(file_name: &str) -> &str {
     let mut base = file_name;
     for ext in [".gz", ".gzip"] {
         if let Some(b) = base.strip_suffix(ext) {
@@ -220,6 +245,15 @@ mod tests {
             ("connect.log-20240501", "connect.log"),
             ("connect.log-20240501.gz", "connect.log"),
             ("connect-1.log", "connect-1.log"),
+            // Kafka 4.x: log4j2 `connect-%d{yyyy-MM-dd-HH}.log`
+            ("connect-2026-12-01-23.log", "connect.log"),
+            ("connect-2026-12-01-23.log.gz", "connect.log"),
+            ("connect-2026-12-01-23-2.log", "connect.log"),
+            ("my-worker-2026-12-01-23.log", "my-worker.log"),
+            ("connect-20261201.log", "connect.log"),
+            ("connect-1234.log", "connect-1234.log"),
+            ("-2026-12-01-23.log", "-2026-12-01-23.log"),
+            ("connect-2026-12-01-23.1", "connect-2026-12-01-23"),
             ("worker.2.log", "worker.2.log"),
             ("w1.log.gz", "w1.log"),
             ("12", "12"),
@@ -246,6 +280,26 @@ mod tests {
         let segs: Vec<Vec<usize>> = fams.iter().map(|f| f.segments.clone()).collect();
         assert_eq!(segs, vec![vec![0, 1, 3], vec![2], vec![4], vec![5]]);
         assert_eq!(fams[0].name, "a/connect.log");
+    }
+
+    #[test]
+    fn groups_log4j2_dated_segments_with_the_live_file() {
+        // Kafka 4.x rotates connect.log to connect-YYYY-MM-DD-HH.log
+        let inputs: Vec<Input> = [
+            "w1/connect-2026-12-01-23.log",
+            "w1/connect.log",
+            "w2/connect.log",
+        ]
+        .iter()
+        .map(|p| Input::File(PathBuf::from(p)))
+        .collect();
+        let mut fams = group(&inputs);
+        assert_eq!(fams.len(), 2);
+        assert_eq!(fams[0].name, "w1/connect.log");
+        assert_eq!(fams[0].segments, vec![0, 1]);
+        // without timestamps the dated segment is read first
+        order_segments(&inputs, &mut fams[0], &[None, None, None]);
+        assert_eq!(fams[0].segments, vec![0, 1]);
     }
 
     #[test]

@@ -1,0 +1,598 @@
+#!/usr/bin/env bash
+# Real Connect clusters as the ground truth: one KRaft broker, N distributed
+# workers of the release under test (each its own JVM, REST port and the
+# release's own shipped logging config), a scenario driven through the REST
+# API with faults, the cluster's own account of what happened, every worker's
+# log files as written, and the audit of them.
+#
+#   conformance/run.sh --release 3.9.1 --scenario kill-worker [--workers 3]
+#   conformance/run.sh --jars /path/to/connect/libs --scenario clean
+#   conformance/run.sh --release 3.9.1 --scenario clean --layout strimzi
+#   conformance/run.sh --all
+#   conformance/run.sh --list
+#
+# Output: target/conformance/<release>/<scenario>/ (see docs/real-kafka.md).
+# The whole script is one function, read before it runs: editing this file
+# while a run is in flight cannot change what that run executes.
+main() {
+set -euo pipefail
+# shellcheck source=conformance/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+release=""
+scenario=""
+workers=""
+jars=""
+layout=""
+all=""
+out_root="${CONFORMANCE_OUT:-$repo_dir/target/conformance}"
+
+# The release matrix of --all: release:scenario[:layout].
+matrix=(
+    2.3.0:kafka-8676 2.3.1:kafka-8676
+    2.4.1:kafka-8869 2.5.1:kafka-8869
+    3.1.0:kafka-13719 3.2.3:kafka-13719
+    3.8.0:kafka-17105 3.9.1:kafka-17105
+    3.8.0:kafka-16056 3.9.1:kafka-16056 4.4.0:kafka-16056
+    2.3.0:single
+    2.3.1:clean 2.5.1:clean 3.1.0:clean 3.8.0:clean 3.9.1:clean 4.0.0:clean 4.4.0:clean
+    2.5.1:kill-worker 3.9.1:kill-worker 4.4.0:kill-worker
+    3.9.1:rolling-restart
+    2.4.1:freeze-worker 3.9.1:freeze-worker 4.4.0:freeze-worker
+    3.9.1:kill-worker:strimzi 3.9.1:kill-worker:bare 3.8.0:kafka-17105:debezium
+)
+
+scenarios="clean single kill-worker freeze-worker rolling-restart kafka-8676 kafka-8869 kafka-13719 kafka-17105 kafka-16056"
+
+usage() {
+    sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+    echo "scenarios: $scenarios"
+}
+
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --release) release="$2"; shift 2 ;;
+        --scenario) scenario="$2"; shift 2 ;;
+        --workers) workers="$2"; shift 2 ;;
+        --jars) jars="$2"; shift 2 ;;
+        --layout) layout="$2"; shift 2 ;;
+        --out) out_root="$2"; shift 2 ;;
+        --all) all=1; shift ;;
+        --list) printf '%s\n' "${matrix[@]}"; exit 0 ;;
+        -h|--help) usage; exit 0 ;;
+        *) echo "conformance/run.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
+    esac
+done
+
+# absolute: the workers run in their run directory
+mkdir -p "$out_root"
+out_root="$(cd "$out_root" && pwd)"
+
+if [ -n "$all" ]; then
+    start=$(date +%s)
+    failed=0
+    local pair rel sc lay
+    for pair in "${matrix[@]}"; do
+        IFS=: read -r rel sc lay <<< "$pair"
+        "$0" --release "$rel" --scenario "$sc" ${lay:+--layout "$lay"} --out "$out_root" || failed=$((failed + 1))
+    done
+    echo "conformance: ${#matrix[@]} runs, $failed failed, $(( $(date +%s) - start )) s"
+    [ "$failed" = 0 ]
+    exit
+fi
+
+[ -n "$scenario" ] || { echo "conformance/run.sh: --scenario is required" >&2; usage >&2; exit 2; }
+case " $scenarios " in *" $scenario "*) ;; *) echo "conformance/run.sh: unknown scenario '$scenario'" >&2; exit 2 ;; esac
+custom_jars=""
+if [ -n "$jars" ]; then
+    custom_jars=1
+    [ -d "$jars" ] || { echo "conformance/run.sh: --jars $jars is not a directory" >&2; exit 2; }
+    jars="$(cd "$jars" && pwd)"
+    if [ -z "$release" ]; then
+        # the release of a user's build: the version of its connect-runtime jar
+        release="$(find "$jars" -maxdepth 1 -name 'connect-runtime-*.jar' ! -name '*test*' | head -1 | sed 's/.*connect-runtime-\(.*\)\.jar/\1/')"
+        [ -n "$release" ] || { echo "conformance/run.sh: no connect-runtime-*.jar in $jars; pass --release" >&2; exit 2; }
+    fi
+fi
+[ -n "$release" ] || { echo "conformance/run.sh: --release (or --jars) is required" >&2; exit 2; }
+
+case "$scenario" in
+    kafka-8676|kafka-8869) : "${workers:=1}" ;;
+    kafka-13719|kafka-17105|kafka-16056|single) : "${workers:=2}" ;;
+    *) : "${workers:=3}" ;;
+esac
+[ "$workers" -ge 1 ] && [ "$workers" -le 8 ] || { echo "conformance/run.sh: --workers must be 1..8" >&2; exit 2; }
+
+label="$release"
+[ -n "$jars" ] && label="custom-$release"
+run="$out_root/$label/$scenario${layout:+-$layout}"
+rm -rf "$run"
+mkdir -p "$run/logs" "$run/stdout" "$run/ground-truth" "$run/config"
+tag="$(echo "$label-$scenario" | tr -c 'a-zA-Z0-9\n-' '-')"
+broker_port="${BROKER_PORT:-19092}"
+rest_base="${REST_PORT_BASE:-18083}"
+bootstrap="127.0.0.1:$broker_port"
+t0=$(date +%s)
+log() { echo "[$(date -u +%H:%M:%S)] $label $scenario: $*" | tee -a "$run/harness.log" >&2; }
+
+if [ -z "$jars" ]; then
+    jars="$(fetch_jars "$release" worker)"
+fi
+broker_libs="$(fetch_jars "$broker_version" broker)"
+tool_libs="$(fetch_jars "$broker_version" tools)"
+
+# The shipped logging config of the release.
+case "$release" in
+    4.*) log_cfg="$conformance_dir/log4j/4.x/connect-log4j2.yaml"; log_flag="-Dlog4j2.configurationFile=$log_cfg" ;;
+    *)
+        log_cfg="$conformance_dir/log4j/$release/connect-log4j.properties"
+        [ -f "$log_cfg" ] || log_cfg="$(find "$conformance_dir/log4j" -name connect-log4j.properties | sort -V \
+            | awk -v r="$release" -F/ '{ v=$(NF-1); if (v "" <= r "") last=$0 } END { print last }')"
+        log_flag="-Dlog4j.configuration=file:$log_cfg" ;;
+esac
+# --layout NAME: conformance/log4j/layouts/NAME.properties instead (log4j
+# 1.2 releases: a layout the audit claims to read, not the shipped one).
+if [ -n "$layout" ]; then
+    log_cfg="$conformance_dir/log4j/layouts/$layout.properties"
+    [ -f "$log_cfg" ] || { echo "conformance/run.sh: no layout $log_cfg" >&2; exit 2; }
+    case "$release" in 4.*) echo "conformance/run.sh: --layout needs a log4j 1.2 release (up to 3.9)" >&2; exit 2 ;; esac
+    log_flag="-Dlog4j.configuration=file:$log_cfg"
+fi
+# Up to 2.3 the shipped config logs to the console only; the shipped
+# scripts (`connect-distributed.sh -daemon`) send it to connectDistributed.out.
+console_only=""
+grep -q connectAppender "$log_cfg" 2>/dev/null || case "$log_cfg" in *.yaml) ;; *) console_only=1 ;; esac
+
+extra_cp=""
+# Without the release's FileStream connectors (4.4.0), the scenarios run our
+# counting source connector in their place (its tasks number their records:
+# duplicates show in the topic as well).
+test_connectors=""
+compgen -G "$jars/connect-file-*.jar" >/dev/null || test_connectors=1
+if [ "$scenario" = kafka-16056 ] || [ -n "$test_connectors" ]; then
+    test_jar="$repo_dir/target/test-connector/blocking-connector-1.jar"
+    [ -f "$test_jar" ] || mvn -q -B -f "$conformance_dir/test-connector/pom.xml" package >&2 \
+        || { echo "conformance/run.sh: could not build conformance/test-connector" >&2; exit 1; }
+    extra_cp=":$test_jar"
+fi
+count_topic=""
+
+pids=()
+cleanup() {
+    local p
+    for p in "$run"/w*.pid "$run"/consumer.pid "$run"/snapshots.pid "$run/broker/broker.pid"; do
+        [ -f "$p" ] || continue
+        kill -CONT "$(cat "$p")" 2>/dev/null || true
+        stop_pid "$p"
+    done
+}
+trap cleanup EXIT
+
+# ---------------------------------------------------------------- workers
+
+worker_port() { echo $((rest_base + $1 - 1)); }
+worker_url() { echo "http://127.0.0.1:$(worker_port "$1")"; }
+
+write_worker_config() {
+    local i="$1" port
+    port="$(worker_port "$i")"
+    cat > "$run/config/w$i.properties" <<PROPS
+bootstrap.servers=$bootstrap
+group.id=connect-$tag
+key.converter=org.apache.kafka.connect.json.JsonConverter
+value.converter=org.apache.kafka.connect.json.JsonConverter
+key.converter.schemas.enable=false
+value.converter.schemas.enable=false
+offset.storage.topic=connect-$tag-offsets
+offset.storage.replication.factor=1
+offset.storage.partitions=1
+config.storage.topic=connect-$tag-configs
+config.storage.replication.factor=1
+status.storage.topic=connect-$tag-status
+status.storage.replication.factor=1
+status.storage.partitions=1
+offset.flush.interval.ms=2000
+listeners=http://127.0.0.1:$port
+rest.advertised.host.name=127.0.0.1
+rest.advertised.port=$port
+session.timeout.ms=8000
+heartbeat.interval.ms=2000
+rebalance.timeout.ms=15000
+worker.sync.timeout.ms=5000
+scheduled.rebalance.max.delay.ms=10000
+task.shutdown.graceful.timeout.ms=3000
+PROPS
+    cat "${EXTRA_WORKER_PROPS:-/dev/null}" >> "$run/config/w$i.properties"
+}
+
+start_worker() {
+    local i="$1"
+    [ -f "$run/config/w$i.properties" ] || write_worker_config "$i"
+    mkdir -p "$run/logs/w$i"
+    local opts=(-Xms128m -Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.awt.headless=true
+        -Djava.net.preferIPv4Stack=true "-Dkafka.logs.dir=$run/logs/w$i" "$log_flag")
+    local out="$run/stdout/w$i.out"
+    [ -n "$console_only" ] && out="$run/logs/w$i/connectDistributed.out"
+    # the run directory as the working directory: nothing of the repository
+    # is on the worker's path (the FileStream connectors are on its class path)
+    (cd "$run" && exec java "${opts[@]}" -cp "$jars/*$extra_cp" org.apache.kafka.connect.cli.ConnectDistributed \
+        "$run/config/w$i.properties" >> "$out" 2>&1) &
+    echo $! > "$run/w$i.pid"
+    log "worker w$i started (pid $!, REST $(worker_url "$i"))"
+}
+
+# wait_worker I: until its REST API answers.
+wait_worker() {
+    local i="$1" n
+    for ((n = 0; n < 240; n++)); do
+        curl -sf "$(worker_url "$i")/" >/dev/null 2>&1 && return 0
+        sleep 0.5
+    done
+    log "worker w$i: REST API did not answer in 120 s"
+    return 1
+}
+
+stop_worker() { log "worker w$1: graceful stop (SIGTERM)"; stop_pid "$run/w$1.pid"; rm -f "$run/w$1.pid"; }
+kill_worker() {
+    log "worker w$1: SIGKILL"
+    kill -9 "$(cat "$run/w$1.pid")"
+    wait "$(cat "$run/w$1.pid")" 2>/dev/null || true
+    rm -f "$run/w$1.pid"
+}
+live_worker() {
+    local i
+    for ((i = 1; i <= workers; i++)); do
+        [ -f "$run/w$i.pid" ] && [ ! -f "$run/w$i.frozen" ] && { echo "$i"; return; }
+    done
+    echo 1
+}
+
+# ---------------------------------------------------------------- REST
+
+rest() { # rest METHOD PATH [JSON]
+    local method="$1" path="$2" body="${3:-}" url
+    url="$(worker_url "$(live_worker)")$path"
+    local args=(-s -o "$run/ground-truth/last-response.json" -w '%{http_code}' -X "$method" -H 'Content-Type: application/json')
+    [ -n "$body" ] && args+=(--data "$body")
+    local code n
+    for ((n = 0; n < 30; n++)); do
+        code="$(curl "${args[@]}" "$url" || true)"
+        case "$code" in
+            2*) log "REST $method $path -> $code"; echo "{\"t\":\"$(date -u +%FT%T.%3NZ)\",\"method\":\"$method\",\"path\":\"$path\",\"code\":$code}" >> "$run/ground-truth/rest.jsonl"; return 0 ;;
+            409|500|503|000) sleep 1 ;; # rebalance in progress, not the leader yet, restarting
+            *) break ;;
+        esac
+    done
+    log "REST $method $path -> $code: $(head -c 300 "$run/ground-truth/last-response.json" 2>/dev/null)"
+    return 1
+}
+
+# snapshot: GET /connectors?expand=status&expand=info to status.jsonl.
+snapshot() {
+    local body
+    body="$(curl -sf "$(worker_url "$(live_worker)")/connectors?expand=status&expand=info" 2>/dev/null)" || return 0
+    echo "{\"t\":\"$(date -u +%FT%T.%3NZ)\",\"connectors\":$body}" >> "$run/ground-truth/status.jsonl"
+}
+snapshots_loop() { while sleep 2; do snapshot; done; }
+
+# wait_running NAME TASKS [SECONDS]: until the connector and TASKS tasks run.
+wait_running() {
+    local name="$1" tasks="$2" secs="${3:-120}" n
+    for ((n = 0; n < secs; n++)); do
+        if curl -sf "$(worker_url "$(live_worker)")/connectors/$name/status" 2>/dev/null | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+want = int(sys.argv[1])
+# tasks 0..want-1 RUNNING; a task id past tasks.max may stay listed
+# (UNASSIGNED: 2.3 keeps the status of a removed task), not RUNNING
+run = {t["id"] for t in s["tasks"] if t["state"] == "RUNNING"}
+ok = s["connector"]["state"] == "RUNNING" and run == set(range(want))
+sys.exit(0 if ok else 1)' "$tasks" 2>/dev/null; then
+            log "$name: connector and $tasks task(s) RUNNING"
+            return 0
+        fi
+        sleep 1
+    done
+    log "$name: not RUNNING with $tasks task(s) after ${secs}s"
+    return 1
+}
+
+# settle SECONDS: let the cluster work, taking snapshots.
+settle() { log "settle $1 s"; sleep "$1"; }
+
+source_connector() { # NAME FILE TOPIC
+    if [ -n "$test_connectors" ]; then
+        echo "{\"name\":\"$1\",\"config\":{\"connector.class\":\"io.herderaudit.conformance.BlockingSourceConnector\",\"tasks.max\":\"1\",\"topic\":\"$3\"}}"
+        return
+    fi
+    echo "{\"name\":\"$1\",\"config\":{\"connector.class\":\"org.apache.kafka.connect.file.FileStreamSourceConnector\",\"tasks.max\":\"1\",\"file\":\"$2\",\"topic\":\"$3\"}}"
+}
+sink_config() { # FILE TOPIC TASKS
+    if [ -n "$test_connectors" ]; then
+        # a counting source in the sink's place, writing to the sink's topic
+        echo "{\"connector.class\":\"io.herderaudit.conformance.BlockingSourceConnector\",\"tasks.max\":\"$3\",\"topic\":\"$2-$(basename "$1" .txt)\"}"
+        return
+    fi
+    echo "{\"connector.class\":\"org.apache.kafka.connect.file.FileStreamSinkConnector\",\"tasks.max\":\"$3\",\"file\":\"$1\",\"topics\":\"$2\"}"
+}
+
+# A producer of lines for the source connectors: line-N appended every 100 ms.
+feed() {
+    local f="$1" n=0
+    : > "$f"
+    while [ -f "$run/feeding" ]; do
+        n=$((n + 1))
+        echo "line-$n" >> "$f"
+        sleep 0.1
+    done
+}
+
+# dump_topic TOPIC: the topic's records (console consumer) and a count of
+# records seen more than once (duplicates the cluster really made).
+dump_topic() {
+    local topic="$1" out="$run/ground-truth/topic-$1.txt"
+    java -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 "-Dlog4j.configuration=file:$run/broker/log4j.properties" \
+        -cp "$tool_libs/*" org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server "$bootstrap" --topic "$topic" \
+        --from-beginning --timeout-ms 8000 > "$out" 2>"$run/ground-truth/consumer-$topic.err" || true
+    local total dups
+    total=$(wc -l < "$out")
+    dups=$(sort "$out" | uniq -d | wc -l)
+    log "topic $topic: $total records, $dups duplicated"
+    echo "{\"topic\":\"$topic\",\"records\":$total,\"duplicated\":$dups}" >> "$run/ground-truth/topics.jsonl"
+}
+
+# ---------------------------------------------------------------- scenarios
+
+data="$run/data"
+mkdir -p "$data"
+src_topic="$tag-lines"
+
+start_cluster() {
+    local i
+    for ((i = 1; i <= workers; i++)); do
+        start_worker "$i"
+        wait_worker "$i"
+    done
+    # the REST API answers before the worker has joined its group: let the
+    # joins settle, so that no scenario's first request races them
+    settle 6
+}
+
+sc_clean() {
+    start_cluster
+    touch "$run/feeding"; feed "$data/in.txt" & echo $! > "$run/feeder.pid"
+    rest POST /connectors "$(source_connector src "$data/in.txt" "$src_topic")"
+    rest PUT /connectors/sink/config "$(sink_config "$data/out.txt" "$src_topic" 3)"
+    wait_running src 1; wait_running sink 3
+    settle 5
+    rest PUT /connectors/sink/config "$(sink_config "$data/out.txt" "$src_topic" 2)"
+    wait_running sink 2
+    rest PUT /connectors/sink/pause; settle 4
+    rest PUT /connectors/sink/resume; wait_running sink 2
+    rest POST /connectors/sink/tasks/0/restart; wait_running sink 2
+    rest PUT /connectors/sink/config "$(sink_config "$data/out.txt" "$src_topic" 4)"
+    wait_running sink 4
+    rest DELETE /connectors/sink; settle 5
+    rest PUT /connectors/sink/config "$(sink_config "$data/out2.txt" "$src_topic" 2)"
+    wait_running sink 2
+    settle 5
+    rm -f "$run/feeding"
+}
+
+# One connector only (2.3.0 bounces every connector's tasks on any change,
+# KAFKA-8676, so a clean run of it has one): a sink with 2 tasks over the
+# workers, tasks.max up to 3, the last worker restarted gracefully.
+sc_single() {
+    start_cluster
+    rest PUT /connectors/s/config "$(sink_config "$data/s.txt" "$tag-s" 2)"
+    wait_running s 2
+    settle 4
+    rest PUT /connectors/s/config "$(sink_config "$data/s.txt" "$tag-s" 3)"
+    wait_running s 3
+    settle 4
+    stop_worker "$workers"
+    settle 4
+    start_worker "$workers"; wait_worker "$workers"
+    settle 12
+    wait_running s 3
+}
+
+sc_kill_worker() {
+    start_cluster
+    touch "$run/feeding"; feed "$data/in.txt" & echo $! > "$run/feeder.pid"
+    rest POST /connectors "$(source_connector src "$data/in.txt" "$src_topic")"
+    rest PUT /connectors/sink/config "$(sink_config "$data/out.txt" "$src_topic" 4)"
+    wait_running src 1; wait_running sink 4
+    settle 5
+    kill_worker "$workers"
+    # the session timeout, then scheduled.rebalance.max.delay.ms (cooperative)
+    settle 25
+    wait_running src 1; wait_running sink 4
+    start_worker "$workers"; wait_worker "$workers"
+    settle 15
+    rm -f "$run/feeding"
+}
+
+sc_freeze_worker() {
+    start_cluster
+    touch "$run/feeding"; feed "$data/in.txt" & echo $! > "$run/feeder.pid"
+    rest POST /connectors "$(source_connector src "$data/in.txt" "$src_topic")"
+    rest PUT /connectors/sink/config "$(sink_config "$data/out.txt" "$src_topic" 3)"
+    wait_running src 1; wait_running sink 3
+    settle 5
+    # freeze the worker that runs the source task, past its session timeout
+    # and the scheduled rebalance delay, while the others take its work
+    local owner i
+    owner="$(curl -sf "$(worker_url 1)/connectors/src/status" | python3 -c 'import json,sys; print(json.load(sys.stdin)["tasks"][0]["worker_id"])')"
+    for ((i = 1; i <= workers; i++)); do
+        case "$owner" in *":$(worker_port "$i")") break ;; esac
+    done
+    log "worker w$i (runs src-0): SIGSTOP"
+    kill -STOP "$(cat "$run/w$i.pid")"; touch "$run/w$i.frozen"
+    settle 30
+    log "worker w$i: SIGCONT"
+    kill -CONT "$(cat "$run/w$i.pid")"; rm -f "$run/w$i.frozen"
+    settle 20
+    wait_running src 1 || true
+    rm -f "$run/feeding"
+}
+
+sc_rolling_restart() {
+    start_cluster
+    touch "$run/feeding"; feed "$data/in.txt" & echo $! > "$run/feeder.pid"
+    rest POST /connectors "$(source_connector src "$data/in.txt" "$src_topic")"
+    rest PUT /connectors/sink/config "$(sink_config "$data/out.txt" "$src_topic" 3)"
+    wait_running src 1; wait_running sink 3
+    local i
+    for ((i = 1; i <= workers; i++)); do
+        stop_worker "$i"
+        settle 3
+        start_worker "$i"; wait_worker "$i"
+        wait_running src 1; wait_running sink 3
+    done
+    # a worker added and removed
+    local extra=$((workers + 1))
+    start_worker "$extra"; wait_worker "$extra"; workers=$extra
+    settle 10
+    stop_worker "$extra"
+    settle 15
+    wait_running src 1; wait_running sink 3
+    rm -f "$run/feeding"
+}
+
+# KAFKA-8676 (2.3.0): a config update of one connector bounces the tasks of
+# every connector under the cooperative protocol; 2.3.1 restarts only its own.
+sc_kafka_8676() {
+    start_cluster
+    rest PUT /connectors/a/config "$(sink_config "$data/a.txt" "$tag-a" 2)"
+    rest PUT /connectors/b/config "$(sink_config "$data/b.txt" "$tag-b" 2)"
+    wait_running a 2; wait_running b 2
+    settle 5
+    rest PUT /connectors/a/config "$(sink_config "$data/a2.txt" "$tag-a" 2)"
+    settle 5
+    wait_running a 2; wait_running b 2
+    settle 3
+}
+
+# KAFKA-8869 (2.4.1): a connector deleted and created again under its name
+# starts its tasks with the deleted connector's task configs; 2.5.1 waits.
+sc_kafka_8869() {
+    start_cluster
+    rest PUT /connectors/c/config "$(sink_config "$data/c.txt" "$tag-c" 2)"
+    wait_running c 2
+    settle 5
+    rest DELETE /connectors/c
+    settle 5
+    rest PUT /connectors/c/config "$(sink_config "$data/c2.txt" "$tag-c" 3)"
+    wait_running c 3
+    settle 5
+}
+
+# KAFKA-13719 (3.0, 3.1.0): a KIP-745 restart plan (includeTasks) starts on
+# the connector's worker tasks assigned to another worker; fixed in 3.1.1/3.2.
+sc_kafka_13719() {
+    [ "$workers" -ge 2 ] || { log "kafka-13719 needs two workers or more"; return 1; }
+    start_cluster
+    rest PUT /connectors/r/config "$(sink_config "$data/r.txt" "$tag-r" 4)"
+    wait_running r 4
+    settle 5
+    rest POST "/connectors/r/restart?includeTasks=true&onlyFailed=false"
+    settle 8
+    wait_running r 4
+    settle 3
+}
+
+# KAFKA-17105 (3.8.0): a follower that learns of a new connector only after
+# the leader has already assigned it starts it in that rebalance, then
+# bounces it as a config update in the same tick; 3.9 starts it once. The
+# follower is held (SIGSTOP, 1 s: far below its session timeout) while the
+# connector is created on the leader, so that on SIGCONT the rebalance and the
+# config record reach it together.
+sc_kafka_17105() {
+    start_cluster
+    rest PUT /connectors/first/config "$(sink_config "$data/f.txt" "$tag-f" 1)"
+    wait_running first 1
+    settle 3
+    local i
+    for i in 1 2 3 4; do
+        log "worker w2: SIGSTOP (1 s)"; kill -STOP "$(cat "$run/w2.pid")"
+        rest PUT "/connectors/new$i/config" "$(sink_config "$data/n$i.txt" "$tag-n$i" 1)"
+        sleep 1
+        log "worker w2: SIGCONT"; kill -CONT "$(cat "$run/w2.pid")"
+        wait_running "new$i" 1
+        settle 2
+    done
+    settle 3
+}
+
+# KAFKA-16056: a connector whose taskConfigs() blocks the herder thread past
+# rebalance.timeout.ms (our test connector, conformance/test-connector/):
+# the worker leaves the group on its poll timeout without revoking, the
+# leader hands its tasks to the others after the scheduled delay, and both
+# instances of each moved task write records: duplicates in the topic.
+sc_kafka_16056() {
+    [ "$workers" -ge 2 ] || { log "kafka-16056 needs two workers or more"; return 1; }
+    start_cluster
+    local topic="$tag-counts" marker="$data/block-once"
+    local base="\"connector.class\":\"io.herderaudit.conformance.BlockingSourceConnector\",\"tasks.max\":\"$workers\",\"topic\":\"$topic\""
+    rest PUT /connectors/counter/config "{$base}"
+    wait_running counter "$workers"
+    settle 8
+    touch "$marker"
+    # the update makes the owner restart the connector and ask it for task
+    # configs: that call sleeps 40 s on the owner's herder thread
+    rest PUT /connectors/counter/config "{$base,\"block.ms\":\"40000\",\"block.marker\":\"$marker\"}"
+    settle 60
+    wait_running counter "$workers" || true
+    settle 5
+    count_topic="$topic"
+}
+
+# ---------------------------------------------------------------- run
+
+cat > "$run/PROVENANCE" <<PROV
+release: $release
+scenario: $scenario
+${layout:+layout: $layout
+}workers: $workers
+command: conformance/run.sh --release $release --scenario $scenario --workers $workers${layout:+ --layout $layout}${custom_jars:+ --jars <dir>}
+jars: $( [ "$label" = "$release" ] && echo "Maven Central (conformance/pom.xml), org.apache.kafka:connect-runtime:$release" || echo "a user's build: $(ls "$jars" | grep -c '\.jar$') jars, connect-runtime $release")
+broker: Kafka $broker_version, single-node KRaft, 127.0.0.1:$broker_port
+connectors: $( [ -n "$test_connectors" ] && echo "conformance/test-connector (BlockingSourceConnector, counting tasks) in place of FileStreamSource/Sink: no connect-file jar of this release" || echo "FileStreamSource/FileStreamSink of the release")
+logging: $(realpath --relative-to="$repo_dir" "$log_cfg") ($([ -n "$layout" ] && echo "layout $layout, not the shipped config" || echo "as shipped by the release")${console_only:+; console only: captured as connectDistributed.out})
+java: $(java -version 2>&1 | head -1)
+date: $(date -u +%FT%TZ)
+PROV
+
+log "broker $broker_version on $bootstrap"
+start_broker "$run/broker" "$broker_port"
+snapshots_loop & echo $! > "$run/snapshots.pid"
+
+status=0
+"sc_${scenario//-/_}" || status=$?
+[ "$status" = 0 ] || log "scenario failed (status $status)"
+stop_pid "$run/snapshots.pid"; rm -f "$run/snapshots.pid"
+snapshot
+[ -f "$run/feeder.pid" ] && { rm -f "$run/feeding"; stop_pid "$run/feeder.pid"; rm -f "$run/feeder.pid"; }
+for p in "$run"/w*.pid; do
+    [ -f "$p" ] || continue
+    n="$(basename "$p" .pid)"; log "worker $n: graceful stop (SIGTERM)"; stop_pid "$p"; rm -f "$p"
+done
+[ -f "$data/in.txt" ] && dump_topic "$src_topic"
+[ -n "$count_topic" ] && dump_topic "$count_topic"
+stop_pid "$run/broker/broker.pid"
+
+# The trace: every worker's log files as written, and its audit.
+audit="$repo_dir/target/release/herder-audit"
+if [ -x "$audit" ]; then
+    "$audit" "$run/logs" > "$run/audit.txt" 2>&1 || true
+    "$audit" "$run/logs" --format json > "$run/audit.json" 2>/dev/null || true
+    log "audit: $(grep -cE '^(error|warning)' "$run/audit.txt" || true) finding line(s); see $run/audit.txt"
+else
+    log "no $audit: build it (cargo build --release) to audit the capture"
+fi
+echo "wall: $(( $(date +%s) - t0 )) s" >> "$run/PROVENANCE"
+log "done in $(( $(date +%s) - t0 )) s: $run"
+exit "$status"
+}
+main "$@"

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# CI smoke test against real Kafka: one release, two scenarios on real
+# clusters (jars fetched from Maven Central through conformance/pom.xml),
+# and assertions on the audit of what they captured:
+#   single      a clean run (one connector: 2.3.0 bounces every
+#               connector's tasks on any change, KAFKA-8676): no error-level
+#               finding;
+#   kafka-8676  unnecessary-stops attributed to KAFKA-8676 and nothing else,
+#               among them the tasks of connector `b` (whose config did not
+#               change) stopped for the config update of connector `a`.
+# Needs java and mvn; builds the release binary if it is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+release="${SMOKE_RELEASE:-2.3.0}"
+out="${SMOKE_OUT:-target/conformance-smoke}"
+start=$(date +%s)
+
+for tool in java mvn curl python3; do
+    command -v "$tool" >/dev/null || { echo "conformance/smoke.sh: $tool is required" >&2; exit 1; }
+done
+[ -x target/release/herder-audit ] || cargo build --release --locked -q
+
+status=0
+conformance/run.sh --release "$release" --scenario single --out "$out" || status=1
+conformance/run.sh --release "$release" --scenario kafka-8676 --out "$out" || status=1
+
+# assert_audit DIR WANT: WANT is "none" (no error finding) or
+# "KIND RESOURCE_PREFIX UPSTREAM" (every error finding of KIND attributed
+# to UPSTREAM, at least one of them on a resource starting RESOURCE_PREFIX).
+assert_audit() {
+    python3 - "$1/audit.json" "$2" <<'PY'
+import json, sys
+path, want = sys.argv[1], sys.argv[2]
+try:
+    report = json.load(open(path))
+except (OSError, ValueError) as e:
+    sys.exit(f"smoke: no audit report {path}: {e}")
+errors = [f for f in report["findings"] if f["severity"] == "error"]
+desc = [f'{f["kind"]} {f["resource"]["type"]}:{f["resource"]["id"]} line {f["trigger"]["line"]}' for f in errors]
+if want == "none":
+    if errors:
+        sys.exit(f"smoke: {path}: expected no error finding, got {desc}")
+    print(f"smoke: {path}: no error finding, as expected")
+    sys.exit(0)
+kind, prefix, upstream = want.split()
+others = [d for f, d in zip(errors, desc) if f["kind"] != kind or f.get("upstream") != upstream]
+hits = [f for f in errors if f"{f['resource']['type']}:{f['resource']['id']}".startswith(prefix)]
+if not hits or others:
+    sys.exit(f"smoke: {path}: expected {kind} on {prefix}* ({upstream}) only, got {desc}")
+print(f"smoke: {path}: {len(hits)} {kind} on {prefix}* ({upstream}), as expected: {desc}")
+PY
+}
+
+assert_audit "$out/$release/single" none || status=1
+assert_audit "$out/$release/kafka-8676" "unnecessary-stop task:b- KAFKA-8676" || status=1
+echo "conformance/smoke.sh: $(( $(date +%s) - start )) s, $([ "$status" = 0 ] && echo passed || echo FAILED)"
+exit "$status"

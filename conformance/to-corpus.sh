@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Copy a capture of conformance/run.sh into the corpus as a directory trace:
+#   conformance/to-corpus.sh target/conformance/3.9.1/kill-worker
+# makes corpus/real-kafka/3.9.1/kill-worker/ with every worker's log files
+# exactly as written, gzipped (w1/connect.log.gz, rotated segments too),
+# PROVENANCE.txt (the run's provenance and a summary of the cluster's own
+# ground truth: the REST calls, the last status snapshot, the source topic's
+# record and duplicate counts; the full snapshots stay in the run directory,
+# out of the trace, which audits every file it holds) and an `expect` blessed from the audit,
+# which must then be reviewed by hand and annotated (why each finding is, or
+# why nothing is, expected).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+run="${1:?usage: conformance/to-corpus.sh RUN_DIR}"
+[ -f "$run/PROVENANCE" ] || { echo "conformance/to-corpus.sh: $run has no PROVENANCE" >&2; exit 1; }
+release="$(sed -n 's/^release: //p' "$run/PROVENANCE")"
+scenario="$(sed -n 's/^scenario: //p' "$run/PROVENANCE")"
+layout="$(sed -n 's/^layout: //p' "$run/PROVENANCE")"
+dest="corpus/real-kafka/$release/$scenario${layout:+-$layout}"
+rm -rf "$dest"
+mkdir -p "$dest"
+(cd "$run/logs" && find . -type f) | while read -r f; do
+    mkdir -p "$dest/$(dirname "$f")"
+    gzip -9 -n -c "$run/logs/$f" > "$dest/$f.gz"
+done
+grep -v '^date:\|^wall:' "$run/PROVENANCE" > "$dest/PROVENANCE.txt"
+sed -n 's/^\(date\|wall\): /captured \1: /p' "$run/PROVENANCE" >> "$dest/PROVENANCE.txt"
+python3 - "$run/ground-truth" >> "$dest/PROVENANCE.txt" <<'PY'
+import json, os, sys
+gt = sys.argv[1]
+def lines(name):
+    p = os.path.join(gt, name)
+    return [json.loads(l) for l in open(p)] if os.path.exists(p) else []
+print("ground truth (the cluster's own account):")
+for r in lines("rest.jsonl"):
+    print(f"  {r['t']} REST {r['method']} {r['path']} -> {r['code']}")
+snaps = lines("status.jsonl")
+if snaps:
+    last = snaps[-1]
+    print(f"  {len(snaps)} status snapshots; the last, {last['t']}:")
+    for name, c in sorted(last["connectors"].items()):
+        st = c["status"]
+        tasks = ", ".join(f"{t['id']} {t['state']} on {t['worker_id']}" for t in st["tasks"])
+        print(f"    {name}: connector {st['connector']['state']} on {st['connector']['worker_id']}; tasks: {tasks or 'none'}")
+for t in lines("topics.jsonl"):
+    print(f"  topic {t['topic']}: {t['records']} records, {t['duplicated']} duplicated")
+PY
+: > "$dest/expect"
+target/release/herder-audit check --bless "$dest" >/dev/null || true
+echo "$dest: $(grep -vc '^#\|^$' "$dest/expect" || true) expected finding(s); review them"
