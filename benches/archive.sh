@@ -131,7 +131,7 @@ instr() {
 }
 ratio() { python3 -c 'import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print(f"{a:.3f} s / {b:.3f} s = {a/b:.2f}x")' "$1" "$2"; }
 mib() { python3 -c 'import sys; print(f"{int(sys.argv[1])/1024:.1f} MiB")' "$1"; }
-size() { du -sb "$@" | awk '{s += $1} END {printf "%.2f GiB", s / 2^30}'; }
+size() { du -sbL "$@" | awk '{s += $1} END {if (s >= 2^30) printf "%.2f GiB", s / 2^30; else printf "%.0f MiB", s / 2^20}'; }
 # versus_rg NAME LABEL FILES...: -j 1 against rg -j1, -j 2 against -j 1.
 versus_rg() {
   local name="$1" label="$2"
@@ -221,7 +221,7 @@ if want many-small; then
     rm -rf "$dir/small"
     for i in $(seq 1 100); do
       "$bin" simulate --workers 20 --connectors 2 --events 3 --noise 0.3 --seed "$i" \
-        --group "group-$i" --out "$dir/small/c$i" > /dev/null
+        --group "group-$i" --out "$dir/small/c$i" > /dev/null 2>&1
       rm "$dir/small/c$i/truth.json"
     done
     touch "$dir/small/done"
