@@ -259,7 +259,26 @@ impl Timestamp {
     /// ISO-8601 without zone: `2019-08-20T11:00:00.001`.
     pub fn iso(self) -> String {
         let (y, mo, d, h, mi, s, ms) = self.parts();
-        format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{ms:03}")
+        if !(0..=9999).contains(&y) {
+            return format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{ms:03}");
+        }
+        // The common case digit by digit (findings print several a line).
+        let mut b = *b"0000-00-00T00:00:00.000";
+        let mut put = |at: usize, n: u32, width: usize| {
+            let mut n = n;
+            for k in (at..at + width).rev() {
+                b[k] = b'0' + (n % 10) as u8;
+                n /= 10;
+            }
+        };
+        put(0, y as u32, 4);
+        put(5, mo, 2);
+        put(8, d, 2);
+        put(11, h, 2);
+        put(14, mi, 2);
+        put(17, s, 2);
+        put(20, ms, 3);
+        String::from_utf8_lossy(&b).into_owned()
     }
 }
 
@@ -425,6 +444,21 @@ impl Ord for SourceLine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn iso_digit_by_digit_is_the_formatted_form() {
+        let formatted = |t: Timestamp| {
+            let (y, mo, d, h, mi, s, ms) = t.parts();
+            format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{ms:03}")
+        };
+        let mut ms = -62_200_000_000_000i64;
+        while ms < 300_000_000_000_000 {
+            for t in [Timestamp(ms), Timestamp(ms + 999), Timestamp(ms - 1)] {
+                assert_eq!(t.iso(), formatted(t), "{}", t.0);
+            }
+            ms += 7_777_777_777;
+        }
+    }
 
     #[test]
     fn timestamp_round_trips() {

@@ -158,43 +158,104 @@ fn mask(s: &str) -> String {
     let mut copied = 0;
     let mut i = 0;
     while i < b.len() {
-        if b[i].is_ascii_hexdigit() {
-            let start = i;
-            let mut digit = false;
-            while i < b.len() && b[i].is_ascii_hexdigit() {
-                digit |= b[i].is_ascii_digit();
-                i += 1;
+        match CLASS[usize::from(b[i])] {
+            PLAIN => i += 1,
+            HEX => {
+                let start = i;
+                let mut digit = false;
+                while i < b.len() && CLASS[usize::from(b[i])] == HEX {
+                    digit |= b[i].is_ascii_digit();
+                    i += 1;
+                }
+                if digit {
+                    out.push_str(&s[copied..start]);
+                    out.push('#');
+                    copied = i;
+                }
             }
-            if digit {
-                out.push_str(&s[copied..start]);
-                out.push('#');
-                copied = i;
+            _ => {
+                // A blank, or a byte of a non-ASCII character.
+                let c = s[i..].chars().next().unwrap_or(' ');
+                if c.is_whitespace() {
+                    out.push_str(&s[copied..i]);
+                    while let Some(w) = s[i..].chars().next().filter(|w| w.is_whitespace()) {
+                        i += w.len_utf8();
+                    }
+                    out.push(' ');
+                    copied = i;
+                } else {
+                    i += c.len_utf8();
+                }
             }
-            continue;
         }
-        let c = if b[i] < 0x80 {
-            char::from(b[i])
-        } else {
-            s[i..].chars().next().unwrap_or(' ')
-        };
-        if c.is_whitespace() {
-            out.push_str(&s[copied..i]);
-            while let Some(w) = s[i..].chars().next().filter(|w| w.is_whitespace()) {
-                i += w.len_utf8();
-            }
-            out.push(' ');
-            copied = i;
-            continue;
-        }
-        i += c.len_utf8();
     }
     out.push_str(&s[copied..]);
     out.trim().to_string()
 }
 
+/// What [`mask`] does with a byte: keep it, read a run of hexadecimal
+/// characters, or look at the character (ASCII blanks, the lead bytes of
+/// non-ASCII characters).
+const PLAIN: u8 = 0;
+const HEX: u8 = 1;
+const OTHER: u8 = 2;
+static CLASS: [u8; 256] = {
+    let mut t = [PLAIN; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = if b.is_ascii_hexdigit() {
+            HEX
+        } else if b >= 0x80 || matches!(b, b' ' | b'\t'..=b'\r') {
+            // `char::is_whitespace` holds for these ASCII blanks only.
+            OTHER
+        } else {
+            PLAIN
+        };
+        c += 1;
+    }
+    t
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// The mask as it was first written, char by char.
+    fn mask_by_chars(s: &str) -> String {
+        let mut out = String::new();
+        let mut chars = s.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c.is_ascii_hexdigit() {
+                let mut run = String::from(c);
+                while let Some(&n) = chars.peek().filter(|n| n.is_ascii_hexdigit()) {
+                    run.push(n);
+                    chars.next();
+                }
+                if run.bytes().any(|b| b.is_ascii_digit()) {
+                    out.push('#');
+                } else {
+                    out.push_str(&run);
+                }
+            } else if c.is_whitespace() {
+                while chars.peek().is_some_and(|n| n.is_whitespace()) {
+                    chars.next();
+                }
+                out.push(' ');
+            } else {
+                out.push(c);
+            }
+        }
+        out.trim().to_string()
+    }
+
+    proptest! {
+        #[test]
+        fn mask_is_the_char_by_char_mask(s in "[ -~\t\n\r\x0b\x0c\x1c\u{85}\u{a0}\u{2003}é0-9a-fA-F]{0,60}") {
+            prop_assert_eq!(mask(&s), mask_by_chars(&s));
+        }
+    }
 
     #[test]
     fn masks_numbers_and_ids() {

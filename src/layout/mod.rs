@@ -367,7 +367,7 @@ pub fn timestamp_of(line: &str) -> Option<Timestamp> {
 
 /// Debezium's MDC triple `a|b|c` (usually `||`) followed by blanks.
 fn debezium_mdc(body: &str) -> Option<&str> {
-    let end = body.find(' ')?;
+    let end = memchr::memchr(b' ', body.as_bytes())?;
     let token = &body[..end];
     if token.bytes().filter(|&b| b == b'|').count() != 2 || token.contains('[') {
         return None;
@@ -393,13 +393,30 @@ static LOGGER_BYTES: [bool; 256] = {
     t
 };
 
+/// [`LOGGER_BYTES`] by arithmetic (no lookup), so that a loop over a name
+/// can test many bytes at once.
+fn name_byte(c: u8) -> bool {
+    ((c | 0x20).wrapping_sub(b'a') < 26)
+        | (c.wrapping_sub(b'0') < 10)
+        | (c == b'.')
+        | (c == b'_')
+        | (c == b'$')
+}
+
 /// A Java logger name, optionally with `:%L` (digits or `?`).
 fn logger_name(i: &str) -> Res<'_, &str> {
     let b = i.as_bytes();
-    let n = b
-        .iter()
-        .position(|&c| !LOGGER_BYTES[usize::from(c)])
-        .unwrap_or(b.len());
+    // Most names run to the `:` of `%L` or to the end (`(a.b.C:L)` is split
+    // off first): test the bytes before it in one branch-free pass, and
+    // look for where the name ends only when one is not a name byte.
+    let colon = memchr::memchr(b':', b).unwrap_or(b.len());
+    let n = if b[..colon].iter().fold(true, |ok, &c| ok & name_byte(c)) {
+        colon
+    } else {
+        b.iter()
+            .position(|&c| !LOGGER_BYTES[usize::from(c)])
+            .unwrap_or(b.len())
+    };
     if n == 0 {
         return fail(i, nom::error::ErrorKind::TakeWhile1);
     }
@@ -462,8 +479,9 @@ fn paren_logger_suffix(s: &str) -> Option<(&str, &str)> {
 /// no Connect class logs under such a name, so it is never the logger of a
 /// layout that prints none.
 fn names_a_throwable(name: &str) -> bool {
-    let last = name.rsplit('.').next().unwrap_or(name);
-    last.ends_with("Exception") || last.ends_with("Error")
+    // The simple name (after the last `.`) ends with a suffix that holds no
+    // `.` exactly when the whole name does.
+    name.ends_with("Exception") || name.ends_with("Error")
 }
 
 /// Splits Debezium's `msg   [logger]`.

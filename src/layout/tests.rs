@@ -320,3 +320,14 @@ fn trailing_loggers() {
         assert_eq!(trailing_logger(l.as_bytes()), want, "{l:?}");
     }
 }
+
+#[test]
+fn name_bytes_by_arithmetic_match_the_table() {
+    for c in 0..=255u8 {
+        assert_eq!(
+            super::name_byte(c),
+            super::LOGGER_BYTES[usize::from(c)],
+            "byte {c:#x}"
+        );
+    }
+}

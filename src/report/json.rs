@@ -3,6 +3,7 @@
 //! [`SCHEMA_VERSION`] on any incompatible change.
 
 use super::RunSummary;
+use super::json_write;
 use crate::audit::{Names, Report};
 use crate::finding::{Evidence, Finding};
 use crate::model::{Resource, SourceLine};
@@ -298,10 +299,125 @@ impl Serialize for Findings<'_> {
     }
 }
 
-/// One finding as a JSON line (`"type": "finding"`).
+/// One finding as a JSON line (`"type": "finding"`): the bytes
+/// `serde_json::to_writer` writes for [`FindingOut`], written by
+/// [`json_write`] into a buffer reused from line to line and handed to
+/// `out` in one piece.
 pub fn write_jsonl_finding(names: &dyn Names, f: &Finding, out: &mut dyn Write) -> io::Result<()> {
-    serde_json::to_writer(&mut *out, &FindingOut::of(names, f, true))?;
-    writeln!(out)
+    thread_local! {
+        static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    BUF.with_borrow_mut(|buf| {
+        buf.clear();
+        finding_line(names, f, buf);
+        buf.push(b'\n');
+        let r = out.write_all(buf);
+        if buf.capacity() > 1 << 20 {
+            // One huge finding does not keep its buffer.
+            *buf = Vec::new();
+        }
+        r
+    })
+}
+
+/// [`FindingOut::of`] with `line: true`, as serde_json writes it (fields
+/// in the same, sorted, order).
+fn finding_line(names: &dyn Names, f: &Finding, out: &mut Vec<u8>) {
+    use json_write::{integer, key, opt_string, string, value};
+    fn line_fields(names: &dyn Names, l: &SourceLine, out: &mut Vec<u8>) {
+        key("line", out);
+        json_write::unsigned(l.line, out);
+        out.push(b',');
+        key("source", out);
+        string(names.source_name(l.source), out);
+        out.push(b',');
+        key("text", out);
+        string(&l.text, out);
+        out.push(b',');
+        key("timestamp", out);
+        match l.ts {
+            Some(t) => string(&t.iso(), out),
+            None => out.extend_from_slice(b"null"),
+        }
+    }
+    out.push(b'{');
+    key("evidence", out);
+    out.push(b'[');
+    for (k, e) in f.evidence.iter().enumerate() {
+        if k > 0 {
+            out.push(b',');
+        }
+        // EvidenceOut: line, role, source, text, timestamp, worker.
+        out.push(b'{');
+        key("line", out);
+        json_write::unsigned(e.line.line, out);
+        out.push(b',');
+        key("role", out);
+        string(&e.role, out);
+        out.push(b',');
+        key("source", out);
+        string(names.source_name(e.line.source), out);
+        out.push(b',');
+        key("text", out);
+        string(&e.line.text, out);
+        out.push(b',');
+        key("timestamp", out);
+        match e.line.ts {
+            Some(t) => string(&t.iso(), out),
+            None => out.extend_from_slice(b"null"),
+        }
+        out.push(b',');
+        key("worker", out);
+        opt_string(e.worker.as_deref(), out);
+        out.push(b'}');
+    }
+    out.extend_from_slice(b"],");
+    if let Some(fp) = &f.fingerprint {
+        key("fingerprint", out);
+        value(&serde_json::to_value(fp).unwrap_or(Value::Null), out);
+        out.push(b',');
+    }
+    key("generation", out);
+    match f.generation {
+        Some(g) => integer(g, out),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.push(b',');
+    key("group", out);
+    opt_string(f.group.as_deref(), out);
+    out.push(b',');
+    key("kind", out);
+    let _ = serde_json::to_writer(&mut *out, &f.kind);
+    out.push(b',');
+    key("reason", out);
+    string(&f.reason, out);
+    out.push(b',');
+    key("resource", out);
+    value(&json!(f.resource), out);
+    out.push(b',');
+    key("schema_version", out);
+    integer(SCHEMA_VERSION, out);
+    out.push(b',');
+    key("severity", out);
+    let _ = serde_json::to_writer(&mut *out, &f.severity());
+    out.push(b',');
+    key("started", out);
+    value(&json!(f.started), out);
+    out.push(b',');
+    key("trigger", out);
+    out.push(b'{');
+    line_fields(names, &f.trigger, out);
+    out.push(b'}');
+    out.push(b',');
+    key("type", out);
+    string("finding", out);
+    out.push(b',');
+    key("upstream", out);
+    opt_string(f.upstream, out);
+    out.push(b',');
+    key("worker", out);
+    string(&f.worker, out);
+    out.push(b'}');
 }
 
 /// What follows the findings in JSON lines: one line per input error

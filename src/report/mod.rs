@@ -3,6 +3,7 @@
 
 pub mod html;
 pub mod json;
+mod json_write;
 pub mod sinks;
 pub mod text;
 pub mod timeline;
