@@ -5,7 +5,7 @@
 # flow, all in one log), logging with that release's shipped Connect
 # logging config. Records are produced on both sides, the flows run, the
 # JVM is optionally restarted, then stopped; its log files are copied as
-# log4j wrote them, with a PROVENANCE file.
+# log4j wrote them, with a PROVENANCE.txt file.
 #
 #   conformance/mm2/run.sh --release 3.9.1 [--out DIR] [--restart] [--one-way]
 #       [--port-base 29092] [--run-seconds 45] [--prefix r391]
@@ -188,6 +188,6 @@ cp -p "$work"/logs/connect*.log* "$out"/
     echo
     echo "--- end offsets on $alias_b (topic:partition:offset)"
     echo "$offsets_b"
-} > "$out/PROVENANCE"
+} > "$out/PROVENANCE.txt"
 echo "mm2: logs in $out" >&2
 rm -rf "$work"

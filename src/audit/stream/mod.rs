@@ -4,14 +4,11 @@
 //! one stream (a file, its rotated segments in time order, or stdin) in
 //! steps, pausing at a given log time so many streams can advance together.
 
-use crate::event::{
-    Continuation, Event, LoggerKind, attribute, parse_already_exists, parse_config_value,
-    parse_message,
-};
+use crate::event::{Continuation, Event, LoggerKind, attribute, parse_message};
 use crate::input;
 use crate::input::scan::{Delivery, LineSink, Step};
 use crate::layout::bare::BareLayout;
-use crate::layout::{self, envelope, split_stream};
+use crate::layout::{self, envelope};
 use crate::model::{SourceId, SourceLine, Timestamp};
 use crate::replay::{LineCtx, WorkerReplay};
 use std::collections::BTreeMap;
@@ -27,10 +24,11 @@ use crate::model::Key;
 /// in one JVM; see [`herders`]).
 type SlotKey = (Option<String>, u32);
 
-/// Continuation lines to look at after a config-dump head.
-const DUMP_LINES: usize = 2000;
-/// Continuation lines to look at after a failed start (its stack trace).
-const TRACE_LINES: usize = 60;
+mod continuation;
+mod select;
+
+use continuation::{DUMP_LINES, Follow, TRACE_LINES, follow_stream};
+use select::{json_message_range, keyword_finders, unprefixed_coordinator_line_is_workers};
 
 /// Where an event's line is.
 struct Raw<'a> {
@@ -62,13 +60,6 @@ struct Slot {
     /// The stream's log time when the replay began holding facts back
     /// (the outcome of a start under way): they are keyed at it.
     held_since: Option<i64>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-enum Follow {
-    None,
-    Dump(SlotKey),
-    Trace(SlotKey),
 }
 
 /// When to pause.
@@ -585,125 +576,6 @@ impl StreamSink {
             }
         }
         out
-    }
-
-    fn continuation(&mut self, number: u64, text: &str) -> usize {
-        let (stream, rest) = split_stream(text);
-        if let Some(k) = stream
-            && follow_stream(&self.follow) != Some(Some(k))
-            && let Some(i) = self
-                .parked
-                .iter()
-                .position(|f| follow_stream(f) == Some(Some(k)))
-        {
-            // A line of a continuation of another stream under way.
-            let theirs = self.parked.swap_remove(i);
-            let ours = std::mem::replace(&mut self.follow, theirs);
-            if ours != Follow::None {
-                self.parked.push(ours);
-            }
-        }
-        match std::mem::replace(&mut self.follow, Follow::None) {
-            Follow::None => 0,
-            Follow::Dump(s) => {
-                if stream.is_some() && stream != s.0.as_deref() {
-                    self.follow = Follow::Dump(s);
-                    return DUMP_LINES;
-                }
-                if let Some((key, value)) = parse_config_value(rest) {
-                    let ev = Event::ConfigValue { key, value };
-                    self.apply(&s, &ev, Raw::continuation(number, text), LineCtx::default());
-                }
-                self.follow = Follow::Dump(s);
-                DUMP_LINES
-            }
-            Follow::Trace(s) => {
-                if stream.is_some() && stream != s.0.as_deref() {
-                    self.follow = Follow::Trace(s);
-                    return TRACE_LINES;
-                }
-                if let Some(r) = parse_already_exists(rest) {
-                    let ev = Event::AlreadyExists(r);
-                    self.apply(&s, &ev, Raw::continuation(number, text), LineCtx::default());
-                    return 0;
-                }
-                self.follow = Follow::Trace(s);
-                TRACE_LINES
-            }
-        }
-    }
-}
-
-/// The stream a continuation under way belongs to.
-fn follow_stream(f: &Follow) -> Option<Option<&str>> {
-    match f {
-        Follow::Dump(s) | Follow::Trace(s) => Some(s.0.as_deref()),
-        Follow::None => None,
-    }
-}
-
-/// Continuations of other streams kept under way at most.
-const PARKED: usize = 64;
-
-impl StreamSink {
-    /// A continuation of a stream begins: one of another stream under
-    /// way is kept (a stream's own ends).
-    fn park(&mut self) {
-        let f = std::mem::replace(&mut self.follow, Follow::None);
-        if f != Follow::None && self.parked.len() < PARKED {
-            self.parked.push(f);
-        }
-    }
-}
-
-/// [`LoggerKind::keywords`] as prebuilt substring searchers.
-fn keyword_finders(kind: LoggerKind) -> Option<&'static [memchr::memmem::Finder<'static>]> {
-    use std::sync::OnceLock;
-    type Finders = Vec<(LoggerKind, Vec<memchr::memmem::Finder<'static>>)>;
-    static FINDERS: OnceLock<Finders> = OnceLock::new();
-    let all = FINDERS.get_or_init(|| {
-        LoggerKind::ALL
-            .iter()
-            .filter_map(|&k| {
-                let words = k.keywords()?;
-                Some((
-                    k,
-                    words
-                        .iter()
-                        .map(|w| memchr::memmem::Finder::new(*w))
-                        .collect(),
-                ))
-            })
-            .collect()
-    });
-    all.iter()
-        .find(|(k, _)| *k == kind)
-        .map(|(_, f)| f.as_slice())
-}
-
-/// Is a coordinator line without the herder's LogContext prefix the
-/// worker's own? (Kafka before 2.0 printed no prefix, and its consumers'
-/// coordinator lines look the same.) It is when it names the worker's group,
-/// or, while the group is unknown, a group that is not a sink connector's
-/// consumer group (`connect-<name>`).
-fn unprefixed_coordinator_line_is_workers(ev: &Event, worker_group: Option<&str>) -> bool {
-    let group = match ev {
-        Event::Rejoining { group } | Event::JoinedGeneration { group, .. } => group.as_deref(),
-        _ => None,
-    };
-    match (group, worker_group) {
-        (Some(g), Some(w)) => g == w,
-        (Some(g), None) => !g.starts_with("connect-"),
-        (None, _) => false,
-    }
-}
-
-/// Where the message of a JSON line is in the raw text (it is quoted there
-/// verbatim unless it needed escapes); else the whole line.
-fn json_message_range(raw: &str, message: &str) -> (usize, usize) {
-    match raw.find(message) {
-        Some(i) if !message.is_empty() => (i, i + message.len()),
-        _ => (0, raw.len()),
     }
 }
 
