@@ -23,6 +23,18 @@ pub fn tmp(name: &str) -> PathBuf {
     d
 }
 
+/// The hand-written traces of the corpus: `cases()` without
+/// `corpus/real-kafka`, whose 31 real captures (~266 k lines) would make
+/// every export conversion of a debug build take minutes, and whose
+/// threads' lines are not always in time order within one file (a
+/// newest-first copy of them is not read back line for line: an open gap).
+pub fn hand_written_cases() -> Vec<PathBuf> {
+    cases()
+        .into_iter()
+        .filter(|c| !c.ends_with("real-kafka"))
+        .collect()
+}
+
 pub fn cases() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir("corpus")
         .expect("corpus/")
