@@ -7,7 +7,6 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-
 fn pages() -> Vec<PathBuf> {
     let mut pages = vec![PathBuf::from("README.md")];
     let mut docs: Vec<PathBuf> = std::fs::read_dir("docs")
