@@ -145,6 +145,9 @@ pub struct StreamProcessor {
     /// The current segment is read as it comes (stdin, a followed file):
     /// never released.
     current_live: bool,
+    /// The wrap width of the stream's last segment read as a terminal
+    /// copy: a later segment is cut at the same width.
+    wrap_width: Option<usize>,
     /// Leave to keep the file open while paused.
     fd: Option<FdPermit>,
     /// Leave to keep the buffers while paused.
@@ -177,6 +180,7 @@ impl StreamProcessor {
             state: Advance::Paused(Timestamp(i64::MIN)),
             live: None,
             current_live: false,
+            wrap_width: None,
             fd: None,
             mem: None,
             pending: None,
@@ -304,7 +308,7 @@ impl StreamProcessor {
                     }
                 }
             }
-            match input::open_probed(&input, self.bytes_read.clone()) {
+            match input::open_probed(&input, self.bytes_read.clone(), self.wrap_width) {
                 Ok((reader, gzip, head)) => {
                     self.start_segment(id, reader, gzip, head, false);
                     return true;
@@ -336,6 +340,9 @@ impl StreamProcessor {
         let first = self.segments.first().is_some_and(|s| s.0 == id);
         let last = self.segments.last().is_some_and(|s| s.0 == id);
         self.sink.next_segment(id, first, last);
+        if head.wrap_width.is_some() {
+            self.wrap_width = head.wrap_width;
+        }
         let mut scanner = Scanner::new(reader);
         if self.sink.segment_head(&head) {
             scanner.follow(usize::MAX);

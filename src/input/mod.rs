@@ -197,6 +197,17 @@ pub struct Head {
 /// prints a logger. Streams that are none of these pay two copies of their
 /// head.
 pub fn prepare(reader: Box<dyn Read + Send>) -> (Box<dyn Read + Send>, Head) {
+    prepare_after(reader, None)
+}
+
+/// [`prepare`] for a segment of a stream whose earlier segment was a
+/// terminal copy wrapped at `earlier` characters: the segment is read as
+/// wrapped at that width too unless its head shows otherwise
+/// ([`unwrap::detect_after`]).
+pub fn prepare_after(
+    reader: Box<dyn Read + Send>,
+    earlier: Option<usize>,
+) -> (Box<dyn Read + Send>, Head) {
     let (reader, source) = sources::reader(reader);
     if source.is_some() {
         // An envelope's records are whole (no terminal cut them); its
@@ -219,9 +230,13 @@ pub fn prepare(reader: Box<dyn Read + Send>) -> (Box<dyn Read + Send>, Head) {
         return (reader, head);
     }
     let mut bare = false;
-    let (reader, wrap_width) = unwrap::reader(reader, |head| {
-        bare = crate::layout::bare::head_is_bare(head);
-    });
+    let (reader, wrap_width) = unwrap::reader_after(
+        reader,
+        |head| {
+            bare = crate::layout::bare::head_is_bare(head);
+        },
+        earlier,
+    );
     (
         reader,
         Head {
@@ -237,8 +252,13 @@ pub fn prepare(reader: Box<dyn Read + Send>) -> (Box<dyn Read + Send>, Head) {
 /// start through a reader that can be released between reads; a terminal
 /// copy wrapped at a fixed width is read through the rejoining reader
 /// instead, as is an envelope's (readers that cannot be released: they
-/// keep their file and buffers while paused).
-pub fn open_probed(input: &Input, count: Arc<AtomicU64>) -> io::Result<(Reader, bool, Head)> {
+/// keep their file and buffers while paused). `earlier` is the wrap width
+/// of the stream's earlier segment, if it was a terminal copy.
+pub fn open_probed(
+    input: &Input,
+    count: Arc<AtomicU64>,
+    earlier: Option<usize>,
+) -> io::Result<(Reader, bool, Head)> {
     let (head_reader, _) = open(input)?;
     let (head, error, rest) = unwrap::read_head(head_reader);
     let enveloped = sources::detect_head(&head, error.is_some()).is_some();
@@ -248,11 +268,11 @@ pub fn open_probed(input: &Input, count: Arc<AtomicU64>) -> io::Result<(Reader, 
         let (reader, head) = prepare(counted);
         return Ok((Reader::Live(reader), gzip, head));
     }
-    let (_, probed) = prepare(Box::new(unwrap::HeadThen::new(head, error, rest)));
+    let (_, probed) = prepare_after(Box::new(unwrap::HeadThen::new(head, error, rest)), earlier);
     if probed.wrap_width.is_some() {
         let (r, gzip) = open(input)?;
         let counted: Box<dyn Read + Send> = Box::new(Counted { inner: r, count });
-        let (reader, head) = prepare(counted);
+        let (reader, head) = prepare_after(counted, earlier);
         return Ok((Reader::Live(reader), gzip, head));
     }
     let (reader, gzip) = open_segment(input, count)?;

@@ -14,6 +14,12 @@
 
 use super::scan::MAX_LINE;
 use crate::layout::starts_record;
+use nom::branch::alt;
+use nom::bytes::complete::{tag, take_while1};
+use nom::character::complete::{digit1, space1};
+use nom::combinator::{eof, verify};
+use nom::sequence::{preceded, terminated};
+use nom::{IResult, Parser};
 use std::io::{self, BufRead, BufReader, Read};
 
 /// Bytes of a stream's head that [`detect`] looks at: some 700 lines,
@@ -55,18 +61,49 @@ fn split_eol(line: &[u8]) -> (&[u8], &[u8]) {
 }
 
 /// A line that continues a record on its own terms rather than as a cut
-/// fragment: a stack frame (`\tat …`, `    at …`), `… N more`, `Caused by:`,
-/// a config-dump entry (tab-indented), or an exception header
+/// fragment: a tab-indented line (a stack frame `\tat …`, `\t... N more`,
+/// a config-dump entry), an indented [`stack_frame`] or [`frames_omitted`]
+/// line, `Caused by:`, or an exception header
 /// (`java.lang.IllegalStateException: …`).
+///
+/// Only the shape of a frame counts, not its indent: a record cut just
+/// before a word `at` leaves a fragment such as ` at generation 1 and got
+/// assignment: …`, which is no frame.
 fn continues_by_itself(line: &[u8]) -> bool {
-    if line.first() == Some(&b'\t') || line.starts_with(b"Caused by: ") {
-        return true;
-    }
-    let trimmed = line.trim_ascii_start();
-    if trimmed.len() < line.len() && (trimmed.starts_with(b"at ") || trimmed.starts_with(b"... ")) {
-        return true;
-    }
-    exception_header(line)
+    line.first() == Some(&b'\t')
+        || line.starts_with(b"Caused by: ")
+        || stack_frame(line).is_ok()
+        || frames_omitted(line).is_ok()
+        || exception_header(line)
+}
+
+/// A Java class or method name as a stack frame prints it: identifier
+/// characters, `.`, `$`, `/` (a module or class loader, `java.base/`),
+/// `<` and `>` (`<init>`), with at least one `.` (a package).
+fn frame_name(input: &[u8]) -> IResult<&[u8], &[u8]> {
+    verify(
+        take_while1(|b: u8| {
+            b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'$' | b'/' | b'<' | b'>')
+        }),
+        |name: &[u8]| name.contains(&b'.'),
+    )
+    .parse(input)
+}
+
+/// An indented stack frame: `    at a.b.C.d(C.java:12)` and what a layout
+/// prints after it (` ~[jar:?]`). The frame may itself be cut at the wrap
+/// width after its name: the name then ends the line, or its `(` does.
+fn stack_frame(input: &[u8]) -> IResult<&[u8], &[u8]> {
+    preceded(
+        (space1, tag(&b"at "[..])),
+        terminated(frame_name, alt((tag(&b"("[..]), eof))),
+    )
+    .parse(input)
+}
+
+/// An indented `... 12 more` (or logback's `... 12 common frames omitted`).
+fn frames_omitted(input: &[u8]) -> IResult<&[u8], &[u8]> {
+    preceded((space1, tag(&b"... "[..])), digit1).parse(input)
 }
 
 /// `a.b.SomeException`, `a.b.SomeError: message`: a dotted Java class name
@@ -99,6 +136,31 @@ fn is_fragment(next: &[u8]) -> bool {
 /// lines of their maximal length, and what follows them is a record, a
 /// stack trace or a dump (a record repeated with its stack trace has many).
 pub fn detect(head: &[u8]) -> Option<usize> {
+    let width = widest(head);
+    if width < MIN_WIDTH {
+        return None;
+    }
+    let (cuts, misses) = cuts_at(head, width);
+    (cuts >= MIN_CUTS && cuts >= CUTS_PER_MISS * misses).then_some(width)
+}
+
+/// The wrap width of a segment whose head is `head`, when an earlier
+/// segment of the same stream was wrapped at `earlier`: its own width if
+/// its head shows one, else `earlier` unless the head contradicts it (a
+/// line wider than `earlier`, or lines of exactly that width followed by
+/// too few fragments). A terminal copy of a rotated log is cut at one
+/// width, and a segment whose long records all come after its head shows
+/// no width of its own.
+pub fn detect_after(head: &[u8], earlier: Option<usize>) -> Option<usize> {
+    detect(head).or_else(|| {
+        let w = earlier?;
+        let (cuts, misses) = cuts_at(head, w);
+        (widest(head) <= w && cuts >= CUTS_PER_MISS * misses).then_some(w)
+    })
+}
+
+/// The widest line of `head`, in characters.
+fn widest(head: &[u8]) -> usize {
     // Characters never outnumber bytes: only lines at least as long in
     // bytes as the widest so far are counted.
     let mut width = 0;
@@ -107,9 +169,12 @@ pub fn detect(head: &[u8]) -> Option<usize> {
             width = width.max(width_of(line));
         }
     }
-    if width < MIN_WIDTH {
-        return None;
-    }
+    width
+}
+
+/// Lines of exactly `width` characters in `head` followed by a fragment
+/// (cuts) and by anything else (misses).
+fn cuts_at(head: &[u8], width: usize) -> (usize, usize) {
     let (mut cuts, mut misses) = (0usize, 0usize);
     let mut iter = lines(head).peekable();
     while let Some(line) = iter.next() {
@@ -122,7 +187,7 @@ pub fn detect(head: &[u8]) -> Option<usize> {
             None => {}
         }
     }
-    (cuts >= MIN_CUTS && cuts >= CUTS_PER_MISS * misses).then_some(width)
+    (cuts, misses)
 }
 
 /// The lines of `text`, without terminators.
@@ -152,6 +217,16 @@ pub fn reader<R: Read + Send + 'static>(
     inner: R,
     probe: impl FnOnce(&[u8]),
 ) -> (Box<dyn Read + Send>, Option<usize>) {
+    reader_after(inner, probe, None)
+}
+
+/// [`reader`] for a segment of a stream whose earlier segment was wrapped
+/// at `earlier` ([`detect_after`]).
+pub fn reader_after<R: Read + Send + 'static>(
+    inner: R,
+    probe: impl FnOnce(&[u8]),
+    earlier: Option<usize>,
+) -> (Box<dyn Read + Send>, Option<usize>) {
     let (head, error, inner) = read_head(inner);
     let eof = error.is_some() || head.len() < HEAD_BYTES;
     // Detect over complete lines only.
@@ -160,7 +235,7 @@ pub fn reader<R: Read + Send + 'static>(
     } else {
         memchr::memrchr(b'\n', &head).map_or(0, |i| i + 1)
     };
-    let width = detect(&head[..complete]);
+    let width = detect_after(&head[..complete], earlier);
     let whole = HeadThen {
         head,
         pos: 0,

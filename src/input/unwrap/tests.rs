@@ -307,6 +307,86 @@ fn trace_and_exception_lines_are_told_from_fragments() {
 }
 
 #[test]
+fn stack_frames_are_told_by_their_shape() {
+    for l in [
+        &b"    at a.b.C.d(C.java:1)"[..],
+        b" at org.apache.kafka.connect.runtime.Worker.startTask(Worker.java:574)",
+        b"  at java.base/java.lang.Thread.run(Thread.java:829) [?:?]",
+        b"    at jdk.internal.reflect.NativeMethodAccessorImpl.invoke0(Native Method)",
+        b"    at a.B$$Lambda$12/0x0000000800c2b440.run(Unknown Source)",
+        b"    at a.B.<init>(B.java:3)",
+        // a frame cut at the wrap width after its name or its `(`
+        b"    at org.apache.kafka.connect.runtime.WorkerSinkTask",
+        b"    at org.apache.kafka.connect.runtime.WorkerSinkTask.poll(",
+    ] {
+        assert!(stack_frame(l).is_ok(), "{}", String::from_utf8_lossy(l));
+        assert!(continues_by_itself(l));
+    }
+    for l in [
+        // cut fragments of `Joined group at generation …` and of messages
+        &b" at generation 1 and got assignment: Assignment{error=0, leader='connect-1'}"[..],
+        b" at generation 12 with protocol version 2 and got assignment: Assignment{",
+        b" at offset 5",
+        b" at http://connect-1:8083/",
+        b" at ",
+        b"at a.b.C.d(C.java:1)",
+        b"    at a.b.C d(C.java:1)",
+        b"    atx a.b.C.d(C.java:1)",
+    ] {
+        assert!(stack_frame(l).is_err(), "{}", String::from_utf8_lossy(l));
+        assert!(is_fragment(l), "{}", String::from_utf8_lossy(l));
+    }
+}
+
+#[test]
+fn omitted_frames_are_told_by_their_count() {
+    for l in [&b"    ... 12 more"[..], b" ... 3 common frames omitted"] {
+        assert!(frames_omitted(l).is_ok(), "{}", String::from_utf8_lossy(l));
+        assert!(!is_fragment(l));
+    }
+    for l in [&b" ... and more"[..], b"... 12 more", b" ...12 more"] {
+        assert!(frames_omitted(l).is_err(), "{}", String::from_utf8_lossy(l));
+        assert!(is_fragment(l), "{}", String::from_utf8_lossy(l));
+    }
+}
+
+#[test]
+fn a_record_cut_before_at_is_rejoined() {
+    // `Joined group at generation …` cut at the width just before ` at`.
+    let head = "[2024-05-01 10:00:00,000] INFO [Worker clientId=connect-1, groupId=connect-cluster] Joined group";
+    let width = head.chars().count();
+    let rest = " at generation 1 and got assignment: Assignment{error=0, leader='connect-1', leaderUrl='http://w1:8083/', offset=-1, connectorIds=[], taskIds=[]}";
+    let text = format!("{head}\n{rest}\n");
+    let mut out = Vec::new();
+    Rejoin::new(text.as_bytes(), width)
+        .read_to_end(&mut out)
+        .unwrap();
+    assert_eq!(out, format!("{head}{rest}\n\n").into_bytes());
+}
+
+#[test]
+fn a_later_segment_keeps_the_width_of_an_earlier_one() {
+    // A head whose lines are all shorter than 120: no width of its own.
+    let short = simulated(13, Version::V3_6, Layout::ApacheMdc, 2);
+    let narrow: Vec<u8> = short
+        .split_inclusive(|&b| b == b'\n')
+        .filter(|l| l.len() <= 100)
+        .flatten()
+        .copied()
+        .collect();
+    assert!(narrow.len() > 1000);
+    assert_eq!(detect(&narrow), None);
+    assert_eq!(detect_after(&narrow, None), None);
+    assert_eq!(detect_after(&narrow, Some(120)), Some(120));
+    // A line wider than the earlier width contradicts it.
+    let wide = format!("{}{}\n", String::from_utf8_lossy(&narrow), "x".repeat(130));
+    assert_eq!(detect_after(wide.as_bytes(), Some(120)), None);
+    // Its own width wins.
+    let wrapped = wrap(&simulated(14, Version::V3_6, Layout::ApacheMdc, 10), 90);
+    assert_eq!(detect_after(&wrapped, Some(120)), Some(90));
+}
+
+#[test]
 fn each_worker_of_a_rejoined_segment_is_told_once() {
     let mut n = RejoinNote::default();
     n.segment(None, None);
