@@ -358,12 +358,18 @@ start_cluster() {
     settle 6
 }
 
-sc_clean() {
+# start_pipeline N: the cluster, a file fed line by line into source src
+# (its records the ground truth) and sink with N tasks, all running.
+start_pipeline() {
     start_cluster
     touch "$run/feeding"; feed "$data/in.txt" & echo $! > "$run/feeder.pid"
     rest POST /connectors "$(source_connector src "$data/in.txt" "$src_topic")"
-    rest PUT /connectors/sink/config "$(sink_config "$data/out.txt" "$src_topic" 3)"
-    wait_running src 1; wait_running sink 3
+    rest PUT /connectors/sink/config "$(sink_config "$data/out.txt" "$src_topic" "$1")"
+    wait_running src 1; wait_running sink "$1"
+}
+
+sc_clean() {
+    start_pipeline 3
     settle 5
     rest PUT /connectors/sink/config "$(sink_config "$data/out.txt" "$src_topic" 2)"
     wait_running sink 2
@@ -398,11 +404,7 @@ sc_single() {
 }
 
 sc_kill_worker() {
-    start_cluster
-    touch "$run/feeding"; feed "$data/in.txt" & echo $! > "$run/feeder.pid"
-    rest POST /connectors "$(source_connector src "$data/in.txt" "$src_topic")"
-    rest PUT /connectors/sink/config "$(sink_config "$data/out.txt" "$src_topic" 4)"
-    wait_running src 1; wait_running sink 4
+    start_pipeline 4
     settle 5
     kill_worker "$workers"
     # the session timeout, then scheduled.rebalance.max.delay.ms (cooperative)
@@ -414,11 +416,7 @@ sc_kill_worker() {
 }
 
 sc_freeze_worker() {
-    start_cluster
-    touch "$run/feeding"; feed "$data/in.txt" & echo $! > "$run/feeder.pid"
-    rest POST /connectors "$(source_connector src "$data/in.txt" "$src_topic")"
-    rest PUT /connectors/sink/config "$(sink_config "$data/out.txt" "$src_topic" 3)"
-    wait_running src 1; wait_running sink 3
+    start_pipeline 3
     settle 5
     # freeze the worker that runs the source task, past its session timeout
     # and the scheduled rebalance delay, while the others take its work
@@ -438,11 +436,7 @@ sc_freeze_worker() {
 }
 
 sc_rolling_restart() {
-    start_cluster
-    touch "$run/feeding"; feed "$data/in.txt" & echo $! > "$run/feeder.pid"
-    rest POST /connectors "$(source_connector src "$data/in.txt" "$src_topic")"
-    rest PUT /connectors/sink/config "$(sink_config "$data/out.txt" "$src_topic" 3)"
-    wait_running src 1; wait_running sink 3
+    start_pipeline 3
     local i
     for ((i = 1; i <= workers; i++)); do
         stop_worker "$i"
