@@ -9,23 +9,16 @@
 use flate2::Compression;
 use flate2::read::MultiGzDecoder;
 use flate2::write::GzEncoder;
-use herder_audit::audit::{self, Options, Report};
+use herder_audit::audit::Report;
 use herder_audit::input;
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-const WIDTHS: [usize; 4] = [80, 120, 194, 250];
+mod sources_common;
+use sources_common::{audit_path, cases, tmp};
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "herder-audit-wrapped-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
-}
+const WIDTHS: [usize; 4] = [80, 120, 194, 250];
 
 /// A terminal copy: lines longer than `width` characters are cut into
 /// pieces of exactly `width` characters, each with the line's terminator.
@@ -105,12 +98,6 @@ fn copy_case(src: &Path, dst: &Path, width: usize) -> BTreeMap<PathBuf, Vec<u64>
     maps
 }
 
-fn audit_path(p: &Path) -> Report {
-    let (inputs, errors) = input::expand(&[p.to_path_buf()]);
-    assert!(errors.is_empty(), "{errors:?}");
-    audit::audit(&inputs, &Options::default())
-}
-
 /// Line number `n` of source `src` of the original, in the wrapped copy.
 fn mapped(
     report: &Report,
@@ -186,16 +173,6 @@ fn comparable(
         }
     }
     out
-}
-
-fn cases() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir("corpus")
-        .expect("corpus/")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.is_dir() || p.extension().is_some_and(|x| x == "log"))
-        .collect();
-    v.sort();
-    v
 }
 
 #[test]
