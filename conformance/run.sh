@@ -12,8 +12,10 @@
 #   conformance/run.sh --list
 #
 # Output: target/conformance/<release>/<scenario>/ (see docs/real-kafka.md).
-# The whole script is one function, read before it runs: editing this file
-# while a run is in flight cannot change what that run executes.
+# The whole script is one function, and the scenario files
+# (conformance/scenarios/NAME.sh) and the matrix (conformance/matrix) are read
+# before anything runs: editing them while a run is in flight cannot change
+# what that run executes.
 main() {
 set -euo pipefail
 # shellcheck source=conformance/lib.sh
@@ -27,22 +29,19 @@ layout=""
 all=""
 out_root="${CONFORMANCE_OUT:-$repo_dir/target/conformance}"
 
-# The release matrix of --all: release:scenario[:layout].
-matrix=(
-    2.3.0:kafka-8676 2.3.1:kafka-8676
-    2.4.1:kafka-8869 2.5.1:kafka-8869
-    3.1.0:kafka-13719 3.2.3:kafka-13719
-    3.8.0:kafka-17105 3.9.1:kafka-17105
-    3.8.0:kafka-16056 3.9.1:kafka-16056 4.4.0:kafka-16056
-    2.3.0:single
-    2.3.1:clean 2.5.1:clean 3.1.0:clean 3.8.0:clean 3.9.1:clean 4.0.0:clean 4.4.0:clean
-    2.5.1:kill-worker 3.9.1:kill-worker 4.4.0:kill-worker
-    3.9.1:rolling-restart
-    2.4.1:freeze-worker 3.9.1:freeze-worker 4.4.0:freeze-worker
-    3.9.1:kill-worker:strimzi 3.9.1:kill-worker:bare 3.8.0:kafka-17105:debezium
-)
+# The release matrix of --all (release:scenario[:layout]): conformance/matrix.
+mapfile -t matrix < <(grep -v '^[[:space:]]*\(#\|$\)' "$conformance_dir/matrix")
 
-scenarios="clean single kill-worker freeze-worker rolling-restart kafka-8676 kafka-8869 kafka-13719 kafka-17105 kafka-16056"
+# One file per scenario: conformance/scenarios/NAME.sh defines sc_NAME (dashes
+# as underscores) and may set default_workers[NAME] (3 when it does not); all
+# are read here, before anything runs.
+scenarios=""
+declare -A default_workers=()
+for f in "$conformance_dir"/scenarios/*.sh; do
+    # shellcheck source=/dev/null
+    source "$f"
+    scenarios="${scenarios:+$scenarios }$(basename "$f" .sh)"
+done
 
 usage() {
     sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
@@ -96,11 +95,7 @@ if [ -n "$jars" ]; then
 fi
 [ -n "$release" ] || { echo "conformance/run.sh: --release (or --jars) is required" >&2; exit 2; }
 
-case "$scenario" in
-    kafka-8676|kafka-8869) : "${workers:=1}" ;;
-    kafka-13719|kafka-17105|kafka-16056|single) : "${workers:=2}" ;;
-    *) : "${workers:=3}" ;;
-esac
+: "${workers:=${default_workers[$scenario]:-3}}"
 [ "$workers" -ge 1 ] && [ "$workers" -le 8 ] || { echo "conformance/run.sh: --workers must be 1..8" >&2; exit 2; }
 
 label="$release"
@@ -366,180 +361,6 @@ start_pipeline() {
     rest POST /connectors "$(source_connector src "$data/in.txt" "$src_topic")"
     rest PUT /connectors/sink/config "$(sink_config "$data/out.txt" "$src_topic" "$1")"
     wait_running src 1; wait_running sink "$1"
-}
-
-sc_clean() {
-    start_pipeline 3
-    settle 5
-    rest PUT /connectors/sink/config "$(sink_config "$data/out.txt" "$src_topic" 2)"
-    wait_running sink 2
-    rest PUT /connectors/sink/pause; settle 4
-    rest PUT /connectors/sink/resume; wait_running sink 2
-    rest POST /connectors/sink/tasks/0/restart; wait_running sink 2
-    rest PUT /connectors/sink/config "$(sink_config "$data/out.txt" "$src_topic" 4)"
-    wait_running sink 4
-    rest DELETE /connectors/sink; settle 5
-    rest PUT /connectors/sink/config "$(sink_config "$data/out2.txt" "$src_topic" 2)"
-    wait_running sink 2
-    settle 5
-    rm -f "$run/feeding"
-}
-
-# One connector only (2.3.0 bounces every connector's tasks on any change,
-# KAFKA-8676, so a clean run of it has one): a sink with 2 tasks over the
-# workers, tasks.max up to 3, the last worker restarted gracefully.
-sc_single() {
-    start_cluster
-    rest PUT /connectors/s/config "$(sink_config "$data/s.txt" "$tag-s" 2)"
-    wait_running s 2
-    settle 4
-    rest PUT /connectors/s/config "$(sink_config "$data/s.txt" "$tag-s" 3)"
-    wait_running s 3
-    settle 4
-    stop_worker "$workers"
-    settle 4
-    start_worker "$workers"; wait_worker "$workers"
-    settle 12
-    wait_running s 3
-}
-
-sc_kill_worker() {
-    start_pipeline 4
-    settle 5
-    kill_worker "$workers"
-    # the session timeout, then scheduled.rebalance.max.delay.ms (cooperative)
-    settle 25
-    wait_running src 1; wait_running sink 4
-    start_worker "$workers"; wait_worker "$workers"
-    settle 15
-    rm -f "$run/feeding"
-}
-
-sc_freeze_worker() {
-    start_pipeline 3
-    settle 5
-    # freeze the worker that runs the source task, past its session timeout
-    # and the scheduled rebalance delay, while the others take its work
-    local owner i
-    owner="$(curl -sf "$(worker_url 1)/connectors/src/status" | python3 -c 'import json,sys; print(json.load(sys.stdin)["tasks"][0]["worker_id"])')"
-    for ((i = 1; i <= workers; i++)); do
-        case "$owner" in *":$(worker_port "$i")") break ;; esac
-    done
-    log "worker w$i (runs src-0): SIGSTOP"
-    kill -STOP "$(cat "$run/w$i.pid")"; touch "$run/w$i.frozen"
-    settle 30
-    log "worker w$i: SIGCONT"
-    kill -CONT "$(cat "$run/w$i.pid")"; rm -f "$run/w$i.frozen"
-    settle 20
-    wait_running src 1 || true
-    rm -f "$run/feeding"
-}
-
-sc_rolling_restart() {
-    start_pipeline 3
-    local i
-    for ((i = 1; i <= workers; i++)); do
-        stop_worker "$i"
-        settle 3
-        start_worker "$i"; wait_worker "$i"
-        wait_running src 1; wait_running sink 3
-    done
-    # a worker added and removed
-    local extra=$((workers + 1))
-    start_worker "$extra"; wait_worker "$extra"; workers=$extra
-    settle 10
-    stop_worker "$extra"
-    settle 15
-    wait_running src 1; wait_running sink 3
-    rm -f "$run/feeding"
-}
-
-# KAFKA-8676 (2.3.0): a config update of one connector bounces the tasks of
-# every connector under the cooperative protocol; 2.3.1 restarts only its own.
-sc_kafka_8676() {
-    start_cluster
-    rest PUT /connectors/a/config "$(sink_config "$data/a.txt" "$tag-a" 2)"
-    rest PUT /connectors/b/config "$(sink_config "$data/b.txt" "$tag-b" 2)"
-    wait_running a 2; wait_running b 2
-    settle 5
-    rest PUT /connectors/a/config "$(sink_config "$data/a2.txt" "$tag-a" 2)"
-    settle 5
-    wait_running a 2; wait_running b 2
-    settle 3
-}
-
-# KAFKA-8869 (2.4.1): a connector deleted and created again under its name
-# starts its tasks with the deleted connector's task configs; 2.5.1 waits.
-sc_kafka_8869() {
-    start_cluster
-    rest PUT /connectors/c/config "$(sink_config "$data/c.txt" "$tag-c" 2)"
-    wait_running c 2
-    settle 5
-    rest DELETE /connectors/c
-    settle 5
-    rest PUT /connectors/c/config "$(sink_config "$data/c2.txt" "$tag-c" 3)"
-    wait_running c 3
-    settle 5
-}
-
-# KAFKA-13719 (3.0, 3.1.0): a KIP-745 restart plan (includeTasks) starts on
-# the connector's worker tasks assigned to another worker; fixed in 3.1.1/3.2.
-sc_kafka_13719() {
-    [ "$workers" -ge 2 ] || { log "kafka-13719 needs two workers or more"; return 1; }
-    start_cluster
-    rest PUT /connectors/r/config "$(sink_config "$data/r.txt" "$tag-r" 4)"
-    wait_running r 4
-    settle 5
-    rest POST "/connectors/r/restart?includeTasks=true&onlyFailed=false"
-    settle 8
-    wait_running r 4
-    settle 3
-}
-
-# KAFKA-17105 (3.8.0): a follower that learns of a new connector only after
-# the leader has already assigned it starts it in that rebalance, then
-# bounces it as a config update in the same tick; 3.9 starts it once. The
-# follower is held (SIGSTOP, 1 s: far below its session timeout) while the
-# connector is created on the leader, so that on SIGCONT the rebalance and the
-# config record reach it together.
-sc_kafka_17105() {
-    start_cluster
-    rest PUT /connectors/first/config "$(sink_config "$data/f.txt" "$tag-f" 1)"
-    wait_running first 1
-    settle 3
-    local i
-    for i in 1 2 3 4; do
-        log "worker w2: SIGSTOP (1 s)"; kill -STOP "$(cat "$run/w2.pid")"
-        rest PUT "/connectors/new$i/config" "$(sink_config "$data/n$i.txt" "$tag-n$i" 1)"
-        sleep 1
-        log "worker w2: SIGCONT"; kill -CONT "$(cat "$run/w2.pid")"
-        wait_running "new$i" 1
-        settle 2
-    done
-    settle 3
-}
-
-# KAFKA-16056: a connector whose taskConfigs() blocks the herder thread past
-# rebalance.timeout.ms (our test connector, conformance/test-connector/):
-# the worker leaves the group on its poll timeout without revoking, the
-# leader hands its tasks to the others after the scheduled delay, and both
-# instances of each moved task write records: duplicates in the topic.
-sc_kafka_16056() {
-    [ "$workers" -ge 2 ] || { log "kafka-16056 needs two workers or more"; return 1; }
-    start_cluster
-    local topic="$tag-counts" marker="$data/block-once"
-    local base="\"connector.class\":\"io.herderaudit.conformance.BlockingSourceConnector\",\"tasks.max\":\"$workers\",\"topic\":\"$topic\""
-    rest PUT /connectors/counter/config "{$base}"
-    wait_running counter "$workers"
-    settle 8
-    touch "$marker"
-    # the update makes the owner restart the connector and ask it for task
-    # configs: that call sleeps 40 s on the owner's herder thread
-    rest PUT /connectors/counter/config "{$base,\"block.ms\":\"40000\",\"block.marker\":\"$marker\"}"
-    settle 60
-    wait_running counter "$workers" || true
-    settle 5
-    count_topic="$topic"
 }
 
 # ---------------------------------------------------------------- run
