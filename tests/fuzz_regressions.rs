@@ -13,6 +13,9 @@ fn fuzz_findings_stay_fixed() {
         if name.starts_with("audit-") {
             let internal = harness::pipeline(&data);
             assert!(internal.is_empty(), "{name}: {internal:?}");
+        } else if name.starts_with("sources-") {
+            let internal = harness::sources(&data);
+            assert!(internal.is_empty(), "{name}: {internal:?}");
         } else if name.starts_with("envelope-") {
             harness::line(&data);
         } else if name.starts_with("messages-") {

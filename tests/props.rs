@@ -179,4 +179,18 @@ proptest! {
         prop_assert!(r.errors.is_empty() || data.starts_with(&[0x1f, 0x8b]), "{:?}", r.errors);
         quotes_are_real(&data, &r)?;
     }
+
+    /// The same lines in the envelope of a container runtime or a log
+    /// store, split or stored out of order (`harness::sources`).
+    #[test]
+    fn lifecycle_lines_in_every_envelope(
+        kind in 0u8..10,
+        how in any::<u8>(),
+        lines in proptest::collection::vec(line(), 0..60),
+    ) {
+        let mut data = vec![kind, how];
+        data.extend_from_slice(lines.join("\n").as_bytes());
+        let internal = herder_audit::harness::sources(&data);
+        prop_assert!(internal.is_empty(), "{:?}", internal);
+    }
 }

@@ -9,6 +9,8 @@ use crate::input::Input;
 use crate::layout::{self, envelope, json, split_stream, trailing_logger};
 use crate::report::{json as json_out, text};
 
+mod framed;
+
 /// One line in any layout. Panics if an invariant breaks.
 pub fn line(data: &[u8]) {
     let _ = trailing_logger(data);
@@ -52,13 +54,18 @@ pub fn pipeline(data: &[u8]) -> Vec<String> {
         }
         _ => vec![Input::bytes("w.log", data.to_vec())],
     };
+    audit_and_print(&inputs)
+}
+
+/// The pipeline with printers on `inputs`; the internal errors met.
+fn audit_and_print(inputs: &[Input]) -> Vec<String> {
     let opts = Options {
         jobs: Some(1),
         keep_generations: true,
         timeline: true,
         ..Options::default()
     };
-    let report = audit::audit(&inputs, &opts);
+    let report = audit::audit(inputs, &opts);
     let mut out = Vec::new();
     let printed = text::write_report(&report, &mut out)
         .and_then(|_| text::write_replay(&report, &mut out))
@@ -74,6 +81,16 @@ pub fn pipeline(data: &[u8]) -> Vec<String> {
         internal.push(format!("printing failed: {e}"));
     }
     internal
+}
+
+/// Lines in the envelope of a container runtime or a log store (the first
+/// byte chooses which, the second how records are split or shuffled: see
+/// [`framed::frame`]), through the whole pipeline; the envelopes' own
+/// parsers also get the raw bytes. Returns the internal errors met.
+pub fn sources(data: &[u8]) -> Vec<String> {
+    framed::raw(data);
+    let framed = framed::frame(data);
+    audit_and_print(&[Input::bytes("framed.log", framed)])
 }
 
 /// The numbers of the lines of `data` that produced a lifecycle event (the
