@@ -583,6 +583,39 @@ fn findings_of(
         .collect()
 }
 
+/// `herder-audit map P | herder-audit reduce -` against `herder-audit P`,
+/// text and JSON: where they differ, both outputs.
+fn split_run_differs(path: &Path) -> Option<String> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let bin = env!("CARGO_BIN_EXE_herder-audit");
+    let map = Command::new(bin).arg("map").arg(path).output().unwrap();
+    assert!(!map.stdout.is_empty(), "map wrote nothing");
+    for format in ["text", "json"] {
+        let one = Command::new(bin)
+            .arg(path)
+            .args(["--format", format])
+            .output()
+            .unwrap();
+        let mut reduce = Command::new(bin)
+            .args(["reduce", "-", "--format", format])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        reduce.stdin.take().unwrap().write_all(&map.stdout).unwrap();
+        let split = reduce.wait_with_output().unwrap();
+        if split.stdout != one.stdout {
+            return Some(format!(
+                "--format {format}: one run:\n{}\nsplit:\n{}",
+                String::from_utf8_lossy(&one.stdout),
+                String::from_utf8_lossy(&split.stdout)
+            ));
+        }
+    }
+    None
+}
+
 #[test]
 fn exports_without_an_order_report_no_finding_a_reordering_could_make() {
     let root = tmp("unordered");
@@ -633,6 +666,9 @@ fn exports_without_an_order_report_no_finding_a_reordering_could_make() {
                     if safe && reported && !shuffle {
                         kept += 1;
                     }
+                }
+                if let Some(d) = split_run_differs(&ex.path) {
+                    failures.push(format!("{what}: map | reduce differs from one run:\n{d}"));
                 }
                 for w in &got.workers {
                     if w.summary.notes.iter().any(|n| {

@@ -445,6 +445,7 @@ impl<'a> Run<'a> {
             Self::read_round(&mut self.slots, until, self.parallel);
             let mut read = 0;
             for s in &mut self.slots {
+                out.unordered(s.proc.take_unordered())?;
                 out.items(s.proc.take_items())?;
                 let total = s.proc.bytes_read.load(Ordering::Relaxed);
                 read += total - s.read_before;
@@ -512,7 +513,7 @@ impl<'a> Run<'a> {
 
 /// Takes the findings withheld for resting on lines whose order is unknown
 /// out of a worker's counts, and says so in its summary.
-fn withheld_note(
+pub(super) fn withheld_note(
     w: &mut crate::replay::WorkerReport,
     withheld: &std::collections::BTreeMap<(crate::finding::Kind, bool), u64>,
 ) {

@@ -88,6 +88,12 @@ pub enum Record {
         order: (Key, Key),
         finding: Box<Finding>,
     },
+    /// Lines of a map output's inputs whose order the export did not say
+    /// (lines sharing a time stamp): findings that quote one are withheld
+    /// by the reduce as by a whole run. Written only when there are some.
+    Unordered {
+        lines: Vec<(SourceId, u64)>,
+    },
     /// Two streams found to be one worker.
     SameWorker {
         a: String,
@@ -132,6 +138,14 @@ impl<'a> MapWriter<'a> {
             write_record(self.out, &Record::Item(i))?;
         }
         Ok(())
+    }
+
+    /// Lines whose order is unknown (none: nothing is written).
+    pub fn unordered(&mut self, lines: Vec<(SourceId, u64)>) -> io::Result<()> {
+        if lines.is_empty() {
+            return Ok(());
+        }
+        write_record(self.out, &Record::Unordered { lines })
     }
 
     /// What a stream leaves: its inputs, then the stream itself.

@@ -28,6 +28,7 @@ struct Part {
     partial: bool,
     inputs: Vec<InputReport>,
     items: Vec<Item>,
+    unordered: Vec<(SourceId, u64)>,
     streams: Vec<StreamRecord>,
     findings: Vec<((Key, Key), Finding)>,
     same_worker: Vec<(String, String)>,
@@ -87,6 +88,10 @@ fn read_parts(input: &Input) -> Result<Vec<Part>, String> {
                 return Err(format!("line {n}: an item in a partial"));
             }
             Record::Item(it) => part.items.push(it),
+            Record::Unordered { .. } if part.partial => {
+                return Err(format!("line {n}: unordered lines in a partial"));
+            }
+            Record::Unordered { lines } => part.unordered.extend(lines),
             Record::Stream(s) => part.streams.push(s),
             Record::Finding { order, finding } => part.findings.push((order, *finding)),
             Record::SameWorker { a, b } => part.same_worker.push((a, b)),
@@ -238,6 +243,7 @@ fn combine(files: &[Input]) -> Combined {
     let mut findings: Vec<((Key, Key), Finding)> = Vec::new();
     let mut same_worker: BTreeSet<(String, String)> = BTreeSet::new();
     let mut walk_errors: Vec<InputError> = Vec::new();
+    let mut unordered: Vec<(SourceId, u64)> = Vec::new();
     for (pi, p) in parts.into_iter().enumerate() {
         let (ids, ranks) = &locals[pi];
         let source = |id: SourceId| global(ids, &input_id, id);
@@ -251,6 +257,7 @@ fn combine(files: &[Input]) -> Combined {
             remap_fact(&mut it.fact, &source);
             items.push(it);
         }
+        unordered.extend(p.unordered.into_iter().map(|(id, n)| (source(id), n)));
         let key = |k: Key| match rank(k.stream) {
             // seq 0: a point in log time between items, of no stream.
             Some(r) if k.seq > 0 => Key { stream: r, ..k },
@@ -269,6 +276,7 @@ fn combine(files: &[Input]) -> Combined {
         items.sort_unstable_by_key(|i| i.key);
         let names = SourceTable(input_names.clone());
         let mut reducer = Reducer::new();
+        reducer.withhold(unordered);
         let mut made = Ordered::default();
         for it in items {
             // The ordered sink cannot fail.
@@ -281,6 +289,9 @@ fn combine(files: &[Input]) -> Combined {
                     for (k, n) in c {
                         *w.summary.findings.entry(*k).or_default() += n;
                     }
+                }
+                if let Some(c) = reducer.withheld.get(&w.summary.worker) {
+                    crate::audit::driver::withheld_note(w, c);
                 }
             }
         }
