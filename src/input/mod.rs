@@ -268,7 +268,21 @@ pub fn open_probed(
         let (reader, head) = prepare(counted);
         return Ok((Reader::Live(reader), gzip, head));
     }
-    let (_, probed) = prepare_after(Box::new(unwrap::HeadThen::new(head, error, rest)), earlier);
+    // A plain stream: its head is probed where it lies (what
+    // [`prepare_after`] would find reading it again: no envelope).
+    drop(rest);
+    let mut bare = false;
+    let wrap_width = unwrap::probe_head(
+        &head,
+        error.is_some(),
+        |h| bare = crate::layout::bare::head_is_bare(h),
+        earlier,
+    );
+    let probed = Head {
+        wrap_width,
+        bare,
+        source: None,
+    };
     if probed.wrap_width.is_some() {
         let (r, gzip) = open(input)?;
         let counted: Box<dyn Read + Send> = Box::new(Counted { inner: r, count });

@@ -228,14 +228,7 @@ pub fn reader_after<R: Read + Send + 'static>(
     earlier: Option<usize>,
 ) -> (Box<dyn Read + Send>, Option<usize>) {
     let (head, error, inner) = read_head(inner);
-    let eof = error.is_some() || head.len() < HEAD_BYTES;
-    // Detect over complete lines only.
-    let complete = if eof {
-        head.len()
-    } else {
-        memchr::memrchr(b'\n', &head).map_or(0, |i| i + 1)
-    };
-    let width = detect_after(&head[..complete], earlier);
+    let width = probe_head(&head, error.is_some(), probe, earlier);
     let whole = HeadThen {
         head,
         pos: 0,
@@ -243,18 +236,39 @@ pub fn reader_after<R: Read + Send + 'static>(
         inner,
     };
     match width {
-        None => {
-            probe(&whole.head[..complete]);
-            (Box::new(whole), None)
-        }
+        None => (Box::new(whole), None),
+        Some(w) => (Box::new(Rejoin::new(whole, w)), Some(w)),
+    }
+}
+
+/// What [`reader_after`] finds in a head read by [`read_head`] (`ended`:
+/// a read error ended it): the wrap width, and `probe` shown the head as
+/// the reader would deliver it (rejoined when wrapped). For a caller that
+/// has the head already and reads the stream again from its start.
+pub fn probe_head(
+    head: &[u8],
+    ended: bool,
+    probe: impl FnOnce(&[u8]),
+    earlier: Option<usize>,
+) -> Option<usize> {
+    let eof = ended || head.len() < HEAD_BYTES;
+    // Detect over complete lines only.
+    let complete = if eof {
+        head.len()
+    } else {
+        memchr::memrchr(b'\n', head).map_or(0, |i| i + 1)
+    };
+    let width = detect_after(&head[..complete], earlier);
+    match width {
+        None => probe(&head[..complete]),
         Some(w) => {
             let mut joined = Vec::with_capacity(complete);
             // The head alone, rejoined, for the probe.
-            let _ = Rejoin::new(&whole.head[..complete], w).read_to_end(&mut joined);
+            let _ = Rejoin::new(&head[..complete], w).read_to_end(&mut joined);
             probe(&joined);
-            (Box::new(Rejoin::new(whole, w)), Some(w))
         }
     }
+    width
 }
 
 /// Reads up to [`HEAD_BYTES`] of `inner`: the head, the error that ended

@@ -67,7 +67,13 @@ pub fn head_is_bare(head: &[u8]) -> bool {
         if records > HEAD_RECORDS {
             break;
         }
-        let text = String::from_utf8_lossy(&line[..line.len().min(512)]);
+        let cut = &line[..line.len().min(512)];
+        // (`from_utf8_lossy` walks the bytes one by one even when they
+        // are valid.)
+        let text = match std::str::from_utf8(cut) {
+            Ok(s) => std::borrow::Cow::Borrowed(s),
+            Err(_) => String::from_utf8_lossy(cut),
+        };
         let (key, rest) = split_stream(&text);
         let json = rest.trim_start().starts_with('{');
         prev = Some((

@@ -200,20 +200,43 @@ fn record_head(i: &str) -> Res<'_, Head> {
 fn find_record(line: &str) -> Option<(usize, &str, Head)> {
     let limit = line.len().min(256);
     let bytes = line.as_bytes();
-    let mut pos = 0;
-    while pos < limit {
+    let at = |pos: usize| {
         let b = bytes[pos];
         // A record starts with `[` + digit or with a digit that begins a
         // number (not in the middle of one).
         let candidate = (b == b'[' && bytes.get(pos + 1).is_some_and(u8::is_ascii_digit))
             || (b.is_ascii_digit() && (pos == 0 || !bytes[pos - 1].is_ascii_digit()));
-        if candidate
-            && line.is_char_boundary(pos)
-            && let Ok((rest, head)) = record_head(&line[pos..])
-        {
-            return Some((pos, rest, head));
+        if candidate && line.is_char_boundary(pos) {
+            record_head(&line[pos..])
+                .ok()
+                .map(|(rest, head)| (pos, rest, head))
+        } else {
+            None
         }
-        pos += 1;
+    };
+    if limit == 0 {
+        return None;
+    }
+    // Most records start the line.
+    if let Some(found) = at(0) {
+        return Some(found);
+    }
+    // Every record head starts with a time stamp, whose `-` after the year
+    // is 4 bytes after where the record starts (5 after a `[`): only those
+    // places are tried, in order (the `-` found by memchr, not every byte).
+    let window = &bytes[..line.len().min(limit + 5)];
+    for dash in memchr::memchr_iter(b'-', window) {
+        for pos in [dash.checked_sub(5), dash.checked_sub(4)]
+            .into_iter()
+            .flatten()
+        {
+            if pos > 0
+                && pos < limit
+                && let Some(found) = at(pos)
+            {
+                return Some(found);
+            }
+        }
     }
     None
 }
@@ -587,7 +610,8 @@ pub fn split_stream(line: &str) -> (Option<&str>, &str) {
 
 /// `kafka-connect-1  | ` (compose pads names to a common width).
 fn compose_prefix(i: &str) -> Res<'_, &str> {
-    let (i, name) = take_while1(|c: char| c.is_ascii_alphanumeric() || "._-".contains(c))(i)?;
+    let (i, name) =
+        take_while1(|c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))(i)?;
     let (i, _) = take_while1(|c| c == ' ')(i)?;
     let (i, _) = char('|')(i)?;
     let (i, _) = opt(char(' ')).parse(i)?;
@@ -598,7 +622,7 @@ fn compose_prefix(i: &str) -> Res<'_, &str> {
 fn kubectl_prefix(i: &str) -> Res<'_, &str> {
     let (i, _) = char('[')(i)?;
     let (i, name) = recognize((
-        take_while1(|c: char| c.is_ascii_alphanumeric() || "._-".contains(c)),
+        take_while1(|c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')),
         char('/'),
         take_while1(|c: char| c != ']' && c != ' '),
     ))

@@ -331,3 +331,51 @@ fn name_bytes_by_arithmetic_match_the_table() {
         );
     }
 }
+
+/// `find_record` as it was first written: every byte of the first 256
+/// tried in turn. The `-`-anchored search must find the same place.
+fn find_record_every_byte(line: &str) -> Option<(usize, &str)> {
+    let limit = line.len().min(256);
+    let bytes = line.as_bytes();
+    (0..limit).find_map(|pos| {
+        let b = bytes[pos];
+        let candidate = (b == b'[' && bytes.get(pos + 1).is_some_and(u8::is_ascii_digit))
+            || (b.is_ascii_digit() && (pos == 0 || !bytes[pos - 1].is_ascii_digit()));
+        if candidate && line.is_char_boundary(pos) {
+            record_head(&line[pos..]).ok().map(|(rest, _)| (pos, rest))
+        } else {
+            None
+        }
+    })
+}
+
+#[test]
+fn find_record_tries_the_places_every_byte_would() {
+    let ts = "2024-05-02 10:28:17,631";
+    let mut lines = vec![
+        String::new(),
+        format!("[{ts}] INFO x (a.B:1)"),
+        format!("{ts} INFO x"),
+        format!("[[{ts}] INFO x"),
+        format!("1{ts} INFO x"),
+        format!("x-{ts} INFO x"),
+        format!("-[{ts}] WARN"),
+        format!("é-{ts} ERROR é"),
+        format!("[2024-05-02 10:28:17] INFO no millis then [{ts}] INFO y"),
+        format!("2024-2024-05-02 10:28:17,631 INFO"),
+        "\tat org.apache.kafka.Foo.bar(Foo.java:12)".to_string(),
+        "\tsasl.kerberos.min.time.before.relogin = 60000".to_string(),
+        format!("kafka-connect-1  | [{ts}] INFO x"),
+        format!("[pod/connect-0/connect] {ts} INFO x"),
+    ];
+    // Records starting at every place around the 256-byte limit.
+    for pad in 245..262 {
+        lines.push(format!("{}{ts} INFO x", "a".repeat(pad)));
+        lines.push(format!("{}[{ts}] INFO x", "-".repeat(pad)));
+        lines.push(format!("{}1{ts} INFO", "9 ".repeat(pad / 2)));
+    }
+    for l in &lines {
+        let got = find_record(l).map(|(pos, rest, _)| (pos, rest));
+        assert_eq!(got, find_record_every_byte(l), "{l:?}");
+    }
+}
