@@ -167,6 +167,9 @@ pub(super) struct Group {
     pub(super) peers: HashSet<(usize, usize)>,
     /// Workers that left without revoking, and what they kept running.
     pub(super) leavers: super::leavers::Leavers,
+    /// The largest holders and runners indexes of a generation so far
+    /// (the capacity a new generation's indexes start with).
+    pub(super) index_sizes: (usize, usize),
 }
 
 /// Facts of a group between two retirements of its old generations.
