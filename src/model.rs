@@ -528,7 +528,7 @@ mod tests {
         let c = |n: &str| Resource::Connector(Arc::from(n));
         let t = |n: &str, i| Resource::Task(TaskId::new(n, i));
         let shared: Name = Arc::from("b");
-        let mut v = vec![
+        let mut v = [
             t("b", 10),
             Resource::Task(TaskId {
                 connector: shared.clone(),
