@@ -9,10 +9,32 @@ use std::sync::Arc;
 pub type Name = Arc<str>;
 
 /// `ConnectorTaskId`: connector name and task index (`my-conn-0`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct TaskId {
     pub connector: Name,
     pub index: u32,
+}
+
+/// Names in order, the same name (interned: one allocation) at once.
+fn cmp_names(a: &Name, b: &Name) -> std::cmp::Ordering {
+    if Arc::ptr_eq(a, b) {
+        std::cmp::Ordering::Equal
+    } else {
+        a.cmp(b)
+    }
+}
+
+/// By connector, then index (the derived order, with a shortcut for
+/// interned names).
+impl Ord for TaskId {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        cmp_names(&self.connector, &other.connector).then(self.index.cmp(&other.index))
+    }
+}
+impl PartialOrd for TaskId {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 impl TaskId {
@@ -31,10 +53,28 @@ impl fmt::Display for TaskId {
 }
 
 /// A unit of work the group assigns: a connector or one of its tasks.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Resource {
     Connector(Name),
     Task(TaskId),
+}
+
+/// Connectors before tasks, then by name (and index): the derived order.
+impl Ord for Resource {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        use std::cmp::Ordering::{Greater, Less};
+        match (self, other) {
+            (Resource::Connector(a), Resource::Connector(b)) => cmp_names(a, b),
+            (Resource::Task(a), Resource::Task(b)) => a.cmp(b),
+            (Resource::Connector(_), Resource::Task(_)) => Less,
+            (Resource::Task(_), Resource::Connector(_)) => Greater,
+        }
+    }
+}
+impl PartialOrd for Resource {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 impl Resource {
@@ -481,6 +521,45 @@ mod tests {
         let leap = Timestamp::from_parts(2024, 2, 29, 23, 59, 59, 999).unwrap();
         assert_eq!(leap.to_string(), "2024-02-29 23:59:59,999");
         assert!(Timestamp::from_parts(2024, 13, 1, 0, 0, 0, 0).is_none());
+    }
+
+    #[test]
+    fn resources_order_connectors_first_then_by_name_and_index() {
+        let c = |n: &str| Resource::Connector(Arc::from(n));
+        let t = |n: &str, i| Resource::Task(TaskId::new(n, i));
+        let shared: Name = Arc::from("b");
+        let mut v = [
+            t("b", 10),
+            Resource::Task(TaskId {
+                connector: shared.clone(),
+                index: 2,
+            }),
+            c("b"),
+            t("a-b", 0),
+            Resource::Connector(shared.clone()),
+            t("b", 2),
+            c("a"),
+            t("a", 1),
+        ];
+        v.sort();
+        let ids: Vec<String> = v.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            ids,
+            [
+                "connector a",
+                "connector b",
+                "connector b",
+                "task a-1",
+                "task a-b-0",
+                "task b-2",
+                "task b-2",
+                "task b-10"
+            ]
+        );
+        assert_eq!(
+            Resource::Connector(shared.clone()).cmp(&c("b")),
+            std::cmp::Ordering::Equal
+        );
     }
 
     #[test]

@@ -86,8 +86,9 @@ pub struct Received {
 /// What the worker owns: the lists of the last successful assignment.
 #[derive(Debug, Clone)]
 pub struct Owned {
-    pub connectors: HashSet<Name>,
-    pub tasks: HashSet<TaskId>,
+    /// As the assignment lists them (a few dozen: a scan beats hashing).
+    pub connectors: Vec<Name>,
+    pub tasks: Vec<TaskId>,
     pub generation: Option<i32>,
     pub line: SourceLine,
 }
@@ -95,16 +96,16 @@ pub struct Owned {
 impl Owned {
     pub fn from(received: &Received) -> Owned {
         Owned {
-            connectors: received.assignment.connectors.iter().cloned().collect(),
-            tasks: received.assignment.tasks.iter().cloned().collect(),
+            connectors: received.assignment.connectors.clone(),
+            tasks: received.assignment.tasks.clone(),
             generation: received.generation,
             line: received.line.clone(),
         }
     }
     pub fn holds(&self, r: &Resource) -> bool {
         match r {
-            Resource::Connector(n) => self.connectors.contains(n),
-            Resource::Task(t) => self.tasks.contains(t),
+            Resource::Connector(n) => self.connectors.iter().any(|c| c == n),
+            Resource::Task(t) => self.tasks.iter().any(|x| x == t),
         }
     }
 }

@@ -47,6 +47,12 @@ pub(super) fn feed_group(
             {
                 *bucket = Bucket::default();
             }
+            if bucket.entries.is_empty() && bucket.holders.capacity() == 0 {
+                // A new generation indexes about as many resources as the
+                // largest before it: sized once instead of grown.
+                bucket.holders.reserve(group.index_sizes.0);
+                bucket.runners.reserve(group.index_sizes.1);
+            }
             bucket.first_ts = bucket.first_ts.or(ts);
             if ts > bucket.last_ts {
                 bucket.last_ts = ts;
@@ -91,9 +97,11 @@ pub(super) fn feed_group(
                 generation,
             };
             conflicts(&ctx, bucket, w, out);
-            let resources: Vec<Resource> = bucket.entries[&w].live.resources().cloned().collect();
-            for r in resources {
-                duplicates(&ctx, bucket, &mut group.episodes, w, &r, out);
+            group.index_sizes.0 = group.index_sizes.0.max(bucket.holders.len());
+            group.index_sizes.1 = group.index_sizes.1.max(bucket.runners.len());
+            let bucket = &*bucket;
+            for r in bucket.entries[&w].live.resources() {
+                duplicates(&ctx, bucket, &mut group.episodes, w, r, out);
             }
             let mine = &bucket.entries[&w];
             for (&o, other) in &bucket.entries {

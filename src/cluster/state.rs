@@ -91,18 +91,14 @@ pub(super) struct Bucket {
 
 impl Bucket {
     pub(super) fn index(map: &mut HashMap<Resource, Workers>, r: &Resource, w: usize) {
-        match map.get_mut(r) {
-            Some(ws) => ws.add(w),
-            None => {
-                map.insert(
-                    r.clone(),
-                    Workers {
-                        first: w,
-                        more: Vec::new(),
-                    },
-                );
-            }
-        }
+        // Nearly always new to the generation (assignments are disjoint):
+        // one lookup that inserts.
+        map.entry(r.clone())
+            .and_modify(|ws| ws.add(w))
+            .or_insert_with(|| Workers {
+                first: w,
+                more: Vec::new(),
+            });
     }
 }
 
@@ -167,6 +163,9 @@ pub(super) struct Group {
     pub(super) peers: HashSet<(usize, usize)>,
     /// Workers that left without revoking, and what they kept running.
     pub(super) leavers: super::leavers::Leavers,
+    /// The largest holders and runners indexes of a generation so far
+    /// (the capacity a new generation's indexes start with).
+    pub(super) index_sizes: (usize, usize),
 }
 
 /// Facts of a group between two retirements of its old generations.

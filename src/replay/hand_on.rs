@@ -75,13 +75,25 @@ impl WorkerReplay {
         if self.group_arc.as_deref() != self.group.as_deref() {
             self.group_arc = self.group.as_deref().map(Arc::from);
         }
-        let id = match self.identity() {
-            (kind, Some(v)) => Some(format!("{}:{v}", identity_prefix(kind))),
-            (_, None) => None,
+        // `kind:value`, built only when it changed.
+        let mut v = std::mem::take(&mut self.identity_buf);
+        v.clear();
+        let id_kind = self.write_identity(&mut v);
+        let prefix = identity_prefix(id_kind);
+        let same = match (&self.identity_arc, id_kind) {
+            (None, Identity::FilePath) => true,
+            (Some(a), k) if k != Identity::FilePath => {
+                a.strip_prefix(prefix)
+                    .and_then(|rest| rest.strip_prefix(':'))
+                    == Some(v.as_str())
+            }
+            _ => false,
         };
-        if self.identity_arc.as_deref() != id.as_deref() {
-            self.identity_arc = id.map(Arc::from);
+        if !same {
+            self.identity_arc =
+                (id_kind != Identity::FilePath).then(|| Arc::from(format!("{prefix}:{v}")));
         }
+        self.identity_buf = v;
         let fact = Fact {
             group: self.group_arc.clone(),
             cluster: self.kafka_cluster.clone(),

@@ -142,6 +142,8 @@ pub struct WorkerReplay {
     group_arc: Option<Arc<str>>,
     /// Shared copy of the identity for facts.
     identity_arc: Option<Arc<str>>,
+    /// Scratch for the identity value, compared with `identity_arc`.
+    identity_buf: String,
     /// Findings pushed since the last [`WorkerReplay::flush_findings`]
     /// start at this index of `findings` (facts mode: findings are handed
     /// on as facts once final, and not kept).
@@ -220,6 +222,7 @@ impl WorkerReplay {
             facts_held_from: None,
             group_arc: None,
             identity_arc: None,
+            identity_buf: String::new(),
             held_from: 0,
             withdrawn: Vec::new(),
             handed_on: 0,
@@ -244,11 +247,37 @@ impl WorkerReplay {
     /// The most stable id the log reveals, and what kind it is (`None`:
     /// only the file identifies the worker).
     pub fn identity(&self) -> (Identity, Option<String>) {
-        if let Some(u) = self.rest_url() {
-            return (Identity::RestUrl, Some(u));
+        let mut v = String::new();
+        match self.write_identity(&mut v) {
+            Identity::FilePath => (Identity::FilePath, None),
+            kind => (kind, Some(v)),
+        }
+    }
+
+    /// Writes the value of [`WorkerReplay::identity`] to `out` (nothing
+    /// for [`Identity::FilePath`]) and returns its kind.
+    pub(super) fn write_identity(&self, out: &mut String) -> Identity {
+        if let Some(u) = &self.advertised_url {
+            out.push_str(u);
+            return Identity::RestUrl;
+        }
+        match (&self.rest_host, &self.rest_port) {
+            (Some(h), Some(p)) => {
+                for part in ["http://", h, ":", p, "/"] {
+                    out.push_str(part);
+                }
+                return Identity::RestUrl;
+            }
+            _ => {
+                if let Some(u) = &self.leader_self_url {
+                    out.push_str(u);
+                    return Identity::RestUrl;
+                }
+            }
         }
         if let Some(m) = &self.member_id {
-            return (Identity::MemberId, Some(m.clone()));
+            out.push_str(m);
+            return Identity::MemberId;
         }
         // `connect-<n>` is a per-JVM counter: every worker is `connect-1`.
         let default = |c: &str| {
@@ -256,8 +285,11 @@ impl WorkerReplay {
                 .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
         };
         match &self.client_id {
-            Some(c) if !default(c) => (Identity::ClientId, Some(c.clone())),
-            _ => (Identity::FilePath, None),
+            Some(c) if !default(c) => {
+                out.push_str(c);
+                Identity::ClientId
+            }
+            _ => Identity::FilePath,
         }
     }
 

@@ -219,17 +219,20 @@ impl WorkerReplay {
             t.generation(generation, protocol, a, line);
         }
         self.close_generation();
+        // The records are the replay view's (`keep_generations`); no
+        // report shows them otherwise.
         if self.keep_generations {
-            self.generations
-                .push(GenerationRecord::new(generation, protocol, a, line));
-        } else {
-            self.generations.clear();
             self.generations
                 .push(GenerationRecord::new(generation, protocol, a, line));
         }
     }
 
+    /// Takes the running set of the latest generation record, unless it
+    /// has one (none is kept unless `keep_generations`).
     pub(super) fn close_generation(&mut self) {
+        if self.generations.last().is_none_or(|g| g.running.is_some()) {
+            return;
+        }
         let running: Vec<Resource> = {
             let mut v: Vec<Resource> = self
                 .inc

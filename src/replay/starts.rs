@@ -67,11 +67,13 @@ impl WorkerReplay {
         if let Some(f) = offset_mismatch::finding(&self.who(), &ps.phase) {
             self.push(f);
         }
-        let started: HashSet<Resource> = ps.phase.started.iter().map(|(r, _)| r.clone()).collect();
-        let received = self.inc.received.clone();
+        // Taken out while the phase is judged (nothing below reads it),
+        // put back after.
+        let received = self.inc.received.take();
         if let (Some(fin), Some(rec), true) = (finished, received.as_ref(), ps.judgeable)
             && !rec.assignment.failed()
         {
+            let started: HashSet<&Resource> = ps.phase.started.iter().map(|(r, _)| r).collect();
             let mut assigned: Vec<Resource> = rec.assignment.resources().collect();
             assigned.sort();
             for r in assigned {
@@ -128,6 +130,7 @@ impl WorkerReplay {
                 }
             }
         }
+        self.inc.received = received;
         self.inc.tasks_to_restart.clear();
         // The running set of a generation is taken when its start phase ends.
         if let Some(g) = self.generations.last_mut() {

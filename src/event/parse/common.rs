@@ -15,7 +15,6 @@ use nom::bytes::complete::tag;
 use nom::character::complete::{alphanumeric1, i32 as int32, i64 as int64};
 use nom::combinator::{map, map_opt, opt, rest, value, verify};
 use nom::error::{Error, ErrorKind};
-use nom::multi::separated_list0;
 use nom::sequence::{delimited, preceded, terminated};
 use nom::{IResult, Parser};
 
@@ -83,15 +82,20 @@ pub(crate) fn name(s: &str) -> Name {
 /// Split at the **last** `-`, so connector names may contain `-`; the index
 /// must be plain ASCII digits that fit a `u32` and the name must be non-empty.
 pub fn task_id(s: &str) -> Option<TaskId> {
-    let (connector, index) = s.rsplit_once('-')?;
-    if connector.is_empty() || index.is_empty() || !index.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let index = index.parse::<u32>().ok()?;
+    let (connector, index) = split_task_id(s)?;
     Some(TaskId {
         connector: name(connector),
         index,
     })
+}
+
+/// [`task_id`]'s connector name and index, the name not yet interned.
+fn split_task_id(s: &str) -> Option<(&str, u32)> {
+    let (connector, index) = s.rsplit_once('-')?;
+    if connector.is_empty() || index.is_empty() || !index.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((connector, index.parse::<u32>().ok()?))
 }
 
 // ---------------------------------------------------------------------------
@@ -155,43 +159,88 @@ pub(crate) fn boolean(i: &str) -> PResult<'_, bool> {
 // Java collections
 // ---------------------------------------------------------------------------
 
-/// One unquoted element of `AbstractCollection#toString`: the non-empty text
-/// up to the next `", "` or `]`.
-fn list_item(i: &str) -> PResult<'_, &str> {
-    let b = i.as_bytes();
-    let mut k = 0;
-    while k < b.len() {
-        match b[k] {
-            b']' => break,
-            b',' if b.get(k + 1) == Some(&b' ') => break,
-            _ => k += 1,
+/// The body of `AbstractCollection#toString` (`[a, b]`, `[]`): the text
+/// up to the first `]`. Yields the input after the `]` and the body.
+fn list_body(input: &str) -> PResult<'_, &str> {
+    let Some(body) = input.strip_prefix('[') else {
+        return reject(input, ErrorKind::Tag);
+    };
+    let Some(end) = memchr::memchr(b']', body.as_bytes()) else {
+        return reject(input, ErrorKind::Tag);
+    };
+    // `end` is the index of an ASCII byte.
+    Ok((&body[end + 1..], &body[..end]))
+}
+
+/// The elements of a [`list_body`], split at `", "` (none for an empty
+/// body). An element may be empty: the lists reject that (`[a, ]` and
+/// `[, a]` are no lists).
+struct Items<'a> {
+    rest: Option<&'a str>,
+}
+
+impl<'a> Items<'a> {
+    fn of(body: &'a str) -> Items<'a> {
+        Items {
+            rest: (!body.is_empty()).then_some(body),
         }
     }
-    if k == 0 {
-        return reject(i, ErrorKind::TakeTill1);
+}
+
+impl<'a> Iterator for Items<'a> {
+    type Item = &'a str;
+    fn next(&mut self) -> Option<&'a str> {
+        let r = self.rest?;
+        let b = r.as_bytes();
+        let mut at = 0;
+        while let Some(k) = memchr::memchr(b',', &b[at..]) {
+            let p = at + k;
+            if b.get(p + 1) == Some(&b' ') {
+                // `p` and `p + 1` are ASCII bytes.
+                self.rest = Some(&r[p + 2..]);
+                return Some(&r[..p]);
+            }
+            at = p + 1;
+        }
+        self.rest = None;
+        Some(r)
     }
-    // `k` is the length of the input or the index of an ASCII byte.
-    Ok((&i[k..], &i[..k]))
 }
 
 /// `[a, b]` / `[]` of connector names.
 pub fn name_list(input: &str) -> IResult<&str, Vec<Name>> {
-    delimited(
-        tag("["),
-        separated_list0(tag(", "), map(list_item, name)),
-        tag("]"),
-    )
-    .parse(input)
+    let (rest, body) = list_body(input)?;
+    let mut names = Vec::new();
+    for item in Items::of(body) {
+        if item.is_empty() {
+            return reject(input, ErrorKind::TakeTill1);
+        }
+        names.push(name(item));
+    }
+    Ok((rest, names))
 }
 
 /// `[a-0, b-1]` / `[]` of task ids; every element must be a valid task id.
+/// The tasks of one connector come in a row: its name is looked up once.
 pub fn task_list(input: &str) -> IResult<&str, Vec<TaskId>> {
-    delimited(
-        tag("["),
-        separated_list0(tag(", "), map_opt(list_item, task_id)),
-        tag("]"),
-    )
-    .parse(input)
+    let (rest, body) = list_body(input)?;
+    let mut tasks = Vec::new();
+    let mut last: Option<Name> = None;
+    for item in Items::of(body) {
+        let Some((connector, index)) = split_task_id(item) else {
+            return reject(input, ErrorKind::MapOpt);
+        };
+        let connector = match &last {
+            Some(n) if **n == *connector => n.clone(),
+            _ => {
+                let n = name(connector);
+                last = Some(n.clone());
+                n
+            }
+        };
+        tasks.push(TaskId { connector, index });
+    }
+    Ok((rest, tasks))
 }
 
 // ---------------------------------------------------------------------------
@@ -404,6 +453,59 @@ mod tests {
         assert!(task_list("[a-0, ]").is_err());
         assert!(task_list("[a-0").is_err());
         assert!(name_list("a, b").is_err());
+        assert_eq!(
+            task_list("[a-0, a-1, b-2, a-3]"),
+            Ok(("", vec![t("a", 0), t("a", 1), t("b", 2), t("a", 3)]))
+        );
+    }
+
+    /// The lists as nom's `separated_list0` of elements up to `", "` or
+    /// `]` read them (the reference the hand-written lists must match).
+    fn nom_list<'a, T>(
+        input: &'a str,
+        item: impl Fn(&'a str) -> Option<T>,
+    ) -> Option<(&'a str, Vec<T>)> {
+        use nom::multi::separated_list0;
+        fn list_item(i: &str) -> PResult<'_, &str> {
+            let b = i.as_bytes();
+            let mut k = 0;
+            while k < b.len() && b[k] != b']' && !(b[k] == b',' && b.get(k + 1) == Some(&b' ')) {
+                k += 1;
+            }
+            if k == 0 {
+                return reject(i, ErrorKind::TakeTill1);
+            }
+            Ok((&i[k..], &i[..k]))
+        }
+        delimited(
+            tag("["),
+            separated_list0(tag(", "), map_opt(list_item, item)),
+            tag("]"),
+        )
+        .parse(input)
+        .ok()
+    }
+
+    #[test]
+    fn lists_read_as_nom_reads_them() {
+        // Every string of up to 6 bytes over the bytes that matter.
+        let alphabet = ["[", "]", ",", " ", "a", "-", "1"];
+        let mut cases = vec![String::new()];
+        let mut frontier = vec![String::new()];
+        for _ in 0..6 {
+            let mut next = Vec::new();
+            for p in &frontier {
+                for c in alphabet {
+                    next.push(format!("{p}{c}"));
+                }
+            }
+            cases.extend(next.iter().cloned());
+            frontier = next;
+        }
+        for s in cases.iter().map(|c| format!("[{c}")).chain(cases.clone()) {
+            assert_eq!(name_list(&s).ok(), nom_list(&s, |x| Some(name(x))), "{s:?}");
+            assert_eq!(task_list(&s).ok(), nom_list(&s, task_id), "{s:?}");
+        }
     }
 
     #[test]
