@@ -34,9 +34,13 @@ mapfile -t matrix < <(grep -v '^[[:space:]]*\(#\|$\)' "$conformance_dir/matrix")
 
 # One file per scenario: conformance/scenarios/NAME.sh defines sc_NAME (dashes
 # as underscores) and may set default_workers[NAME] (3 when it does not); all
-# are read here, before anything runs.
+# are read here, before anything runs. A file may also set
+# uses_test_connector[NAME].
 scenarios=""
 declare -A default_workers=()
+# uses_test_connector[NAME]=1: the scenario runs our test connector
+# (conformance/test-connector/) whatever the release ships
+declare -A uses_test_connector=()
 for f in "$conformance_dir"/scenarios/*.sh; do
     # shellcheck source=/dev/null
     source "$f"
@@ -144,7 +148,7 @@ extra_cp=""
 # duplicates show in the topic as well).
 test_connectors=""
 compgen -G "$jars/connect-file-*.jar" >/dev/null || test_connectors=1
-if [ "$scenario" = kafka-16056 ] || [ -n "$test_connectors" ]; then
+if [ -n "${uses_test_connector[$scenario]:-}" ] || [ -n "$test_connectors" ]; then
     test_jar="$repo_dir/target/test-connector/blocking-connector-1.jar"
     [ -f "$test_jar" ] || mvn -q -B -f "$conformance_dir/test-connector/pom.xml" package >&2 \
         || { echo "conformance/run.sh: could not build conformance/test-connector" >&2; exit 1; }
@@ -160,10 +164,15 @@ cleanup() {
         kill -CONT "$(cat "$p")" 2>/dev/null || true
         stop_pid "$p"
     done
+    if declare -F scenario_cleanup >/dev/null; then scenario_cleanup || true; fi
 }
 trap cleanup EXIT
 
 # ---------------------------------------------------------------- workers
+
+# worker_env[I]: VAR=VALUE words in worker I's environment (set by a
+# scenario before it starts the worker; e.g. faketime's LD_PRELOAD)
+declare -A worker_env=()
 
 worker_port() { echo $((rest_base + $1 - 1)); }
 worker_url() { echo "http://127.0.0.1:$(worker_port "$1")"; }
@@ -210,7 +219,10 @@ start_worker() {
     [ -n "$console_only" ] && out="$run/logs/w$i/connectDistributed.out"
     # the run directory as the working directory: nothing of the repository
     # is on the worker's path (the FileStream connectors are on its class path)
-    (cd "$run" && exec java "${opts[@]}" -cp "$jars/*$extra_cp" org.apache.kafka.connect.cli.ConnectDistributed \
+    # a scenario that cuts workers off (partition) puts each in a cgroup
+    # of its own: worker_cgroup DIR, set by the scenario before it starts
+    (cd "$run" && { [ -z "${worker_cgroup:-}" ] || { mkdir -p "$worker_cgroup/w$i" && echo "$BASHPID" > "$worker_cgroup/w$i/cgroup.procs"; }; } \
+        && exec env ${worker_env[$i]:-} java "${opts[@]}" -cp "$jars/*$extra_cp" org.apache.kafka.connect.cli.ConnectDistributed \
         "$run/config/w$i.properties" >> "$out" 2>&1) &
     echo $! > "$run/w$i.pid"
     log "worker w$i started (pid $!, REST $(worker_url "$i"))"
@@ -289,6 +301,43 @@ sys.exit(0 if ok else 1)' "$tasks" 2>/dev/null; then
         sleep 1
     done
     log "$name: not RUNNING with $tasks task(s) after ${secs}s"
+    return 1
+}
+
+# wait_status NAME CONNECTOR_STATE [TASK_STATES [SECONDS]]: until the
+# connector is in CONNECTOR_STATE and its tasks 0, 1, … in TASK_STATES (one
+# state per task, space-separated; "" for no task: a STOPPED connector).
+wait_status() {
+    local name="$1" want="$2" tasks="${3:-}" secs="${4:-120}" n
+    for ((n = 0; n < secs; n++)); do
+        if curl -sf "$(worker_url "$(live_worker)")/connectors/$name/status" 2>/dev/null | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+tasks = sorted(s["tasks"], key=lambda t: t["id"])
+ok = s["connector"]["state"] == sys.argv[1] and [t["state"] for t in tasks] == sys.argv[2].split()
+sys.exit(0 if ok else 1)' "$want" "$tasks" 2>/dev/null; then
+            log "$name: connector $want, tasks [${tasks}]"
+            return 0
+        fi
+        sleep 1
+    done
+    log "$name: not connector $want, tasks [${tasks}] after ${secs}s: $(curl -s "$(worker_url "$(live_worker)")/connectors/$name/status")"
+    return 1
+}
+
+# get_json PATH FILE: GET PATH into ground-truth/FILE (logged like rest).
+get_json() {
+    local code
+    code="$(curl -s -o "$run/ground-truth/$2" -w '%{http_code}' "$(worker_url "$(live_worker)")$1" || true)"
+    log "REST GET $1 -> $code: $(head -c 300 "$run/ground-truth/$2")"
+    echo "{\"t\":\"$(date -u +%FT%T.%3NZ)\",\"method\":\"GET\",\"path\":\"$1\",\"code\":$code}" >> "$run/ground-truth/rest.jsonl"
+    case "$code" in 2*) return 0 ;; *) return 1 ;; esac
+}
+
+# needs_release VERSION: fail the scenario on releases older than VERSION.
+needs_release() {
+    [ "$(printf '%s\n%s\n' "$1" "$release" | sort -V | head -1)" = "$1" ] && return 0
+    log "$scenario needs Kafka $1 or later (this is $release)"
     return 1
 }
 
