@@ -8,6 +8,7 @@
 #   conformance/run.sh --release 3.9.1 --scenario kill-worker [--workers 3]
 #   conformance/run.sh --jars /path/to/connect/libs --scenario clean
 #   conformance/run.sh --release 3.9.1 --scenario clean --layout strimzi
+#   conformance/run.sh --release 4.4.0 --scenario kill-worker --layout json
 #   conformance/run.sh --all
 #   conformance/run.sh --list
 #
@@ -48,7 +49,7 @@ for f in "$conformance_dir"/scenarios/*.sh; do
 done
 
 usage() {
-    sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
     echo "scenarios: $scenarios"
 }
 
@@ -115,7 +116,12 @@ t0=$(date +%s)
 log() { echo "[$(date -u +%H:%M:%S)] $label $scenario: $*" | tee -a "$run/harness.log" >&2; }
 
 if [ -z "$jars" ]; then
-    jars="$(fetch_jars "$release" worker)"
+    # a 4.x JSON layout needs log4j2's JsonTemplateLayout jar beside the
+    # release's own (Maven profile json)
+    case "$release:$layout" in
+        4.*:json) jars="$(fetch_jars "$release" worker json)" ;;
+        *) jars="$(fetch_jars "$release" worker)" ;;
+    esac
 fi
 broker_libs="$(fetch_jars "$broker_version" broker)"
 tool_libs="$(fetch_jars "$broker_version" tools)"
@@ -129,13 +135,15 @@ case "$release" in
             | awk -v r="$release" -F/ '{ v=$(NF-1); if (v "" <= r "") last=$0 } END { print last }')"
         log_flag="-Dlog4j.configuration=file:$log_cfg" ;;
 esac
-# --layout NAME: conformance/log4j/layouts/NAME.properties instead (log4j
-# 1.2 releases: a layout the audit claims to read, not the shipped one).
+# --layout NAME: a layout the audit claims to read, not the shipped one:
+# conformance/log4j/layouts/NAME.properties (log4j 1.2 releases, up to 3.9)
+# or NAME.yaml (log4j2, 4.x).
 if [ -n "$layout" ]; then
-    log_cfg="$conformance_dir/log4j/layouts/$layout.properties"
-    [ -f "$log_cfg" ] || { echo "conformance/run.sh: no layout $log_cfg" >&2; exit 2; }
-    case "$release" in 4.*) echo "conformance/run.sh: --layout needs a log4j 1.2 release (up to 3.9)" >&2; exit 2 ;; esac
-    log_flag="-Dlog4j.configuration=file:$log_cfg"
+    case "$release" in
+        4.*) log_cfg="$conformance_dir/log4j/layouts/$layout.yaml"; log_flag="-Dlog4j2.configurationFile=$log_cfg" ;;
+        *) log_cfg="$conformance_dir/log4j/layouts/$layout.properties"; log_flag="-Dlog4j.configuration=file:$log_cfg" ;;
+    esac
+    [ -f "$log_cfg" ] || { echo "conformance/run.sh: no layout $log_cfg for $release" >&2; exit 2; }
 fi
 # Up to 2.3 the shipped config logs to the console only; the shipped
 # scripts (`connect-distributed.sh -daemon`) send it to connectDistributed.out.
