@@ -8,6 +8,7 @@
 #   conformance/run.sh --release 3.9.1 --scenario kill-worker [--workers 3]
 #   conformance/run.sh --jars /path/to/connect/libs --scenario clean
 #   conformance/run.sh --release 3.9.1 --scenario clean --layout strimzi
+#   conformance/run.sh --release 4.4.0 --scenario kill-worker --layout json
 #   conformance/run.sh --all
 #   conformance/run.sh --list
 #
@@ -34,9 +35,13 @@ mapfile -t matrix < <(grep -v '^[[:space:]]*\(#\|$\)' "$conformance_dir/matrix")
 
 # One file per scenario: conformance/scenarios/NAME.sh defines sc_NAME (dashes
 # as underscores) and may set default_workers[NAME] (3 when it does not); all
-# are read here, before anything runs.
+# are read here, before anything runs. A file may also set
+# uses_test_connector[NAME].
 scenarios=""
 declare -A default_workers=()
+# uses_test_connector[NAME]=1: the scenario runs our test connector
+# (conformance/test-connector/) whatever the release ships
+declare -A uses_test_connector=()
 for f in "$conformance_dir"/scenarios/*.sh; do
     # shellcheck source=/dev/null
     source "$f"
@@ -44,7 +49,7 @@ for f in "$conformance_dir"/scenarios/*.sh; do
 done
 
 usage() {
-    sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
     echo "scenarios: $scenarios"
 }
 
@@ -103,7 +108,7 @@ label="$release"
 run="$out_root/$label/$scenario${layout:+-$layout}"
 rm -rf "$run"
 mkdir -p "$run/logs" "$run/stdout" "$run/ground-truth" "$run/config"
-tag="$(echo "$label-$scenario" | tr -c 'a-zA-Z0-9\n-' '-')"
+tag="$(echo "$label-$scenario${layout:+-$layout}" | tr -c 'a-zA-Z0-9\n-' '-')"
 broker_port="${BROKER_PORT:-19092}"
 rest_base="${REST_PORT_BASE:-18083}"
 bootstrap="127.0.0.1:$broker_port"
@@ -111,7 +116,12 @@ t0=$(date +%s)
 log() { echo "[$(date -u +%H:%M:%S)] $label $scenario: $*" | tee -a "$run/harness.log" >&2; }
 
 if [ -z "$jars" ]; then
-    jars="$(fetch_jars "$release" worker)"
+    # a 4.x JSON layout needs log4j2's JsonTemplateLayout jar beside the
+    # release's own (Maven profile json)
+    case "$release:$layout" in
+        4.*:json) jars="$(fetch_jars "$release" worker json)" ;;
+        *) jars="$(fetch_jars "$release" worker)" ;;
+    esac
 fi
 broker_libs="$(fetch_jars "$broker_version" broker)"
 tool_libs="$(fetch_jars "$broker_version" tools)"
@@ -125,13 +135,15 @@ case "$release" in
             | awk -v r="$release" -F/ '{ v=$(NF-1); if (v "" <= r "") last=$0 } END { print last }')"
         log_flag="-Dlog4j.configuration=file:$log_cfg" ;;
 esac
-# --layout NAME: conformance/log4j/layouts/NAME.properties instead (log4j
-# 1.2 releases: a layout the audit claims to read, not the shipped one).
+# --layout NAME: a layout the audit claims to read, not the shipped one:
+# conformance/log4j/layouts/NAME.properties (log4j 1.2 releases, up to 3.9)
+# or NAME.yaml (log4j2, 4.x).
 if [ -n "$layout" ]; then
-    log_cfg="$conformance_dir/log4j/layouts/$layout.properties"
-    [ -f "$log_cfg" ] || { echo "conformance/run.sh: no layout $log_cfg" >&2; exit 2; }
-    case "$release" in 4.*) echo "conformance/run.sh: --layout needs a log4j 1.2 release (up to 3.9)" >&2; exit 2 ;; esac
-    log_flag="-Dlog4j.configuration=file:$log_cfg"
+    case "$release" in
+        4.*) log_cfg="$conformance_dir/log4j/layouts/$layout.yaml"; log_flag="-Dlog4j2.configurationFile=$log_cfg" ;;
+        *) log_cfg="$conformance_dir/log4j/layouts/$layout.properties"; log_flag="-Dlog4j.configuration=file:$log_cfg" ;;
+    esac
+    [ -f "$log_cfg" ] || { echo "conformance/run.sh: no layout $log_cfg for $release" >&2; exit 2; }
 fi
 # Up to 2.3 the shipped config logs to the console only; the shipped
 # scripts (`connect-distributed.sh -daemon`) send it to connectDistributed.out.
@@ -144,7 +156,7 @@ extra_cp=""
 # duplicates show in the topic as well).
 test_connectors=""
 compgen -G "$jars/connect-file-*.jar" >/dev/null || test_connectors=1
-if [ "$scenario" = kafka-16056 ] || [ -n "$test_connectors" ]; then
+if [ -n "${uses_test_connector[$scenario]:-}" ] || [ -n "$test_connectors" ]; then
     test_jar="$repo_dir/target/test-connector/blocking-connector-1.jar"
     [ -f "$test_jar" ] || mvn -q -B -f "$conformance_dir/test-connector/pom.xml" package >&2 \
         || { echo "conformance/run.sh: could not build conformance/test-connector" >&2; exit 1; }
@@ -160,10 +172,15 @@ cleanup() {
         kill -CONT "$(cat "$p")" 2>/dev/null || true
         stop_pid "$p"
     done
+    if declare -F scenario_cleanup >/dev/null; then scenario_cleanup || true; fi
 }
 trap cleanup EXIT
 
 # ---------------------------------------------------------------- workers
+
+# worker_env[I]: VAR=VALUE words in worker I's environment (set by a
+# scenario before it starts the worker; e.g. faketime's LD_PRELOAD)
+declare -A worker_env=()
 
 worker_port() { echo $((rest_base + $1 - 1)); }
 worker_url() { echo "http://127.0.0.1:$(worker_port "$1")"; }
@@ -210,7 +227,10 @@ start_worker() {
     [ -n "$console_only" ] && out="$run/logs/w$i/connectDistributed.out"
     # the run directory as the working directory: nothing of the repository
     # is on the worker's path (the FileStream connectors are on its class path)
-    (cd "$run" && exec java "${opts[@]}" -cp "$jars/*$extra_cp" org.apache.kafka.connect.cli.ConnectDistributed \
+    # a scenario that cuts workers off (partition) puts each in a cgroup
+    # of its own: worker_cgroup DIR, set by the scenario before it starts
+    (cd "$run" && { [ -z "${worker_cgroup:-}" ] || { mkdir -p "$worker_cgroup/w$i" && echo "$BASHPID" > "$worker_cgroup/w$i/cgroup.procs"; }; } \
+        && exec env ${worker_env[$i]:-} java "${opts[@]}" -cp "$jars/*$extra_cp" org.apache.kafka.connect.cli.ConnectDistributed \
         "$run/config/w$i.properties" >> "$out" 2>&1) &
     echo $! > "$run/w$i.pid"
     log "worker w$i started (pid $!, REST $(worker_url "$i"))"
@@ -289,6 +309,43 @@ sys.exit(0 if ok else 1)' "$tasks" 2>/dev/null; then
         sleep 1
     done
     log "$name: not RUNNING with $tasks task(s) after ${secs}s"
+    return 1
+}
+
+# wait_status NAME CONNECTOR_STATE [TASK_STATES [SECONDS]]: until the
+# connector is in CONNECTOR_STATE and its tasks 0, 1, … in TASK_STATES (one
+# state per task, space-separated; "" for no task: a STOPPED connector).
+wait_status() {
+    local name="$1" want="$2" tasks="${3:-}" secs="${4:-120}" n
+    for ((n = 0; n < secs; n++)); do
+        if curl -sf "$(worker_url "$(live_worker)")/connectors/$name/status" 2>/dev/null | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+tasks = sorted(s["tasks"], key=lambda t: t["id"])
+ok = s["connector"]["state"] == sys.argv[1] and [t["state"] for t in tasks] == sys.argv[2].split()
+sys.exit(0 if ok else 1)' "$want" "$tasks" 2>/dev/null; then
+            log "$name: connector $want, tasks [${tasks}]"
+            return 0
+        fi
+        sleep 1
+    done
+    log "$name: not connector $want, tasks [${tasks}] after ${secs}s: $(curl -s "$(worker_url "$(live_worker)")/connectors/$name/status")"
+    return 1
+}
+
+# get_json PATH FILE: GET PATH into ground-truth/FILE (logged like rest).
+get_json() {
+    local code
+    code="$(curl -s -o "$run/ground-truth/$2" -w '%{http_code}' "$(worker_url "$(live_worker)")$1" || true)"
+    log "REST GET $1 -> $code: $(head -c 300 "$run/ground-truth/$2")"
+    echo "{\"t\":\"$(date -u +%FT%T.%3NZ)\",\"method\":\"GET\",\"path\":\"$1\",\"code\":$code}" >> "$run/ground-truth/rest.jsonl"
+    case "$code" in 2*) return 0 ;; *) return 1 ;; esac
+}
+
+# needs_release VERSION: fail the scenario on releases older than VERSION.
+needs_release() {
+    [ "$(printf '%s\n%s\n' "$1" "$release" | sort -V | head -1)" = "$1" ] && return 0
+    log "$scenario needs Kafka $1 or later (this is $release)"
     return 1
 }
 

@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Sourced by conformance/run.sh (its variables and helpers in scope).
 default_workers[kafka-16056]=2
+uses_test_connector[kafka-16056]=1
 # KAFKA-16056: a connector whose taskConfigs() blocks the herder thread past
 # rebalance.timeout.ms (our test connector, conformance/test-connector/):
 # the worker leaves the group on its poll timeout without revoking, the

@@ -90,6 +90,13 @@ pub(super) struct Leavers {
     suspects: Vec<Suspect>,
 }
 
+/// The departure is the heartbeat thread's session timeout (`Group
+/// coordinator … is unavailable or invalid due to cause: session timed out
+/// …`): the worker was cut off from the broker.
+fn session_timed_out(left: &SourceLine) -> bool {
+    left.text.contains("due to cause: session timed out")
+}
+
 fn ts(l: &SourceLine) -> Option<i64> {
     l.ts.map(|t| t.0)
 }
@@ -362,7 +369,9 @@ fn prove(
             ctx.label(me)
         ),
     );
-    if !s.late {
+    // KAFKA-16056 is the poll-timeout leave; a session that timed out
+    // while the worker was cut off from the broker is no Kafka bug.
+    if !s.late && !session_timed_out(&s.kept.left) {
         f.upstream = Some("KAFKA-16056");
     }
     out.push(CrossFinding {

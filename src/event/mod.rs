@@ -294,6 +294,14 @@ pub enum Event {
     HeartbeatFenced {
         error: String,
     },
+    /// AC's heartbeat thread saw no heartbeat response for the session
+    /// timeout: `Group coordinator <node> is unavailable or invalid due to
+    /// cause: session timed out without receiving a heartbeat response.
+    /// isDisconnected: <b>. Rediscovery will be attempted.` (2.7+). The
+    /// broker expires such a member, and the others may take its work; it
+    /// revokes nothing until it reaches the coordinator again or gives up
+    /// on it (`Broker coordinator was unreachable for <n>ms. Revoking …`).
+    SessionTimedOut,
     /// `Request joining group due to: <reason>` (3.x).
     RequestJoining {
         reason: String,

@@ -36,6 +36,7 @@ pub(super) fn parse(msg: &str) -> Option<Event> {
         b'C' => run(cooperative_rebalance, msg),
         b'B' => run(coordinator_unreachable, msg),
         b'W' => run(leader_lacks_config, msg),
+        b'G' => run(session_timed_out, msg),
         _ => None,
     }
 }
@@ -168,6 +169,25 @@ fn heartbeat_fenced(i: &str) -> PResult<'_, Event> {
     map(
         alt((current, unknown_member, illegal_generation)),
         |error| Event::HeartbeatFenced { error },
+    )
+    .parse(i)
+}
+
+/// `Group coordinator <node> is unavailable or invalid due to cause:
+/// session timed out without receiving a heartbeat response.…`
+/// ([`Event::SessionTimedOut`]; 2.7+). Other causes (a disconnect, an
+/// error response) and 2.0–2.6's cause-less wording are not this: the
+/// session may still be alive.
+fn session_timed_out(i: &str) -> PResult<'_, Event> {
+    value(
+        Event::SessionTimedOut,
+        (
+            tag("Group coordinator "),
+            take_until(" is unavailable or invalid due to cause: "),
+            tag(" is unavailable or invalid due to cause: "),
+            tag("session timed out without receiving a heartbeat response"),
+            any_rest,
+        ),
     )
     .parse(i)
 }
@@ -534,6 +554,30 @@ mod tests {
             ),
             Some(Event::LeaderLacksConfig)
         );
+    }
+
+    #[test]
+    fn session_timed_out() {
+        // real 3.9.1 (corpus/real-kafka/3.9.1/partition)
+        assert_eq!(
+            p(
+                "Group coordinator 127.0.0.1:19092 (id: 2147483646 rack: null) is unavailable or invalid due to cause: session timed out without receiving a heartbeat response. isDisconnected: false. Rediscovery will be attempted."
+            ),
+            Some(Event::SessionTimedOut)
+        );
+        // 2.7.0 prints no space before isDisconnected
+        assert_eq!(
+            p(
+                "Group coordinator kafka1:9092 (id: 2147483646 rack: null) is unavailable or invalid due to cause: session timed out without receiving a heartbeat response.isDisconnected: false. Rediscovery will be attempted."
+            ),
+            Some(Event::SessionTimedOut)
+        );
+        for m in [
+            "Group coordinator kafka1:9092 (id: 2147483646 rack: null) is unavailable or invalid due to cause: coordinator unavailable. isDisconnected: true. Rediscovery will be attempted.",
+            "Group coordinator kafka1:9092 (id: 2147483646 rack: null) is unavailable or invalid due to cause: error response NOT_COORDINATOR. isDisconnected: false. Rediscovery will be attempted.",
+        ] {
+            assert_eq!(p(m), None, "{m}");
+        }
     }
 
     #[test]

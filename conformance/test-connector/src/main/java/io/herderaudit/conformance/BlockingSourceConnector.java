@@ -76,6 +76,8 @@ public class BlockingSourceConnector extends SourceConnector {
                         "how long taskConfigs() sleeps on the herder thread")
                 .define("block.marker", ConfigDef.Type.STRING, "", ConfigDef.Importance.LOW,
                         "the file whose deletion makes one taskConfigs() call sleep")
+                .define("fail.if.exists", ConfigDef.Type.STRING, "", ConfigDef.Importance.LOW,
+                        "while this file exists, the tasks fail on start")
                 .define("interval.ms", ConfigDef.Type.LONG, 100L, ConfigDef.Importance.LOW,
                         "pause between records");
     }

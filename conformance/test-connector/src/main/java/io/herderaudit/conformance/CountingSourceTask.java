@@ -1,13 +1,20 @@
 package io.herderaudit.conformance;
 
+import java.nio.file.Files;
+import java.nio.file.Paths;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
 
-/** Writes {@code <connector>-<task>-<n>}, n counting on from the committed offset. */
+/**
+ * Writes {@code <connector>-<task>-<n>}, n counting on from the committed
+ * offset. While the file named by {@code fail.if.exists} exists, the task
+ * fails on start (a task FAILED for the REST restarts to act on).
+ */
 public class CountingSourceTask extends SourceTask {
     private String topic;
     private String name;
@@ -22,6 +29,10 @@ public class CountingSourceTask extends SourceTask {
 
     @Override
     public void start(Map<String, String> props) {
+        String fail = props.getOrDefault("fail.if.exists", "");
+        if (!fail.isEmpty() && Files.exists(Paths.get(fail))) {
+            throw new ConnectException("fail.if.exists: " + fail + " exists");
+        }
         topic = props.get("topic");
         name = props.get("name") + "-" + props.get("task.index");
         interval = Long.parseLong(props.getOrDefault("interval.ms", "100"));
