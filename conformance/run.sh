@@ -144,7 +144,7 @@ extra_cp=""
 # duplicates show in the topic as well).
 test_connectors=""
 compgen -G "$jars/connect-file-*.jar" >/dev/null || test_connectors=1
-if [ "$scenario" = kafka-16056 ] || [ -n "$test_connectors" ]; then
+if [[ "$scenario" == kafka-16056* ]] || [ -n "$test_connectors" ]; then
     test_jar="$repo_dir/target/test-connector/blocking-connector-1.jar"
     [ -f "$test_jar" ] || mvn -q -B -f "$conformance_dir/test-connector/pom.xml" package >&2 \
         || { echo "conformance/run.sh: could not build conformance/test-connector" >&2; exit 1; }
