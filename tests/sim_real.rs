@@ -424,3 +424,64 @@ fn templates_mask_what_varies() {
     );
     assert_eq!(template("sinkhole sink", &names), "sinkhole <n>");
 }
+
+/// The start-up lines the auditor reads, in order, up to the first
+/// assignment (consecutive repeats as one).
+fn startup_order(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let Some(env) = envelope(line) else { continue };
+        let Some(logger) = env.logger else { continue };
+        let Some(kind) = LoggerKind::classify(logger) else {
+            continue;
+        };
+        let Some(ev) = parse_message(kind, env.message) else {
+            continue;
+        };
+        let k = kind_of(&format!("{ev:?}"));
+        if k.starts_with("JoinedGeneration") || k.starts_with("Assignment") {
+            break;
+        }
+        if !k.starts_with("Milestone") && k != "AdvertisedUrl" && k != "KafkaClusterId" {
+            continue;
+        }
+        if out.last() != Some(&k) {
+            out.push(k);
+        }
+    }
+    out
+}
+
+#[test]
+fn startup_lines_come_in_the_real_order() {
+    let mut bad = Vec::new();
+    for &v in sim::version::ALL.iter() {
+        let dir = real_root().join(v.name());
+        if !dir.is_dir() {
+            continue;
+        }
+        let mut files = Vec::new();
+        files_under(&dir, &mut files);
+        let real: BTreeSet<Vec<String>> = files
+            .iter()
+            .map(|f| startup_order(&read_text(f)))
+            .filter(|o| !o.is_empty())
+            .collect();
+        let p = Params::new(1, v, default_proto(v));
+        let bufs: Vec<Buf> = (0..p.workers).map(|_| Buf::default()).collect();
+        let outs: Vec<Box<dyn Write>> = bufs
+            .iter()
+            .map(|b| Box::new(b.clone()) as Box<dyn Write>)
+            .collect();
+        sim::simulate(&p, outs, true).unwrap_or_else(|e| panic!("simulate {v:?}: {e}"));
+        let text = String::from_utf8_lossy(&bufs[0].0.lock().unwrap()).into_owned();
+        let simulated = startup_order(&text);
+        if !real.contains(&simulated) {
+            bad.push(format!(
+                "{}: simulated {simulated:?}; real {real:?}",
+                v.name()
+            ));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

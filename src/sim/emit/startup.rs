@@ -214,6 +214,19 @@ impl Say<'_> {
         for _ in 0..again {
             self.emit(Lvl::Info, M::None, Lg::Rest, Site::RestServer, advertised);
         }
+        // 2.8 to 3.3 look the cluster id up again for each backing store's
+        // admin client (2.8.2: six more times; 3.1.0, 3.2.3 alike).
+        if matches!(v, Version::V2_8 | Version::V3_0) {
+            for _ in 0..6 {
+                self.emit(
+                    Lvl::Info,
+                    M::None,
+                    Lg::Custom(logger),
+                    Site::ClusterId,
+                    cluster_id,
+                );
+            }
+        }
         self.emit(Lvl::Info, M::None, Lg::Connect, Site::Connect, |l, _| {
             l.s("Kafka Connect starting")
         });
@@ -233,10 +246,12 @@ impl Say<'_> {
             |l, _| l.s("Worker started"),
         );
         // The main thread's `Kafka Connect started` races the herder thread,
-        // which reads the config topic and then logs `Herder started`: the
-        // herder came first in the 2.3.x captures, the main thread from
-        // 2.4.1 on (2.4.1, 2.5.1, 3.6.2, 3.8.0, 3.9.1).
-        let main_first = v >= Version::V2_4;
+        // which reads the config topic and then logs `Herder started`. Both
+        // orders are real (2.3.0, 2.3.1, 2.4.1 and 3.8.0 captures show
+        // each); the simulator prints the one its release's captures show:
+        // the main thread first in 2.4.1, 2.5.1 and 3.6.2, the herder first
+        // in 2.3.x, 2.8.2, 3.1.0 and 3.2.3.
+        let main_first = matches!(v, Version::V2_4 | Version::V3_6);
         if main_first {
             self.connect_started();
         }
