@@ -76,12 +76,8 @@ fn archive(version: Version, proto: Proto, fault: FaultKind, in_cluster: usize) 
     p.events = 40;
     p.noise = 0.4;
     p.fault = Some(fault);
-    // Failed starts only with HERDER_AUDIT_SIM_NEW=1 (as in tests/sim_props.rs).
-    p.fail_rate = if std::env::var_os("HERDER_AUDIT_SIM_NEW").is_some_and(|v| v == "1") {
-        0.05
-    } else {
-        0.0
-    };
+    // Failed starts too, as in tests/sim_props.rs.
+    p.fail_rate = 0.05;
     Archive {
         base: p,
         clusters: 4,

@@ -19,8 +19,8 @@ pub struct Stale {
 
 /// Is a start of a task of the connector `facts` describes stale?
 /// `process_start` is the worker's latest start in the log: the config topic
-/// it read silently then may hold task configs of the new connector, so a
-/// re-creation before it proves nothing. Every such start is reported: each
+/// it read silently then may hold the new connector and its task configs, so
+/// a removal or a re-creation before it proves nothing. Every such start is reported: each
 /// runs the task with the deleted connector's configs again (an eager
 /// rebalance restarts it with them).
 pub fn check(facts: Option<&ConfigFacts>, process_start: Option<&SourceLine>) -> Option<Stale> {
@@ -29,7 +29,12 @@ pub fn check(facts: Option<&ConfigFacts>, process_start: Option<&SourceLine>) ->
     // re-creation to speak of.
     let removed = f.removed.as_ref()?;
     let recreated = f.recreated.as_ref()?;
-    if !removed.before(recreated) || process_start.is_some_and(|p| recreated.before(p)) {
+    // A start between the removal and the re-creation read the config topic
+    // silently too (a restarted worker logs no `config updated` for the
+    // records it reads at start-up: 3.6.2 kill-worker capture): the
+    // connector may have been created again, unlogged, while it was down,
+    // and the `config updated` after it be a reconfiguration.
+    if !removed.before(recreated) || process_start.is_some_and(|p| removed.before(p)) {
         return None;
     }
     // Any `Tasks [...] configs updated` line naming the connector's tasks

@@ -281,6 +281,9 @@ fn a_task_started_from_a_deleted_connectors_configs_is_stale() {
     // The worker started after the re-creation, or before it.
     assert!(stale_config::check(Some(&recreated), Some(&line(6))).is_none());
     assert!(stale_config::check(Some(&recreated), Some(&line(1))).is_some());
+    // Restarted between the removal and the `config updated`: the start-up
+    // read may have held an unlogged re-creation.
+    assert!(stale_config::check(Some(&recreated), Some(&line(4))).is_none());
     // 2.5.1+: the new connector's task configs come before its tasks start.
     let configured = ConfigFacts {
         single_claim: Some(line(7)),

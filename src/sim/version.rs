@@ -293,6 +293,12 @@ impl Version {
     }
     /// AbstractCoordinator's reset on leaving: `Resetting generation and
     /// member id due to: …` from 3.2.0, `Resetting generation due to: …` before.
+    /// A graceful leave is followed by `Resetting generation … due to:
+    /// consumer pro-actively leaving the group` (seen in the 3.1.0, 3.6.2
+    /// and 3.9.1 captures; not in 2.5.1's).
+    pub fn close_resets_generation(self) -> bool {
+        self >= Version::V3_0
+    }
     pub fn resetting_generation(self) -> &'static str {
         if self >= Version::V3_6 {
             "Resetting generation and member id due to: "

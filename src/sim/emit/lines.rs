@@ -37,6 +37,19 @@ impl Say<'_> {
                     l.s(" due to the consumer is being closed");
                 }
             });
+            if v.close_resets_generation() {
+                let reset = v.resetting_generation();
+                self.emit(
+                    Lvl::Info,
+                    M::None,
+                    Lg::Coord,
+                    Site::ResettingGeneration,
+                    |l, _| {
+                        l.s(reset);
+                        l.s("consumer pro-actively leaving the group");
+                    },
+                );
+            }
         }
         self.emit(Lvl::Info, M::None, Lg::Kcbs, Site::ConfigStore, |l, _| {
             l.s("Closing KafkaConfigBackingStore")
@@ -280,7 +293,7 @@ impl Say<'_> {
     pub fn setting_state(&mut self, c: u16, t: Target) {
         self.emit(
             Lvl::Info,
-            M::Worker(c),
+            M::None,
             Lg::Worker,
             Site::SettingState,
             |l, n| {

@@ -179,26 +179,24 @@ impl Say<'_> {
             l.s("Kafka cluster ID: ");
             l.s(&cluster);
         };
-        if v >= Version::V3_6 {
-            // From 3.4.0 WorkerConfig logs it, a logger the auditor does
-            // not read yet: not a lifecycle line of this release.
-            self.emit_plain(
-                Lvl::Info,
-                M::None,
-                Lg::Custom(logger),
-                Site::ClusterId,
-                cluster_id,
-            );
-        } else {
-            self.emit(
-                Lvl::Info,
-                M::None,
-                Lg::Custom(logger),
-                Site::ClusterId,
-                cluster_id,
-            );
-        }
+        // ConnectUtils up to 3.3, WorkerConfig from 3.4.0: both read.
+        self.emit(
+            Lvl::Info,
+            M::None,
+            Lg::Custom(logger),
+            Site::ClusterId,
+            cluster_id,
+        );
         let (host, index) = (id.host, id.index);
+        // RestServer logs its advertised URL each time it is asked for it:
+        // once before it listens, then as the herder and the REST resources
+        // are set up (2.3.1, 2.4.1, 3.6.2 and 3.9.1 alike).
+        let advertised = |l: &mut super::WorkerLog, _: &[String]| {
+            l.s("Advertised URI: http://");
+            l.s(host);
+            l.s(":8083/");
+        };
+        self.emit(Lvl::Info, M::None, Lg::Rest, Site::RestServer, advertised);
         self.emit_plain(Lvl::Info, M::None, Lg::Rest, Site::RestServer, |l, _| {
             l.s("REST server listening at http://10.0.2.");
             l.num(11 + index as i64);
@@ -206,6 +204,29 @@ impl Say<'_> {
             l.s(host);
             l.s(":8083/");
         });
+        let again = if v >= Version::V3_6 {
+            3
+        } else if v >= Version::V2_4 {
+            2
+        } else {
+            1
+        };
+        for _ in 0..again {
+            self.emit(Lvl::Info, M::None, Lg::Rest, Site::RestServer, advertised);
+        }
+        // 2.8 to 3.3 look the cluster id up again for each backing store's
+        // admin client (2.8.2: six more times; 3.1.0, 3.2.3 alike).
+        if matches!(v, Version::V2_8 | Version::V3_0) {
+            for _ in 0..6 {
+                self.emit(
+                    Lvl::Info,
+                    M::None,
+                    Lg::Custom(logger),
+                    Site::ClusterId,
+                    cluster_id,
+                );
+            }
+        }
         self.emit(Lvl::Info, M::None, Lg::Connect, Site::Connect, |l, _| {
             l.s("Kafka Connect starting")
         });
@@ -224,6 +245,16 @@ impl Say<'_> {
             Site::WorkerStarted,
             |l, _| l.s("Worker started"),
         );
+        // The main thread's `Kafka Connect started` races the herder thread,
+        // which reads the config topic and then logs `Herder started`. Both
+        // orders are real (2.3.0, 2.3.1, 2.4.1 and 3.8.0 captures show
+        // each); the simulator prints the one its release's captures show:
+        // the main thread first in 2.4.1, 2.5.1 and 3.6.2, the herder first
+        // in 2.3.x, 2.8.2, 3.1.0 and 3.2.3.
+        let main_first = matches!(v, Version::V2_4 | Version::V3_6);
+        if main_first {
+            self.connect_started();
+        }
         self.emit(Lvl::Info, M::None, Lg::Kcbs, Site::ConfigStore, |l, _| {
             l.s("Starting KafkaConfigBackingStore")
         });
@@ -243,6 +274,12 @@ impl Say<'_> {
             Site::Discovered,
             "Discovered group coordinator broker-1:9092 (id: 2147483646 rack: null)",
         );
+        if !main_first {
+            self.connect_started();
+        }
+    }
+
+    fn connect_started(&mut self) {
         self.emit_plain(Lvl::Info, M::None, Lg::Rest, Site::RestServer, |l, _| {
             l.s("REST resources initialized; server is started and ready to handle requests")
         });
