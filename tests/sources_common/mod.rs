@@ -25,7 +25,7 @@ pub fn tmp(name: &str) -> PathBuf {
 
 /// The hand-written traces of the corpus: `cases()` without
 /// `corpus/real-kafka`. Open gaps of the conversions, not of the reader:
-/// the 46 real captures (~355 k lines) make every export conversion of a
+/// the 56 real captures (~410 k lines) make every export conversion of a
 /// debug build take minutes; their threads' lines are not always in time
 /// order within one file, so a newest-first copy of them is not read back
 /// line for line; the copies' labels do not map a MirrorMaker herder's
