@@ -255,12 +255,15 @@ fn mask(s: &str) -> String {
             i += 1;
             continue;
         }
-        // A blank, or a byte of a non-ASCII character.
+        // An ASCII blank, or the first byte of a non-ASCII character.
+        if c < 0x80 {
+            i = after_blanks(s, i + 1);
+            out.push(b' ');
+            continue;
+        }
         let ch = s[i..].chars().next().unwrap_or(' ');
         if ch.is_whitespace() {
-            while let Some(w) = s[i..].chars().next().filter(|w| w.is_whitespace()) {
-                i += w.len_utf8();
-            }
+            i = after_blanks(s, i + ch.len_utf8());
             out.push(b' ');
         } else {
             out.extend_from_slice(&b[i..i + ch.len_utf8()]);
@@ -281,6 +284,26 @@ fn mask(s: &str) -> String {
     } else {
         trimmed.to_string()
     }
+}
+
+/// Where the run of blanks (`char::is_whitespace`) at `i` of `s` ends
+/// (`i` itself when there is none).
+fn after_blanks(s: &str, mut i: usize) -> usize {
+    let b = s.as_bytes();
+    while let Some(&c) = b.get(i) {
+        if c < 0x80 {
+            if CLASS[usize::from(c)] != OTHER {
+                break;
+            }
+            i += 1;
+        } else {
+            match s[i..].chars().next() {
+                Some(w) if w.is_whitespace() => i += w.len_utf8(),
+                _ => break,
+            }
+        }
+    }
+    i
 }
 
 /// What [`mask`] does with a byte: keep it, read a run of hexadecimal

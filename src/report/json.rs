@@ -362,27 +362,46 @@ impl Serialize for Findings<'_> {
 /// `out` in one piece.
 pub fn write_jsonl_finding(names: &dyn Names, f: &Finding, out: &mut dyn Write) -> io::Result<()> {
     thread_local! {
-        static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+        static LINE: std::cell::RefCell<LineWriter> = std::cell::RefCell::new(LineWriter::default());
     }
-    BUF.with_borrow_mut(|buf| {
+    LINE.with_borrow_mut(|w| {
+        let LineWriter { buf, carried } = w;
         buf.clear();
-        finding_line(names, f, buf);
+        finding_line(names, f, carried, buf);
         buf.push(b'\n');
         let r = out.write_all(buf);
         if buf.capacity() > 1 << 20 {
             // One huge finding does not keep its buffer.
-            *buf = Vec::new();
+            *w = LineWriter::default();
         }
         r
     })
 }
 
+/// What writing JSON lines keeps from one finding to the next: the
+/// buffer, and the last trigger's quoted text and time stamp (the
+/// findings of one line follow each other).
+#[derive(Default)]
+struct LineWriter {
+    buf: Vec<u8>,
+    carried: Carry,
+}
+
+#[derive(Default)]
+struct Carry {
+    text: json_write::Carried,
+    stamps: Stamps,
+}
+
 /// [`FindingOut::of`] with `line: true`, as serde_json writes it (fields
 /// in the same, sorted, order).
-fn finding_line(names: &dyn Names, f: &Finding, out: &mut Vec<u8>) {
+fn finding_line(names: &dyn Names, f: &Finding, carry: &mut Carry, out: &mut Vec<u8>) {
     use json_write::{Quoted, integer, key, opt_string, plain, string};
     let mut texts = Quoted::default();
-    let mut stamps = Stamps::default();
+    let Carry {
+        text: carried,
+        stamps,
+    } = carry;
     out.push(b'{');
     key("evidence", out);
     out.push(b'[');
@@ -402,7 +421,7 @@ fn finding_line(names: &dyn Names, f: &Finding, out: &mut Vec<u8>) {
         string(names.source_name(e.line.source), out);
         out.push(b',');
         key("text", out);
-        texts.string(&e.line.text, out);
+        texts.string(&e.line.text, carried, out);
         out.push(b',');
         key("timestamp", out);
         stamps.write(e.line.ts, out);
@@ -487,7 +506,8 @@ fn finding_line(names: &dyn Names, f: &Finding, out: &mut Vec<u8>) {
     string(names.source_name(l.source), out);
     out.push(b',');
     key("text", out);
-    texts.string(&l.text, out);
+    let (from, to) = texts.string(&l.text, carried, out);
+    carried.keep(&l.text, &out[from..to]);
     out.push(b',');
     key("timestamp", out);
     stamps.write(l.ts, out);
@@ -724,9 +744,11 @@ mod tests {
     #[test]
     fn finding_lines_are_the_serialized_value_trees() {
         let names = SourceTable(vec!["w/connect-1.log".into(), "w/twin.log".into()]);
-        for f in findings() {
+        // One carry through them all, as from one finding to the next.
+        let mut carry = Carry::default();
+        for f in findings().into_iter().chain(findings()) {
             let mut buf = Vec::new();
-            finding_line(&names, &f, &mut buf);
+            finding_line(&names, &f, &mut carry, &mut buf);
             let ours = String::from_utf8(buf).unwrap();
             let mut tree = finding_json(&names, &f);
             tree["schema_version"] = json!(SCHEMA_VERSION);

@@ -123,7 +123,8 @@ pub fn plain(s: &[u8], out: &mut Vec<u8>) {
 /// Appends `s` as a JSON string, reusing the quoted bytes when the same
 /// text was already quoted into `out` (a finding quotes its trigger line
 /// among its evidence, and a storm's evidence repeats one line from
-/// several workers' logs): the text is compared, not escaped again.
+/// several workers' logs) or is the carried one ([`Carried`]: the
+/// previous finding's trigger): the text is compared, not escaped again.
 #[derive(Default)]
 pub struct Quoted<'a> {
     seen: [(&'a str, usize, usize); 4],
@@ -131,16 +132,39 @@ pub struct Quoted<'a> {
 }
 
 impl<'a> Quoted<'a> {
-    pub fn string(&mut self, s: &'a str, out: &mut Vec<u8>) {
-        if let Some(&(_, a, b)) = self.seen[..self.n].iter().find(|(t, _, _)| *t == s) {
-            out.extend_from_within(a..b);
-            return;
-        }
+    /// Appends `s` quoted; returns where in `out` the quoted form is.
+    pub fn string(&mut self, s: &'a str, carried: &Carried, out: &mut Vec<u8>) -> (usize, usize) {
         let a = out.len();
-        string(s, out);
+        if let Some(&(_, from, to)) = self.seen[..self.n].iter().find(|(t, _, _)| *t == s) {
+            out.extend_from_within(from..to);
+        } else if let Some((_, quoted)) = carried.0.as_ref().filter(|(t, _)| **t == *s) {
+            out.extend_from_slice(quoted);
+        } else {
+            string(s, out);
+        }
         if self.n < self.seen.len() {
             self.seen[self.n] = (s, a, out.len());
             self.n += 1;
+        }
+        (a, out.len())
+    }
+}
+
+/// A text and its quoted form, kept from one finding to the next.
+#[derive(Default)]
+pub struct Carried(Option<(std::sync::Arc<str>, Vec<u8>)>);
+
+impl Carried {
+    /// Keeps `text`, quoted as `quoted`, unless it is kept already.
+    pub fn keep(&mut self, text: &std::sync::Arc<str>, quoted: &[u8]) {
+        match &mut self.0 {
+            Some((t, _)) if std::sync::Arc::ptr_eq(t, text) => {}
+            Some((t, q)) => {
+                *t = text.clone();
+                q.clear();
+                q.extend_from_slice(quoted);
+            }
+            None => self.0 = Some((text.clone(), quoted.to_vec())),
         }
     }
 }
@@ -263,11 +287,14 @@ mod tests {
         let (a, b) = ("a \"quoted\" line", String::from("a \"quoted\" line"));
         let mut q = Quoted::default();
         let mut out = Vec::new();
-        for s in [a, "other", &b, "x", "y", "z", "w", a] {
-            q.string(s, &mut out);
+        let mut carried = Carried::default();
+        let kept: std::sync::Arc<str> = "kept \"\\\" text".into();
+        carried.keep(&kept, serde_json::to_string(&*kept).unwrap().as_bytes());
+        for s in [a, "other", &b, "x", "y", &kept, "z", "w", a, &kept] {
+            q.string(s, &carried, &mut out);
             out.push(b',');
         }
-        let want: String = [a, "other", &b, "x", "y", "z", "w", a]
+        let want: String = [a, "other", &b, "x", "y", &kept, "z", "w", a, &kept]
             .iter()
             .map(|s| serde_json::to_string(s).unwrap() + ",")
             .collect();
