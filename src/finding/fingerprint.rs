@@ -134,7 +134,9 @@ pub fn resource_spec(r: Option<&Resource>) -> String {
         None => "-".to_string(),
         Some(Resource::Connector(n)) => joined("connector:", n),
         Some(Resource::Task(t)) => {
-            let mut s = joined("task:", &t.connector);
+            let mut s = String::with_capacity(16 + t.connector.len());
+            s.push_str("task:");
+            s.push_str(&t.connector);
             s.push('-');
             let mut digits = [0u8; 10];
             let mut n = t.index;

@@ -135,7 +135,9 @@ impl<'a> Quoted<'a> {
     /// Appends `s` quoted; returns where in `out` the quoted form is.
     pub fn string(&mut self, s: &'a str, carried: &Carried, out: &mut Vec<u8>) -> (usize, usize) {
         let a = out.len();
-        if let Some(&(_, from, to)) = self.seen[..self.n].iter().find(|(t, _, _)| *t == s) {
+        // The same line (one `Arc`) is found by its address.
+        let same = |t: &&str| (t.as_ptr() == s.as_ptr() && t.len() == s.len()) || *t == s;
+        if let Some(&(_, from, to)) = self.seen[..self.n].iter().find(|(t, _, _)| same(t)) {
             out.extend_from_within(from..to);
         } else if let Some((_, quoted)) = carried.0.as_ref().filter(|(t, _)| **t == *s) {
             out.extend_from_slice(quoted);
