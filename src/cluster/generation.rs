@@ -348,20 +348,21 @@ fn conflicts(ctx: &Ctx, bucket: &mut Bucket, w: usize, out: &mut Vec<CrossFindin
         let (t, o_) = (ctx.label(tw), ctx.label(ow));
         let g = ctx.generation;
         for &r in shared.get(&o).map_or(&[][..], Vec::as_slice) {
-            // Built piece by piece (a storm writes these for every pair).
-            let n = 64 + t.len() + 2 * o_.len();
+            // Built piece by piece (a storm writes these for every pair),
+            // each in a string of about its size (findings are kept).
+            let rl = Sentence::resource_len(r);
             add(
                 Some(r),
-                Sentence::with_capacity(n)
+                Sentence::with_capacity(rl + 17)
                     .resource(r)
                     .s(" is assigned here")
                     .done(),
-                Sentence::with_capacity(n)
+                Sentence::with_capacity(o_.len() + 36)
                     .s("and to ")
                     .s(o_)
                     .s(" here, in the same generation")
                     .done(),
-                Sentence::with_capacity(n)
+                Sentence::with_capacity(rl + 60 + t.len() + o_.len())
                     .resource(r)
                     .s(" is assigned to two workers in generation ")
                     .int(i64::from(g))

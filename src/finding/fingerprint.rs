@@ -182,8 +182,11 @@ pub fn line_message(l: &SourceLine) -> String {
             None => message_text(&l.text),
         };
         debug_assert_eq!(message, message_text(&l.text), "{:?}", l.text);
-        *last = Some((l.text.clone(), message.clone()));
-        message
+        // The finding gets a string of the message's size (the mask's may
+        // be larger), the cache the other.
+        let exact = message.clone();
+        *last = Some((l.text.clone(), message));
+        exact
     })
 }
 

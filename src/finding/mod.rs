@@ -200,6 +200,13 @@ impl Sentence {
     pub fn done(self) -> String {
         self.0
     }
+    /// At most the bytes [`Sentence::resource`] appends for `r`.
+    pub fn resource_len(r: &Resource) -> usize {
+        match r {
+            Resource::Connector(n) => 10 + n.len(),
+            Resource::Task(t) => 16 + t.connector.len(),
+        }
+    }
 }
 
 /// [`Finding`] as read back (map output): the upstream id is owned.
