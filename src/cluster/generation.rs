@@ -5,7 +5,7 @@
 use super::leavers::Earlier;
 use super::state::{Bucket, Entry, Episode, Group, Live, Mark, workers_of};
 use super::{CrossFinding, EPOCH_GAP_MS, ended_before, later};
-use crate::finding::{Evidence, Finding, Kind};
+use crate::finding::{Evidence, Finding, Kind, Sentence};
 use crate::model::{Resource, SourceLine};
 use crate::replay::{Fact, FactKind};
 use rustc_hash::FxHashSet as HashSet;
@@ -356,11 +356,29 @@ fn conflicts(ctx: &Ctx, bucket: &mut Bucket, w: usize, out: &mut Vec<CrossFindin
         let (t, o_) = (ctx.label(tw), ctx.label(ow));
         let g = ctx.generation;
         for &r in shared.get(&o).map_or(&[][..], Vec::as_slice) {
+            // Built piece by piece (a storm writes these for every pair),
+            // each in a string of about its size (findings are kept).
+            let rl = Sentence::resource_len(r);
             add(
                 Some(r),
-                format!("{r} is assigned here"),
-                format!("and to {o_} here, in the same generation"),
-                format!("{r} is assigned to two workers in generation {g}: {t} and {o_}"),
+                Sentence::with_capacity(rl + 17)
+                    .resource(r)
+                    .s(" is assigned here")
+                    .done(),
+                Sentence::with_capacity(o_.len() + 36)
+                    .s("and to ")
+                    .s(o_)
+                    .s(" here, in the same generation")
+                    .done(),
+                Sentence::with_capacity(rl + 60 + t.len() + o_.len())
+                    .resource(r)
+                    .s(" is assigned to two workers in generation ")
+                    .int(i64::from(g))
+                    .s(": ")
+                    .s(t)
+                    .s(" and ")
+                    .s(o_)
+                    .done(),
             );
         }
         if mine.error == 0 && other.error == 0 && mine.offset != other.offset {

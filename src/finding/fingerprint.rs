@@ -23,7 +23,7 @@
 
 use super::Finding;
 use crate::layout;
-use crate::model::Resource;
+use crate::model::{Resource, SourceLine};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -71,9 +71,9 @@ impl WorkerIdentity {
         first_generation: Option<i32>,
     ) -> WorkerIdentity {
         let id = match (rest_url, client_id) {
-            (Some(u), _) => format!("rest:{u}"),
-            (None, Some(c)) => format!("client:{c}"),
-            (None, None) => format!("file:{}", label_without_directory(label)),
+            (Some(u), _) => joined("rest:", u),
+            (None, Some(c)) => joined("client:", c),
+            (None, None) => joined("file:", label_without_directory(label)),
         };
         WorkerIdentity {
             id,
@@ -115,17 +115,92 @@ pub fn fingerprint(f: &Finding, who: &WorkerIdentity) -> Fingerprint {
         group: f.group.clone(),
         resource: resource_spec(f.resource.as_ref()),
         generation_distance: distance(f.generation, who.first_generation),
-        message: message_text(&f.trigger.text),
+        message: line_message(&f.trigger),
     }
+}
+
+/// `a` then `b`, in one allocation (no formatting machinery: a storm
+/// builds two of these per finding).
+fn joined(a: &str, b: &str) -> String {
+    let mut s = String::with_capacity(a.len() + b.len());
+    s.push_str(a);
+    s.push_str(b);
+    s
 }
 
 /// `connector:<name>`, `task:<connector>-<n>`, or `-` for none.
 pub fn resource_spec(r: Option<&Resource>) -> String {
     match r {
         None => "-".to_string(),
-        Some(Resource::Connector(n)) => format!("connector:{n}"),
-        Some(Resource::Task(t)) => format!("task:{t}"),
+        Some(Resource::Connector(n)) => joined("connector:", n),
+        Some(Resource::Task(t)) => {
+            let mut s = String::with_capacity(16 + t.connector.len());
+            s.push_str("task:");
+            s.push_str(&t.connector);
+            s.push('-');
+            let mut digits = [0u8; 10];
+            let mut n = t.index;
+            let mut p = digits.len();
+            loop {
+                p -= 1;
+                digits[p] = b'0' + (n % 10) as u8;
+                n /= 10;
+                if n == 0 {
+                    break;
+                }
+            }
+            for &d in &digits[p..] {
+                s.push(char::from(d));
+            }
+            s
+        }
     }
+}
+
+/// [`message_text`] of a line the audit read, from the message's place in
+/// the line that reading recorded (`SourceLine::msg`: the envelope's
+/// message of a classic line, found again verbatim in a JSON record's
+/// text) instead of parsing the line again. Lines without one
+/// (continuation lines, lines read back without it) and JSON records are
+/// parsed as [`message_text`] parses them.
+pub fn line_message(l: &SourceLine) -> String {
+    // The last line's message, kept: the findings of one line (one per
+    // resource an assignment shares with another worker's) follow each
+    // other. Compared by text, which is all the message depends on.
+    thread_local! {
+        static LAST: std::cell::RefCell<Option<(std::sync::Arc<str>, String)>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    LAST.with_borrow_mut(|last| {
+        if let Some((text, message)) = last.as_ref()
+            && (std::sync::Arc::ptr_eq(text, &l.text) || **text == *l.text)
+        {
+            return message.clone();
+        }
+        let message = match recorded_message(l) {
+            Some(m) => mask(m),
+            None => message_text(&l.text),
+        };
+        debug_assert_eq!(message, message_text(&l.text), "{:?}", l.text);
+        // The finding gets a string of the message's size (the mask's may
+        // be larger), the cache the other.
+        let exact = message.clone();
+        *last = Some((l.text.clone(), message));
+        exact
+    })
+}
+
+/// The message range `reading` recorded, when it is the envelope's own:
+/// a record's message never starts at the line's first byte (the time
+/// stamp comes first), so a range from 0 is a continuation line's whole
+/// text or no range at all. JSON records: their envelope comes from the
+/// decoded record, which a range in the raw text may not match.
+fn recorded_message(l: &SourceLine) -> Option<&str> {
+    let (a, b) = l.msg;
+    if a == 0 || layout::is_json(&l.text) {
+        return None;
+    }
+    l.text.get(a as usize..b as usize)
 }
 
 pub fn distance(generation: Option<i32>, first: Option<i32>) -> Option<i64> {
@@ -149,48 +224,91 @@ pub fn message_text(line: &str) -> String {
 }
 
 /// Replaces every run of hexadecimal characters that holds a digit by `#`
-/// and collapses blanks. (Walks the bytes and copies the text between
-/// replacements in one piece: runs of hexadecimal characters are ASCII.)
+/// and collapses blanks. (Copies byte by byte, a run of hexadecimal
+/// characters as it goes, which a digit in it takes back for `#`: runs of
+/// hexadecimal characters and ASCII blanks are ASCII, so the cuts fall
+/// between characters.)
 fn mask(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
     let b = s.as_bytes();
-    // `s[copied..i]` is kept as it is, not yet copied.
-    let mut copied = 0;
+    let mut out: Vec<u8> = Vec::with_capacity(b.len());
+    // Where the current run of hexadecimal characters began in `out`.
+    let mut run: Option<usize> = None;
+    let mut digit = false;
     let mut i = 0;
     while i < b.len() {
-        match CLASS[usize::from(b[i])] {
-            PLAIN => i += 1,
-            HEX => {
-                let start = i;
-                let mut digit = false;
-                while i < b.len() && CLASS[usize::from(b[i])] == HEX {
-                    digit |= b[i].is_ascii_digit();
-                    i += 1;
-                }
-                if digit {
-                    out.push_str(&s[copied..start]);
-                    out.push('#');
-                    copied = i;
-                }
+        let c = b[i];
+        let class = CLASS[usize::from(c)];
+        if class == HEX {
+            if run.is_none() {
+                run = Some(out.len());
+                digit = false;
             }
-            _ => {
-                // A blank, or a byte of a non-ASCII character.
-                let c = s[i..].chars().next().unwrap_or(' ');
-                if c.is_whitespace() {
-                    out.push_str(&s[copied..i]);
-                    while let Some(w) = s[i..].chars().next().filter(|w| w.is_whitespace()) {
-                        i += w.len_utf8();
-                    }
-                    out.push(' ');
-                    copied = i;
-                } else {
-                    i += c.len_utf8();
-                }
+            // `0`–`9` are the hexadecimal bytes up to `9`.
+            digit |= c <= b'9';
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        if let Some(start) = run.take()
+            && digit
+        {
+            out.truncate(start);
+            out.push(b'#');
+        }
+        if class == PLAIN {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        // An ASCII blank, or the first byte of a non-ASCII character.
+        if c < 0x80 {
+            i = after_blanks(s, i + 1);
+            out.push(b' ');
+            continue;
+        }
+        let ch = s[i..].chars().next().unwrap_or(' ');
+        if ch.is_whitespace() {
+            i = after_blanks(s, i + ch.len_utf8());
+            out.push(b' ');
+        } else {
+            out.extend_from_slice(&b[i..i + ch.len_utf8()]);
+            i += ch.len_utf8();
+        }
+    }
+    if let Some(start) = run
+        && digit
+    {
+        out.truncate(start);
+        out.push(b'#');
+    }
+    let out = String::from_utf8(out)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    let trimmed = out.trim();
+    if trimmed.len() == out.len() {
+        out
+    } else {
+        trimmed.to_string()
+    }
+}
+
+/// Where the run of blanks (`char::is_whitespace`) at `i` of `s` ends
+/// (`i` itself when there is none).
+fn after_blanks(s: &str, mut i: usize) -> usize {
+    let b = s.as_bytes();
+    while let Some(&c) = b.get(i) {
+        if c < 0x80 {
+            if CLASS[usize::from(c)] != OTHER {
+                break;
+            }
+            i += 1;
+        } else {
+            match s[i..].chars().next() {
+                Some(w) if w.is_whitespace() => i += w.len_utf8(),
+                _ => break,
             }
         }
     }
-    out.push_str(&s[copied..]);
-    out.trim().to_string()
+    i
 }
 
 /// What [`mask`] does with a byte: keep it, read a run of hexadecimal
@@ -283,6 +401,43 @@ mod tests {
             message_text("connect-1  | \tat org.apache.kafka.Foo.bar(Foo.java:12)"),
             "at org.apache.kafka.Foo.bar(Foo.java:#)"
         );
+    }
+
+    #[test]
+    fn resource_specs() {
+        use crate::model::TaskId;
+        let t = Resource::Task(TaskId::new("a-b", 10));
+        assert_eq!(resource_spec(Some(&t)), "task:a-b-10");
+        let t = Resource::Task(TaskId::new("c", 0));
+        assert_eq!(resource_spec(Some(&t)), "task:c-0");
+        let c = Resource::Connector("c 1".into());
+        assert_eq!(resource_spec(Some(&c)), "connector:c 1");
+        assert_eq!(resource_spec(None), "-");
+    }
+
+    #[test]
+    fn messages_from_the_recorded_range_are_the_parsed_ones() {
+        use crate::model::SourceId;
+        let lines = [
+            "[2019-08-20 11:00:00,216] INFO [Worker clientId=connect-1, groupId=connect-cluster] Stopping task clicks-sink-0 (org.apache.kafka.connect.runtime.Worker:123)",
+            "2024-05-01 10:00:00,001 INFO [clicks-sink|task-0] Stopping  task\tclicks-sink-0   (org.apache.kafka.connect.runtime.Worker) [DistributedHerder-connect-1]\r",
+            "connect-2  | [2019-08-20 11:00:07,001] INFO   Stopping task é clicks-sink-0 (org.apache.kafka.connect.runtime.Worker)",
+        ];
+        for text in lines {
+            let env = layout::envelope(text).unwrap();
+            let mut l = SourceLine {
+                source: SourceId(0),
+                line: 1,
+                seq: 1,
+                ts: None,
+                text: text.into(),
+                msg: (env.msg_start as u32, env.msg_end as u32),
+            };
+            assert_eq!(line_message(&l), message_text(text), "{text}");
+            // No range: the line is parsed.
+            l.msg = (0, 0);
+            assert_eq!(line_message(&l), message_text(text), "{text}");
+        }
     }
 
     #[test]

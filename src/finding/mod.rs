@@ -152,6 +152,63 @@ impl Finding {
     }
 }
 
+/// A reason or role sentence built from pieces in one allocation: what
+/// `format!` prints for them, without its machinery (a storm writes three
+/// such sentences per finding).
+#[derive(Debug, Default)]
+pub struct Sentence(String);
+
+impl Sentence {
+    pub fn with_capacity(n: usize) -> Sentence {
+        Sentence(String::with_capacity(n))
+    }
+    pub fn s(mut self, piece: &str) -> Sentence {
+        self.0.push_str(piece);
+        self
+    }
+    /// A resource as `Display` prints it: `connector <name>`, `task <id>`.
+    pub fn resource(self, r: &Resource) -> Sentence {
+        match r {
+            Resource::Connector(n) => self.s("connector ").s(n),
+            Resource::Task(t) => self
+                .s("task ")
+                .s(&t.connector)
+                .s("-")
+                .int(i64::from(t.index)),
+        }
+    }
+    pub fn int(mut self, n: i64) -> Sentence {
+        let mut digits = [0u8; 20];
+        let mut m = n.unsigned_abs();
+        let mut p = digits.len();
+        loop {
+            p -= 1;
+            digits[p] = b'0' + (m % 10) as u8;
+            m /= 10;
+            if m == 0 {
+                break;
+            }
+        }
+        if n < 0 {
+            self.0.push('-');
+        }
+        for &d in &digits[p..] {
+            self.0.push(char::from(d));
+        }
+        self
+    }
+    pub fn done(self) -> String {
+        self.0
+    }
+    /// At most the bytes [`Sentence::resource`] appends for `r`.
+    pub fn resource_len(r: &Resource) -> usize {
+        match r {
+            Resource::Connector(n) => 10 + n.len(),
+            Resource::Task(t) => 16 + t.connector.len(),
+        }
+    }
+}
+
 /// [`Finding`] as read back (map output): the upstream id is owned.
 #[derive(Deserialize)]
 struct FindingWire {
@@ -212,4 +269,27 @@ fn upstream_id(s: &str) -> &'static str {
     let leaked: &'static str = Box::leak(s.to_string().into_boxed_str());
     ids.insert(leaked);
     leaked
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::TaskId;
+
+    #[test]
+    fn sentences_print_as_format_does() {
+        let t = Resource::Task(TaskId::new("a-b", 10));
+        let c = Resource::Connector("c 1".into());
+        for r in [&t, &c] {
+            for g in [0i64, 7, -3, 1234567, i64::MIN, i64::MAX] {
+                let s = Sentence::default()
+                    .resource(r)
+                    .s(" in ")
+                    .int(g)
+                    .s(".")
+                    .done();
+                assert_eq!(s, format!("{r} in {g}."));
+            }
+        }
+    }
 }

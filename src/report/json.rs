@@ -5,7 +5,7 @@
 use super::RunSummary;
 use super::json_write;
 use crate::audit::{Names, Report};
-use crate::finding::{Evidence, Finding};
+use crate::finding::{Evidence, Finding, Fingerprint};
 use crate::model::{Resource, SourceLine};
 use crate::replay::{GenerationRecord, WorkerSummary};
 use serde::Serialize;
@@ -53,27 +53,87 @@ struct EvidenceOut<'a> {
 /// A finding as [`finding_json`] prints it (and, for JSON lines, with
 /// `schema_version` and `type`), serialized straight from the finding: no
 /// tree of values is built and the line texts are not copied. Fields are
-/// in sorted order, as in a JSON object; the small nested values go through
-/// [`Value`] so that their keys are sorted the same way.
+/// in sorted order, as in a JSON object, and so are those of the small
+/// nested values ([`FingerprintOut`], [`ResourceOut`]).
 #[derive(Serialize)]
 struct FindingOut<'a> {
     evidence: Vec<EvidenceOut<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    fingerprint: Option<Value>,
+    fingerprint: Option<FingerprintOut<'a>>,
     generation: Option<i32>,
     group: &'a Option<String>,
     kind: crate::finding::Kind,
     reason: &'a str,
-    resource: Value,
+    resource: Option<ResourceOut<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     schema_version: Option<u32>,
     severity: crate::finding::Severity,
-    started: Value,
+    started: ResourcesOut<'a>,
     trigger: LineOut<'a>,
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     kind_of_line: Option<&'static str>,
     upstream: Option<&'static str>,
     worker: &'a str,
+}
+
+/// A [`Fingerprint`] with its fields in sorted order (as a JSON object of
+/// its serialization prints them).
+#[derive(Serialize)]
+struct FingerprintOut<'a> {
+    generation_distance: Option<i64>,
+    group: &'a Option<String>,
+    kind: &'a str,
+    message: &'a str,
+    resource: &'a str,
+    worker: &'a str,
+}
+
+impl<'a> FingerprintOut<'a> {
+    fn of(fp: &'a Fingerprint) -> FingerprintOut<'a> {
+        FingerprintOut {
+            generation_distance: fp.generation_distance,
+            group: &fp.group,
+            kind: &fp.kind,
+            message: &fp.message,
+            resource: &fp.resource,
+            worker: &fp.worker,
+        }
+    }
+}
+
+/// A [`Resource`] with its fields in sorted order: `connector`, `id`,
+/// `task` (tasks), `type`.
+struct ResourceOut<'a>(&'a Resource);
+
+impl Serialize for ResourceOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        match self.0 {
+            Resource::Connector(n) => {
+                let mut st = s.serialize_struct("Resource", 3)?;
+                st.serialize_field("connector", &**n)?;
+                st.serialize_field("id", &**n)?;
+                st.serialize_field("type", "connector")?;
+                st.end()
+            }
+            Resource::Task(t) => {
+                let mut st = s.serialize_struct("Resource", 4)?;
+                st.serialize_field("connector", &*t.connector)?;
+                st.serialize_field("id", &t.to_string())?;
+                st.serialize_field("task", &t.index)?;
+                st.serialize_field("type", "task")?;
+                st.end()
+            }
+        }
+    }
+}
+
+struct ResourcesOut<'a>(&'a [Resource]);
+
+impl Serialize for ResourcesOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(ResourceOut))
+    }
 }
 
 impl<'a> FindingOut<'a> {
@@ -97,18 +157,15 @@ impl<'a> FindingOut<'a> {
                     worker: &e.worker,
                 })
                 .collect(),
-            fingerprint: f
-                .fingerprint
-                .as_ref()
-                .map(|fp| serde_json::to_value(fp).unwrap_or(Value::Null)),
+            fingerprint: f.fingerprint.as_ref().map(FingerprintOut::of),
             generation: f.generation,
             group: &f.group,
             kind: f.kind,
             reason: &f.reason,
-            resource: json!(f.resource),
+            resource: f.resource.as_ref().map(ResourceOut),
             schema_version: line.then_some(SCHEMA_VERSION),
             severity: f.severity(),
-            started: json!(f.started),
+            started: ResourcesOut(&f.started),
             trigger: line_out(&f.trigger),
             kind_of_line: line.then_some("finding"),
             upstream: f.upstream,
@@ -305,41 +362,46 @@ impl Serialize for Findings<'_> {
 /// `out` in one piece.
 pub fn write_jsonl_finding(names: &dyn Names, f: &Finding, out: &mut dyn Write) -> io::Result<()> {
     thread_local! {
-        static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+        static LINE: std::cell::RefCell<LineWriter> = std::cell::RefCell::new(LineWriter::default());
     }
-    BUF.with_borrow_mut(|buf| {
+    LINE.with_borrow_mut(|w| {
+        let LineWriter { buf, carried } = w;
         buf.clear();
-        finding_line(names, f, buf);
+        finding_line(names, f, carried, buf);
         buf.push(b'\n');
         let r = out.write_all(buf);
         if buf.capacity() > 1 << 20 {
             // One huge finding does not keep its buffer.
-            *buf = Vec::new();
+            *w = LineWriter::default();
         }
         r
     })
 }
 
+/// What writing JSON lines keeps from one finding to the next: the
+/// buffer, and the last trigger's quoted text and time stamp (the
+/// findings of one line follow each other).
+#[derive(Default)]
+struct LineWriter {
+    buf: Vec<u8>,
+    carried: Carry,
+}
+
+#[derive(Default)]
+struct Carry {
+    text: json_write::Carried,
+    stamps: Stamps,
+}
+
 /// [`FindingOut::of`] with `line: true`, as serde_json writes it (fields
 /// in the same, sorted, order).
-fn finding_line(names: &dyn Names, f: &Finding, out: &mut Vec<u8>) {
-    use json_write::{integer, key, opt_string, string, value};
-    fn line_fields(names: &dyn Names, l: &SourceLine, out: &mut Vec<u8>) {
-        key("line", out);
-        json_write::unsigned(l.line, out);
-        out.push(b',');
-        key("source", out);
-        string(names.source_name(l.source), out);
-        out.push(b',');
-        key("text", out);
-        string(&l.text, out);
-        out.push(b',');
-        key("timestamp", out);
-        match l.ts {
-            Some(t) => string(&t.iso(), out),
-            None => out.extend_from_slice(b"null"),
-        }
-    }
+fn finding_line(names: &dyn Names, f: &Finding, carry: &mut Carry, out: &mut Vec<u8>) {
+    use json_write::{Quoted, integer, key, opt_string, plain, string};
+    let mut texts = Quoted::default();
+    let Carry {
+        text: carried,
+        stamps,
+    } = carry;
     out.push(b'{');
     key("evidence", out);
     out.push(b'[');
@@ -359,13 +421,10 @@ fn finding_line(names: &dyn Names, f: &Finding, out: &mut Vec<u8>) {
         string(names.source_name(e.line.source), out);
         out.push(b',');
         key("text", out);
-        string(&e.line.text, out);
+        texts.string(&e.line.text, carried, out);
         out.push(b',');
         key("timestamp", out);
-        match e.line.ts {
-            Some(t) => string(&t.iso(), out),
-            None => out.extend_from_slice(b"null"),
-        }
+        stamps.write(e.line.ts, out);
         out.push(b',');
         key("worker", out);
         opt_string(e.worker.as_deref(), out);
@@ -373,9 +432,31 @@ fn finding_line(names: &dyn Names, f: &Finding, out: &mut Vec<u8>) {
     }
     out.extend_from_slice(b"],");
     if let Some(fp) = &f.fingerprint {
+        // FingerprintOut: generation_distance, group, kind, message,
+        // resource, worker.
         key("fingerprint", out);
-        value(&serde_json::to_value(fp).unwrap_or(Value::Null), out);
+        out.push(b'{');
+        key("generation_distance", out);
+        match fp.generation_distance {
+            Some(d) => integer(d, out),
+            None => out.extend_from_slice(b"null"),
+        }
         out.push(b',');
+        key("group", out);
+        opt_string(fp.group.as_deref(), out);
+        out.push(b',');
+        key("kind", out);
+        string(&fp.kind, out);
+        out.push(b',');
+        key("message", out);
+        string(&fp.message, out);
+        out.push(b',');
+        key("resource", out);
+        string(&fp.resource, out);
+        out.push(b',');
+        key("worker", out);
+        string(&fp.worker, out);
+        out.extend_from_slice(b"},");
     }
     key("generation", out);
     match f.generation {
@@ -387,30 +468,52 @@ fn finding_line(names: &dyn Names, f: &Finding, out: &mut Vec<u8>) {
     opt_string(f.group.as_deref(), out);
     out.push(b',');
     key("kind", out);
-    let _ = serde_json::to_writer(&mut *out, &f.kind);
+    plain(f.kind.as_str().as_bytes(), out);
     out.push(b',');
     key("reason", out);
     string(&f.reason, out);
     out.push(b',');
     key("resource", out);
-    value(&json!(f.resource), out);
+    match &f.resource {
+        Some(r) => resource_line(r, out),
+        None => out.extend_from_slice(b"null"),
+    }
     out.push(b',');
     key("schema_version", out);
     integer(SCHEMA_VERSION, out);
     out.push(b',');
     key("severity", out);
-    let _ = serde_json::to_writer(&mut *out, &f.severity());
+    plain(f.severity().as_str().as_bytes(), out);
     out.push(b',');
     key("started", out);
-    value(&json!(f.started), out);
+    out.push(b'[');
+    for (k, r) in f.started.iter().enumerate() {
+        if k > 0 {
+            out.push(b',');
+        }
+        resource_line(r, out);
+    }
+    out.push(b']');
     out.push(b',');
     key("trigger", out);
+    // LineOut: line, source, text, timestamp.
+    let l = &f.trigger;
     out.push(b'{');
-    line_fields(names, &f.trigger, out);
-    out.push(b'}');
+    key("line", out);
+    json_write::unsigned(l.line, out);
     out.push(b',');
+    key("source", out);
+    string(names.source_name(l.source), out);
+    out.push(b',');
+    key("text", out);
+    let (from, to) = texts.string(&l.text, carried, out);
+    carried.keep(&l.text, &out[from..to]);
+    out.push(b',');
+    key("timestamp", out);
+    stamps.write(l.ts, out);
+    out.extend_from_slice(b"},");
     key("type", out);
-    string("finding", out);
+    plain(b"finding", out);
     out.push(b',');
     key("upstream", out);
     opt_string(f.upstream, out);
@@ -418,6 +521,64 @@ fn finding_line(names: &dyn Names, f: &Finding, out: &mut Vec<u8>) {
     key("worker", out);
     string(&f.worker, out);
     out.push(b'}');
+}
+
+/// [`ResourceOut`] as serde_json's compact form writes it.
+fn resource_line(r: &Resource, out: &mut Vec<u8>) {
+    use json_write::{key, string, unsigned};
+    out.push(b'{');
+    key("connector", out);
+    string(r.connector_name(), out);
+    out.push(b',');
+    key("id", out);
+    match r {
+        Resource::Connector(n) => {
+            string(n, out);
+            out.push(b',');
+        }
+        Resource::Task(t) => {
+            // `<connector>-<n>`: the connector's quoted form, then `-<n>`
+            // inside the quotes (neither needs an escape).
+            string(&t.connector, out);
+            out.pop();
+            out.push(b'-');
+            unsigned(u64::from(t.index), out);
+            out.extend_from_slice(b"\",");
+            key("task", out);
+            unsigned(u64::from(t.index), out);
+            out.push(b',');
+        }
+    }
+    key("type", out);
+    out.extend_from_slice(match r {
+        Resource::Connector(_) => b"\"connector\"}",
+        Resource::Task(_) => b"\"task\"}",
+    });
+}
+
+/// Time stamps as a finding's lines print them (`Timestamp::iso`, which
+/// needs no escape), each distinct one formatted once: a finding's lines
+/// often share theirs.
+#[derive(Default)]
+struct Stamps {
+    last: Option<(crate::model::Timestamp, String)>,
+}
+
+impl Stamps {
+    fn write(&mut self, ts: Option<crate::model::Timestamp>, out: &mut Vec<u8>) {
+        let Some(t) = ts else {
+            out.extend_from_slice(b"null");
+            return;
+        };
+        match &self.last {
+            Some((u, iso)) if *u == t => json_write::plain(iso.as_bytes(), out),
+            _ => {
+                let iso = t.iso();
+                json_write::plain(iso.as_bytes(), out);
+                self.last = Some((t, iso));
+            }
+        }
+    }
 }
 
 /// What follows the findings in JSON lines: one line per input error
@@ -504,4 +665,103 @@ pub fn write_replay_json(report: &Report, out: &mut dyn Write) -> io::Result<()>
     });
     serde_json::to_writer_pretty(&mut *out, &v)?;
     writeln!(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::sink::SourceTable;
+    use crate::finding::{Kind, fingerprint::WorkerIdentity};
+    use crate::model::{SourceId, TaskId, Timestamp};
+    use std::sync::Arc;
+
+    fn line(source: u32, n: u64, ts: Option<i64>, text: &str) -> SourceLine {
+        SourceLine {
+            source: SourceId(source),
+            line: n,
+            seq: n,
+            ts: ts.map(Timestamp),
+            text: Arc::from(text),
+            msg: (0, 0),
+        }
+    }
+
+    /// Findings of every shape the small values take: a task, a connector
+    /// and no resource; started lists empty and not; a fingerprint with
+    /// and without a generation distance; lines to escape, shared and
+    /// repeated texts, time stamps shared and not.
+    fn findings() -> Vec<Finding> {
+        let a = line(
+            0,
+            3,
+            Some(1_566_298_800_216),
+            "[2019-08-20 11:00:00,216] INFO \"quoted\" \\ tab\there (x.Y:1)",
+        );
+        let b = line(1, 3, Some(1_566_298_800_216), &a.text);
+        let c = line(1, 9, None, "  at a.B(C.java:1)\u{1}");
+        let task = Resource::Task(TaskId::new("sink\"a", 12));
+        let conn = Resource::Connector(Arc::from("jdbc-source"));
+        let mut out = Vec::new();
+        for (k, (resource, started)) in [
+            (Some(task.clone()), vec![]),
+            (Some(conn.clone()), vec![conn.clone(), task.clone()]),
+            (None, vec![task]),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut f = Finding {
+                kind: Kind::ALL[k * 3 % 8],
+                worker: "w/connect-1.log".into(),
+                group: (k != 1).then(|| "connect-cluster".into()),
+                generation: (k != 2).then_some(7 + k as i32),
+                resource,
+                started,
+                trigger: a.clone(),
+                evidence: vec![
+                    Evidence::new("assigned here", &a),
+                    Evidence {
+                        role: "and \"there\"".into(),
+                        worker: Some("w/twin.log".into()),
+                        line: b.clone(),
+                    },
+                    Evidence::new("then", &c),
+                ],
+                reason: format!("reason {k}: \"x\"\n"),
+                upstream: (k == 1).then_some("KAFKA-1"),
+                fingerprint: None,
+            };
+            let first = (k != 1).then_some(2);
+            let who = WorkerIdentity::from_parts("w/connect-1.log", None, None, first);
+            if k < 2 {
+                f.fingerprint = Some(crate::finding::fingerprint(&f, &who));
+            }
+            out.push(f);
+        }
+        out
+    }
+
+    #[test]
+    fn finding_lines_are_the_serialized_value_trees() {
+        let names = SourceTable(vec!["w/connect-1.log".into(), "w/twin.log".into()]);
+        // One carry through them all, as from one finding to the next.
+        let mut carry = Carry::default();
+        for f in findings().into_iter().chain(findings()) {
+            let mut buf = Vec::new();
+            finding_line(&names, &f, &mut carry, &mut buf);
+            let ours = String::from_utf8(buf).unwrap();
+            let mut tree = finding_json(&names, &f);
+            tree["schema_version"] = json!(SCHEMA_VERSION);
+            tree["type"] = json!("finding");
+            assert_eq!(ours, serde_json::to_string(&tree).unwrap());
+            assert_eq!(
+                ours,
+                serde_json::to_string(&FindingOut::of(&names, &f, true)).unwrap()
+            );
+            assert_eq!(
+                serde_json::to_string_pretty(&FindingOut::of(&names, &f, false)).unwrap(),
+                serde_json::to_string_pretty(&finding_json(&names, &f)).unwrap()
+            );
+        }
+    }
 }

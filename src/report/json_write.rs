@@ -5,15 +5,14 @@
 //! Strings are scanned a block of bytes at a time for the bytes JSON
 //! escapes.
 
-use serde_json::Value;
-
 /// Does any byte of the block need escaping in a JSON string (`"`, `\` or
 /// a control byte below 0x20)? Branch-free over a fixed-size block, which
-/// the compiler turns into a few vector compares.
+/// the compiler turns into a few vector compares. `c ^ 2 <= 0x20` holds
+/// for the control bytes and `"` (0x22) alone: one compare for both.
 #[inline]
 fn block_needs_escape(block: &[u8; BLOCK]) -> bool {
     block.iter().fold(0u8, |acc, &c| {
-        acc | u8::from(c < 0x20) | u8::from(c == b'"') | u8::from(c == b'\\')
+        acc | u8::from(c ^ 2 <= 0x20) | u8::from(c == b'\\')
     }) != 0
 }
 
@@ -41,14 +40,24 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// Appends `s` as a JSON string (quotes included).
 pub fn string(s: &str, out: &mut Vec<u8>) {
-    let b = s.as_bytes();
-    out.reserve(b.len() + 2);
+    out.reserve(s.len() + 2);
     out.push(b'"');
+    escaped(s.as_bytes(), out);
+    out.push(b'"');
+}
+
+/// Appends the bytes of a string as JSON quotes them, without the quotes.
+fn escaped(b: &[u8], out: &mut Vec<u8>) {
+    if clean(b) {
+        // The usual case: nothing to escape, one copy.
+        out.extend_from_slice(b);
+        return;
+    }
     let mut copied = 0;
     let mut i = 0;
     while i < b.len() {
         // Clean blocks are skipped whole; the first block holding a byte to
-        // escape, and the tail, go byte by byte.
+        // escape goes byte by byte.
         while let Some(block) = b.get(i..i + BLOCK) {
             let block: &[u8; BLOCK] = block.try_into().unwrap_or(&[0; BLOCK]);
             if block_needs_escape(block) {
@@ -57,6 +66,14 @@ pub fn string(s: &str, out: &mut Vec<u8>) {
             i += BLOCK;
         }
         let end = (i + BLOCK).min(b.len());
+        if end - i < BLOCK {
+            // The tail, tested as one block padded with a plain byte.
+            let mut tail = [b'a'; BLOCK];
+            tail[..end - i].copy_from_slice(&b[i..end]);
+            if !block_needs_escape(&tail) {
+                break;
+            }
+        }
         while i < end {
             let c = b[i];
             if let Some(esc) = escape_of(c) {
@@ -74,46 +91,82 @@ pub fn string(s: &str, out: &mut Vec<u8>) {
         }
     }
     out.extend_from_slice(&b[copied..]);
+}
+
+/// Does no byte of `b` need an escape? Blocks from the start, then the
+/// last block (which may overlap the one before it); a string shorter
+/// than a block is tested as one block padded with a plain byte.
+#[inline]
+fn clean(b: &[u8]) -> bool {
+    if b.len() < BLOCK {
+        let mut block = [b'a'; BLOCK];
+        block[..b.len()].copy_from_slice(b);
+        return !block_needs_escape(&block);
+    }
+    let mut blocks = b.chunks_exact(BLOCK);
+    if blocks.any(|c| block_needs_escape(c.try_into().unwrap_or(&[0; BLOCK]))) {
+        return false;
+    }
+    let last: &[u8; BLOCK] = b[b.len() - BLOCK..].try_into().unwrap_or(&[0; BLOCK]);
+    !block_needs_escape(last)
+}
+
+/// Appends `"` + `s` + `"` for a string known to need no escape (ASCII
+/// names, digits, time stamps).
+pub fn plain(s: &[u8], out: &mut Vec<u8>) {
+    debug_assert!(!s.iter().any(|&c| c ^ 2 <= 0x20 || c == b'\\'));
+    out.push(b'"');
+    out.extend_from_slice(s);
     out.push(b'"');
 }
 
-/// Appends `v` as serde_json's compact form writes it (object keys in the
-/// map's order: sorted, serde_json being built without `preserve_order`).
-pub fn value(v: &Value, out: &mut Vec<u8>) {
-    match v {
-        Value::Null => out.extend_from_slice(b"null"),
-        Value::Bool(true) => out.extend_from_slice(b"true"),
-        Value::Bool(false) => out.extend_from_slice(b"false"),
-        Value::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                integer(i, out);
-            } else {
-                // Floats (none in findings): serde_json's own writer.
-                let _ = serde_json::to_writer(&mut *out, n);
-            }
+/// Appends `s` as a JSON string, reusing the quoted bytes when the same
+/// text was already quoted into `out` (a finding quotes its trigger line
+/// among its evidence, and a storm's evidence repeats one line from
+/// several workers' logs) or is the carried one ([`Carried`]: the
+/// previous finding's trigger): the text is compared, not escaped again.
+#[derive(Default)]
+pub struct Quoted<'a> {
+    seen: [(&'a str, usize, usize); 4],
+    n: usize,
+}
+
+impl<'a> Quoted<'a> {
+    /// Appends `s` quoted; returns where in `out` the quoted form is.
+    pub fn string(&mut self, s: &'a str, carried: &Carried, out: &mut Vec<u8>) -> (usize, usize) {
+        let a = out.len();
+        // The same line (one `Arc`) is found by its address.
+        let same = |t: &&str| (t.as_ptr() == s.as_ptr() && t.len() == s.len()) || *t == s;
+        if let Some(&(_, from, to)) = self.seen[..self.n].iter().find(|(t, _, _)| same(t)) {
+            out.extend_from_within(from..to);
+        } else if let Some((_, quoted)) = carried.0.as_ref().filter(|(t, _)| **t == *s) {
+            out.extend_from_slice(quoted);
+        } else {
+            string(s, out);
         }
-        Value::String(s) => string(s, out),
-        Value::Array(a) => {
-            out.push(b'[');
-            for (k, x) in a.iter().enumerate() {
-                if k > 0 {
-                    out.push(b',');
-                }
-                value(x, out);
-            }
-            out.push(b']');
+        if self.n < self.seen.len() {
+            self.seen[self.n] = (s, a, out.len());
+            self.n += 1;
         }
-        Value::Object(m) => {
-            out.push(b'{');
-            for (k, (key, x)) in m.iter().enumerate() {
-                if k > 0 {
-                    out.push(b',');
-                }
-                string(key, out);
-                out.push(b':');
-                value(x, out);
+        (a, out.len())
+    }
+}
+
+/// A text and its quoted form, kept from one finding to the next.
+#[derive(Default)]
+pub struct Carried(Option<(std::sync::Arc<str>, Vec<u8>)>);
+
+impl Carried {
+    /// Keeps `text`, quoted as `quoted`, unless it is kept already.
+    pub fn keep(&mut self, text: &std::sync::Arc<str>, quoted: &[u8]) {
+        match &mut self.0 {
+            Some((t, _)) if std::sync::Arc::ptr_eq(t, text) => {}
+            Some((t, q)) => {
+                *t = text.clone();
+                q.clear();
+                q.extend_from_slice(quoted);
             }
-            out.push(b'}');
+            None => self.0 = Some((text.clone(), quoted.to_vec())),
         }
     }
 }
@@ -199,21 +252,7 @@ mod tests {
     }
 
     #[test]
-    fn values_write_as_serde_json_does() {
-        let v = serde_json::json!({
-            "b": [1, -2, null, true, false, "x\"y", {"z": "\u{1}\n"}],
-            "a": i64::MIN,
-            "c": u64::MAX,
-            "d": 1.5,
-            "e": {},
-            "f": [],
-        });
-        let mut out = Vec::new();
-        value(&v, &mut out);
-        assert_eq!(
-            String::from_utf8(out).unwrap(),
-            serde_json::to_string(&v).unwrap()
-        );
+    fn numbers_write_as_serde_json_does() {
         for n in [0i64, 7, -7, 10, 99, i64::MAX, i64::MIN] {
             let mut out = Vec::new();
             integer(n, &mut out);
@@ -224,9 +263,49 @@ mod tests {
         assert_eq!(String::from_utf8(out).unwrap(), u64::MAX.to_string());
     }
 
+    #[test]
+    fn escapes_at_every_place_of_long_strings() {
+        // Every byte to escape at every offset of strings longer than a
+        // block, so that each lands in a clean block's place, a block
+        // with an escape, and the tail.
+        for c in [
+            '"', '\\', '\n', '\u{1}', '\u{1f}', ' ', '!', '#', '\u{7f}', 'é',
+        ] {
+            for len in [31, 32, 33, 63, 64, 65, 100] {
+                for at in 0..len {
+                    let s: String = (0..len).map(|k| if k == at { c } else { 'x' }).collect();
+                    assert_eq!(
+                        ours(&s),
+                        serde_json::to_string(&s).unwrap(),
+                        "{c:?} {len} {at}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn quoted_texts_are_reused_byte_for_byte() {
+        let (a, b) = ("a \"quoted\" line", String::from("a \"quoted\" line"));
+        let mut q = Quoted::default();
+        let mut out = Vec::new();
+        let mut carried = Carried::default();
+        let kept: std::sync::Arc<str> = "kept \"\\\" text".into();
+        carried.keep(&kept, serde_json::to_string(&*kept).unwrap().as_bytes());
+        for s in [a, "other", &b, "x", "y", &kept, "z", "w", a, &kept] {
+            q.string(s, &carried, &mut out);
+            out.push(b',');
+        }
+        let want: String = [a, "other", &b, "x", "y", &kept, "z", "w", a, &kept]
+            .iter()
+            .map(|s| serde_json::to_string(s).unwrap() + ",")
+            .collect();
+        assert_eq!(String::from_utf8(out).unwrap(), want);
+    }
+
     proptest! {
         #[test]
-        fn strings_write_as_serde_json_does(s in "\\PC*|[\\x00-\\x7f]{0,40}") {
+        fn strings_write_as_serde_json_does(s in "\\PC*|[\\x00-\\x7f]{0,40}|[\\x00-\\x7f]{30,140}") {
             prop_assert_eq!(ours(&s), serde_json::to_string(&s).unwrap());
         }
     }
