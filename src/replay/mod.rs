@@ -629,6 +629,11 @@ impl WorkerReplay {
             Event::TargetStateChange(c) => {
                 self.config.entry(c.clone()).or_default().target_change = Some(line.clone());
                 self.inc.offset = None;
+                // The target state moved again: a stop it excused is over
+                // (a worker that runs none of the connector's work may log
+                // no `Setting connector X state to …` of the resume; a new
+                // stop logs its `Setting … STOPPED` right after this line).
+                self.inc.ctx.target_stopped.remove(c);
             }
             Event::TaskConfigsUpdated(tasks) => self.task_claim(tasks, line),
             Event::HandlingConnectorUpdate { connector, action } => {

@@ -320,3 +320,33 @@ fn a_time_jump_inside_a_rebalance_leaves_it_unjudged() {
         rep.summary.notes
     );
 }
+
+/// A connector stopped (KIP-875) and resumed later, on a worker that runs
+/// only one of its tasks: its resume may log no `Setting connector X state
+/// to STARTED` here, only the herder's `target state change`. A later
+/// rebalance stop of the task is judged again, not excused by the old stop.
+#[test]
+fn a_target_state_change_ends_the_stopped_excuse() {
+    use crate::event::TargetState;
+    let stopped_then = |resume: bool| {
+        let mut r = started(&[t("a", 0)]);
+        r.ev(Event::TargetStateChange(n("a")))
+            .ev(Event::SettingTargetState {
+                connector: n("a"),
+                state: TargetState::Stopped,
+            });
+        if resume {
+            r.ev(Event::TargetStateChange(n("a")));
+        }
+        rebalance(&mut r)
+            .ev(Event::Stopping(task("a", 0)))
+            .ev(coop(2, 5, &[], &[t("a", 0)], &[]));
+        r.finish()
+    };
+    // Still stopped: the stop is the stopped connector's.
+    assert_eq!(stopped_then(false), vec![]);
+    // Resumed: the task stays assigned and is not revoked.
+    let f = stopped_then(true);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].1, Kind::UnnecessaryStop);
+}
