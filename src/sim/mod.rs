@@ -223,6 +223,11 @@ pub(crate) fn run_cluster(
     let mut segments = Vec::new();
     let mut total_lines = 0;
     let mut total_bytes = 0;
+    // The logs end: a leaver's last line may prove what its log had not.
+    {
+        let em = &cl.em;
+        cl.oracle.finish(|w| em.last_ms(w));
+    }
     for (i, out) in cl.em.finish()?.into_iter().enumerate() {
         let wk = &cl.workers[i];
         total_lines += out.lines;

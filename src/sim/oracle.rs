@@ -53,12 +53,16 @@ struct View {
     /// Connectors created again after a removal, with no task-config line
     /// naming them since: their tasks have no configs of their own yet.
     recreated: BTreeSet<u16>,
+    /// The last `Starting …` line's resource and time stamp (epoch ms).
+    starting_ms: Option<(Res, i64)>,
 }
 
 /// The model's tables the oracle names things with.
 pub(super) struct Names<'a> {
     pub workers: &'a [Worker],
     pub names: &'a [String],
+    /// The logs written so far (their records' time stamps).
+    pub em: &'a super::emit::Emitter,
 }
 
 impl Names<'_> {
@@ -71,12 +75,26 @@ impl Names<'_> {
     }
 }
 
+/// A duplicate with a leaver's kept instance, not provable yet.
+struct Deferred {
+    leaver: usize,
+    resource: Res,
+    /// The other worker's start (epoch ms).
+    start_ms: i64,
+    expected: Expected,
+}
+
+/// The auditor's margin for two hosts' clocks: an overlap shorter than it
+/// proves nothing.
+const SKEW_MS: i64 = crate::cluster::leavers::SKEW_MS;
+
 #[derive(Default)]
 pub(super) struct Oracle {
     pub expected: Vec<Expected>,
     /// Duplicates with a worker that left without revoking, provable only
-    /// once that worker's log goes on: (the leaver, the expectation).
-    deferred: Vec<(usize, Expected)>,
+    /// once that worker's log goes on past the other start by more than the
+    /// auditor's clock margin.
+    deferred: Vec<Deferred>,
     /// Cross-worker duplicate episodes already reported.
     episodes: BTreeSet<Episode>,
     view: Vec<View>,
@@ -90,15 +108,26 @@ impl Oracle {
         }
     }
 
-    /// A worker that left without revoking logs a lifecycle line: the
-    /// duplicates with its kept instances are provable now (its log shows
-    /// it still ran them after the other start).
-    fn leaver_goes_on(&mut self, u: usize) {
+    /// A worker that left without revoking logs a lifecycle line at
+    /// `now_ms`: the duplicates with its kept instances whose other start
+    /// lies more than the clock margin before it are provable now (its log
+    /// shows it still ran them after the other start).
+    fn leaver_goes_on(&mut self, u: usize, now_ms: i64) {
         let (now, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.deferred)
             .into_iter()
-            .partition(|(l, _)| *l == u);
+            .partition(|d| d.leaver == u && now_ms > d.start_ms + SKEW_MS);
         self.deferred = later;
-        self.expected.extend(now.into_iter().map(|(_, e)| e));
+        self.expected.extend(now.into_iter().map(|d| d.expected));
+    }
+
+    /// The logs end: a leaver's last line past the margin proves what its
+    /// log had not proved yet (`last_ms`: each worker's last record).
+    pub fn finish(&mut self, last_ms: impl Fn(usize) -> i64) {
+        for d in std::mem::take(&mut self.deferred) {
+            if last_ms(d.leaver) > d.start_ms + SKEW_MS {
+                self.expected.push(d.expected);
+            }
+        }
     }
 
     fn expect(
@@ -200,7 +229,7 @@ impl Oracle {
     pub fn worker_started(&mut self, w: usize) {
         // Kept instances died at an unknown moment before this restart:
         // their duplicates are not provable.
-        self.deferred.retain(|(l, _)| *l != w);
+        self.deferred.retain(|d| d.leaver != w);
         let v = &mut self.view[w];
         v.owned = None;
         v.known = None;
@@ -228,7 +257,10 @@ impl Oracle {
 
     /// The judgement of a real stop of the instance started on `start`.
     pub fn stopped(&mut self, n: &Names, w: usize, r: Res, line: u64, why: Why, start: u64) {
-        self.leaver_goes_on(w);
+        self.leaver_goes_on(w, n.em.last_ms(w));
+        // The leaver stopped it within the margin of the other start:
+        // nothing is provable.
+        self.deferred.retain(|d| d.leaver != w || d.resource != r);
         match why {
             Why::Spurious => self.expect(
                 n,
@@ -298,6 +330,7 @@ impl Oracle {
     /// A `Starting …` line: a second instance on this worker, or work the
     /// worker does not own (`already`: an instance runs here).
     pub fn starting(&mut self, n: &Names, w: usize, r: Res, line: u64, already: bool) {
+        self.view[w].starting_ms = Some((r, n.em.last_ms(w)));
         if already {
             self.expect(
                 n,
@@ -325,7 +358,7 @@ impl Oracle {
 
     /// A start that left an instance running on `w` (started on `line`).
     pub fn started(&mut self, n: &Names, w: usize, r: Res, line: u64) {
-        self.leaver_goes_on(w);
+        self.leaver_goes_on(w, n.em.last_ms(w));
         self.view[w].lost_reported.remove(&r);
         if let Res::Task(c, _) = r
             && self.view[w].recreated.contains(&c)
@@ -348,6 +381,10 @@ impl Oracle {
         // Instances of workers that left without revoking run on, whatever
         // the generation.
         let mine = (w, line);
+        let start_ms = match self.view[w].starting_ms {
+            Some((s, ms)) if s == r => ms,
+            _ => n.em.last_ms(w),
+        };
         for u in 0..n.workers.len() {
             let Some(left) = self.view[u].departed else {
                 continue;
@@ -371,8 +408,13 @@ impl Oracle {
                 self.expect(n, (w, line), "zombie", Some(r), Scope::Cluster, why);
                 // Provable once the leaver's log goes on (not if it
                 // restarts or its log ends first).
-                if let Some(e) = self.expected.pop() {
-                    self.deferred.push((u, e));
+                if let Some(expected) = self.expected.pop() {
+                    self.deferred.push(Deferred {
+                        leaver: u,
+                        resource: r,
+                        start_ms,
+                        expected,
+                    });
                 }
             }
         }
@@ -396,7 +438,7 @@ impl Oracle {
     /// revoked work still running with no stop in this rebalance, and the
     /// duplicates and double claims it makes provable across workers.
     pub fn assignment(&mut self, n: &Names, w: usize, line: u64, revoked: &[Res], coop: bool) {
-        self.leaver_goes_on(w);
+        self.leaver_goes_on(w, n.em.last_ms(w));
         {
             let v = &mut self.view[w];
             v.in_window = false;

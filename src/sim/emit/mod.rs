@@ -139,6 +139,12 @@ impl Emitter {
 
     /// Writes every log out: what each worker's log holds, or the first
     /// write error.
+    /// The time stamp of worker `w`'s last record (epoch ms; `i64::MIN`
+    /// before its first).
+    pub fn last_ms(&self, w: usize) -> i64 {
+        self.logs.get(w).map_or(i64::MIN, |l| l.last_ms)
+    }
+
     pub fn finish(&mut self) -> io::Result<Vec<Written>> {
         let mut err = None;
         let mut out = Vec::with_capacity(self.logs.len());

@@ -220,6 +220,8 @@ pub struct WorkerLog {
     /// The current record's MDC, for the Strimzi thread name.
     cur_task: Option<(Vec<u8>, u16)>,
     cur_th: Th,
+    /// The time stamp of the last record started (epoch ms).
+    pub last_ms: i64,
 }
 
 impl WorkerLog {
@@ -245,6 +247,7 @@ impl WorkerLog {
             error: None,
             cur_task: None,
             cur_th: Th::Herder,
+            last_ms: i64::MIN,
         }
     }
 
@@ -325,6 +328,7 @@ impl WorkerLog {
     pub fn head(&mut self, clock: &mut Clock, lvl: Lvl, mdc: Mdc, th: Th) -> u64 {
         self.maybe_rotate();
         let stamp = clock.stamp();
+        self.last_ms = clock.now();
         self.cur_th = th;
         self.cur_task = None;
         match self.layout {

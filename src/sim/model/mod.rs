@@ -373,6 +373,7 @@ impl Cluster {
             Names {
                 workers: &self.workers,
                 names: &self.names,
+                em: &self.em,
             },
         )
     }
