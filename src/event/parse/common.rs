@@ -90,12 +90,21 @@ pub fn task_id(s: &str) -> Option<TaskId> {
 }
 
 /// [`task_id`]'s connector name and index, the name not yet interned.
+/// The digits are walked back from the end to the `-` before them (a
+/// byte other than a digit or `-` there means the last `-` is further
+/// left, so the index would not be all digits), then read forward with
+/// checked arithmetic (an index past `u32` is no task id).
 fn split_task_id(s: &str) -> Option<(&str, u32)> {
-    let (connector, index) = s.rsplit_once('-')?;
-    if connector.is_empty() || index.is_empty() || !index.bytes().all(|b| b.is_ascii_digit()) {
+    let b = s.as_bytes();
+    let start = b.iter().rposition(|c| !c.is_ascii_digit())? + 1;
+    if start == b.len() || start < 2 || b[start - 1] != b'-' {
         return None;
     }
-    Some((connector, index.parse::<u32>().ok()?))
+    let index = b[start..].iter().try_fold(0u32, |n, &c| {
+        n.checked_mul(10)?.checked_add(u32::from(c - b'0'))
+    })?;
+    // `start - 1` is the index of the ASCII `-`.
+    Some((&s[..start - 1], index))
 }
 
 // ---------------------------------------------------------------------------
@@ -434,6 +443,10 @@ mod tests {
         }
         // Only the last '-' separates: the name keeps any trailing '-'.
         assert_eq!(task_id("conn--1"), Some(t("conn-", 1)));
+        // A one-byte name, leading zeros and the largest index still are.
+        assert_eq!(task_id("0-1"), Some(t("0", 1)));
+        assert_eq!(task_id("a-007"), Some(t("a", 7)));
+        assert_eq!(task_id("a-4294967295"), Some(t("a", u32::MAX)));
     }
 
     #[test]
