@@ -16,7 +16,7 @@ pub mod bare;
 pub mod json;
 
 use crate::model::Timestamp;
-use nom::bytes::complete::{tag, take_while1};
+use nom::bytes::complete::take_while1;
 use nom::character::complete::char;
 use nom::combinator::{opt, recognize};
 use nom::{IResult, Parser};
@@ -84,6 +84,17 @@ type Res<'a, T> = IResult<&'a str, T>;
 
 fn fail<T>(i: &str, kind: nom::error::ErrorKind) -> Res<'_, T> {
     Err(nom::Err::Error(nom::error::Error::new(i, kind)))
+}
+
+/// The literal `t` at the start of the input, like nom's `tag` (the same
+/// result and error), compared as one slice, not byte by byte (every
+/// worker line opens its `[Worker clientId=` prefix with one).
+fn tag<'a>(t: &'static str) -> impl Fn(&'a str) -> Res<'a, &'a str> {
+    move |i: &'a str| match i.strip_prefix(t) {
+        // `t.len()` ends the literal just matched: a char boundary.
+        Some(rest) => Ok((rest, &i[..t.len()])),
+        None => fail(i, nom::error::ErrorKind::Tag),
+    }
 }
 
 /// The longest prefix of ASCII bytes satisfying `pred` (at least `min`).

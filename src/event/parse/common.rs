@@ -11,7 +11,6 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use nom::branch::alt;
-use nom::bytes::complete::tag;
 use nom::character::complete::{alphanumeric1, i32 as int32, i64 as int64};
 use nom::combinator::{map, map_opt, opt, rest, value, verify};
 use nom::error::{Error, ErrorKind};
@@ -26,6 +25,18 @@ pub(crate) type PResult<'a, T> = IResult<&'a str, T>;
 /// A recoverable nom error at `i`.
 pub(crate) fn reject<T>(i: &str, kind: ErrorKind) -> PResult<'_, T> {
     Err(nom::Err::Error(Error::new(i, kind)))
+}
+
+/// The literal `t` at the start of the input, like nom's `tag` (the same
+/// result and error), compared as one slice: nom's compares byte by byte,
+/// and every parser opens with a literal (`Generation{generationId=`,
+/// `, connectorIds=`).
+pub(crate) fn tag<'a>(t: &'static str) -> impl Fn(&'a str) -> PResult<'a, &'a str> {
+    move |i: &'a str| match i.strip_prefix(t) {
+        // `t.len()` ends the literal just matched: a char boundary.
+        Some(rest) => Ok((rest, &i[..t.len()])),
+        None => reject(i, ErrorKind::Tag),
+    }
 }
 
 /// Everything before the first `pat` (possibly nothing), like nom's
@@ -640,6 +651,24 @@ mod tests {
         )
         .unwrap();
         assert_eq!(&*c, "a-b");
+    }
+
+    #[test]
+    fn tag_reads_as_nom_reads_it() {
+        for t in ["Assignment{error=", "'", "é, x"] {
+            for i in [
+                "",
+                "Assignment{error=0",
+                "Assignment{error",
+                "'x",
+                "é, xy",
+                "é,",
+                "x",
+            ] {
+                let nom_tag = nom::bytes::complete::tag::<_, _, Error<&str>>(t)(i);
+                assert_eq!(tag(t)(i), nom_tag, "{t:?} {i:?}");
+            }
+        }
     }
 
     #[test]
