@@ -346,6 +346,23 @@ fn name_bytes_by_arithmetic_match_the_table() {
     }
 }
 
+#[test]
+fn name_bytes_of_every_length_and_place() {
+    // Both sides of each 16-byte block and of the padded tail, a bad byte
+    // at each place (and none).
+    for len in 0..150 {
+        let name = vec![b'x'; len];
+        assert!(super::all_name_bytes(&name), "{len}");
+        for at in 0..len {
+            for bad in [b' ', b'(', 0xc3, b':'] {
+                let mut n = name.clone();
+                n[at] = bad;
+                assert!(!super::all_name_bytes(&n), "{len} {at} {bad:#x}");
+            }
+        }
+    }
+}
+
 /// `find_record` as it was first written: every byte of the first 256
 /// tried in turn. The `-`-anchored search must find the same place.
 fn find_record_every_byte(line: &str) -> Option<(usize, &str)> {
