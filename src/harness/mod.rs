@@ -13,7 +13,10 @@ mod framed;
 
 /// One line in any layout. Panics if an invariant breaks.
 pub fn line(data: &[u8]) {
-    let _ = trailing_logger(data);
+    let raw = trailing_logger(data);
+    if let Ok(t) = std::str::from_utf8(data) {
+        assert_eq!(layout::trailing_logger_text(t), raw);
+    }
     let text = String::from_utf8_lossy(data);
     let _ = split_stream(&text);
     let _ = layout::timestamp_of(&text);

@@ -16,7 +16,7 @@ pub mod bare;
 pub mod json;
 
 use crate::model::Timestamp;
-use nom::bytes::complete::{tag, take_while1};
+use nom::bytes::complete::take_while1;
 use nom::character::complete::char;
 use nom::combinator::{opt, recognize};
 use nom::{IResult, Parser};
@@ -86,6 +86,17 @@ fn fail<T>(i: &str, kind: nom::error::ErrorKind) -> Res<'_, T> {
     Err(nom::Err::Error(nom::error::Error::new(i, kind)))
 }
 
+/// The literal `t` at the start of the input, like nom's `tag` (the same
+/// result and error), compared as one slice, not byte by byte (every
+/// worker line opens its `[Worker clientId=` prefix with one).
+fn tag<'a>(t: &'static str) -> impl Fn(&'a str) -> Res<'a, &'a str> {
+    move |i: &'a str| match i.strip_prefix(t) {
+        // `t.len()` ends the literal just matched: a char boundary.
+        Some(rest) => Ok((rest, &i[..t.len()])),
+        None => fail(i, nom::error::ErrorKind::Tag),
+    }
+}
+
 /// The longest prefix of ASCII bytes satisfying `pred` (at least `min`).
 fn ascii_while<'a>(min: usize, pred: impl Fn(u8) -> bool) -> impl Fn(&'a str) -> Res<'a, &'a str> {
     move |i: &'a str| {
@@ -115,11 +126,62 @@ fn until2<'a>(a: u8, b: u8) -> impl Fn(&'a str) -> Res<'a, &'a str> {
 /// `yyyy-MM-dd HH:mm:ss,SSS` (also `T` and `.` as separators), then any
 /// sub-millisecond digits. Read byte by byte at fixed places: every record
 /// line starts with one.
+///
+/// The lines of a log come minute by minute: the last minute read (its
+/// first 16 bytes, `yyyy-MM-dd HH:mm`, and the time it starts at) is kept
+/// per thread, and a line of the same minute reads only its seconds and
+/// milliseconds.
 pub fn log4j_timestamp(i: &str) -> Res<'_, Option<Timestamp>> {
     let b = i.as_bytes();
+    let Some(minute) = b.get(..16).and_then(|m| <[u8; 16]>::try_from(m).ok()) else {
+        return fail(i, nom::error::ErrorKind::Digit);
+    };
     if b.len() < 23 {
         return fail(i, nom::error::ErrorKind::Digit);
     }
+    let key = u128::from_le_bytes(minute);
+    let digit = |k: usize| b[k].is_ascii_digit();
+    let tail = b[16] == b':'
+        && digit(17)
+        && digit(18)
+        && (b[19] == b',' || b[19] == b'.')
+        && digit(20)
+        && digit(21)
+        && digit(22);
+    let last = LAST_MINUTE.get();
+    let ts = if let Some((_, base)) = last.filter(|&(k, _)| tail && k == key) {
+        let d = |k: usize| i64::from(b[k] - b'0');
+        let sec = d(17) * 10 + d(18);
+        let ms = d(20) * 100 + d(21) * 10 + d(22);
+        (sec <= 60).then_some(Timestamp(base + sec * 1000 + ms))
+    } else {
+        let ts = full_timestamp(b).ok_or_else(|| {
+            nom::Err::Error(nom::error::Error::new(i, nom::error::ErrorKind::Digit))
+        })?;
+        if let Some(Timestamp(t)) = ts {
+            // The minute starts at the time less its seconds and milliseconds.
+            let into = i64::from(b[17] - b'0') * 10_000
+                + i64::from(b[18] - b'0') * 1000
+                + i64::from(b[20] - b'0') * 100
+                + i64::from(b[21] - b'0') * 10
+                + i64::from(b[22] - b'0');
+            LAST_MINUTE.set(Some((key, t - into)));
+        }
+        ts
+    };
+    let more = b[23..].iter().take_while(|c| c.is_ascii_digit()).count();
+    Ok((&i[23 + more..], ts))
+}
+
+thread_local! {
+    /// [`log4j_timestamp`]'s last minute read in full: its 16 bytes
+    /// (little-endian) and the time it starts at.
+    static LAST_MINUTE: std::cell::Cell<Option<(u128, i64)>> = const { std::cell::Cell::new(None) };
+}
+
+/// The whole `yyyy-MM-dd HH:mm:ss,SSS` of `b` (at least 23 bytes): `None`
+/// when it is not one, `Some(None)` when its fields are out of range.
+fn full_timestamp(b: &[u8]) -> Option<Option<Timestamp>> {
     let num = |from: usize, n: usize| -> Option<u32> {
         b[from..from + n].iter().try_fold(0u32, |a, &d| {
             d.is_ascii_digit().then(|| a * 10 + u32::from(d - b'0'))
@@ -131,24 +193,17 @@ pub fn log4j_timestamp(i: &str) -> Res<'_, Option<Timestamp>> {
         && b[13] == b':'
         && b[16] == b':'
         && (b[19] == b',' || b[19] == b'.');
-    let parts = (
-        num(0, 4),
-        num(5, 2),
-        num(8, 2),
-        num(11, 2),
-        num(14, 2),
-        num(17, 2),
-        num(20, 3),
-    );
-    let (true, (Some(y), Some(mo), Some(d), Some(h), Some(mi), Some(sec), Some(ms))) =
-        (seps, parts)
-    else {
-        return fail(i, nom::error::ErrorKind::Digit);
-    };
-    let more = b[23..].iter().take_while(|c| c.is_ascii_digit()).count();
-    Ok((
-        &i[23 + more..],
-        Timestamp::from_parts(i64::from(y), mo, d, h, mi, sec, ms),
+    if !seps {
+        return None;
+    }
+    Some(Timestamp::from_parts(
+        i64::from(num(0, 4)?),
+        num(5, 2)?,
+        num(8, 2)?,
+        num(11, 2)?,
+        num(14, 2)?,
+        num(17, 2)?,
+        num(20, 3)?,
     ))
 }
 
@@ -305,6 +360,22 @@ pub fn envelope(line: &str) -> Option<Envelope<'_>> {
 /// (other layouts, JSON, continuation lines): the caller must then parse
 /// the line in full. A cheap first test for the hot path.
 pub fn trailing_logger(line: &[u8]) -> Option<&str> {
+    trailing_logger_with(line, |a, b| std::str::from_utf8(&line[a..b]).ok())
+}
+
+/// [`trailing_logger`] of a line already decoded: the same answer, the
+/// name's bytes not validated again (they are `text`'s, cut at ASCII
+/// bytes).
+pub fn trailing_logger_text(text: &str) -> Option<&str> {
+    trailing_logger_with(text.as_bytes(), |a, b| text.get(a..b))
+}
+
+/// [`trailing_logger`]'s walk; `as_str` turns the byte range of a
+/// candidate name into text (`None`: not text, no name there).
+fn trailing_logger_with<'a>(
+    line: &'a [u8],
+    as_str: impl Fn(usize, usize) -> Option<&'a str>,
+) -> Option<&'a str> {
     let mut end = line.len();
     while end > 0 && matches!(line[end - 1], b' ' | b'\t' | b'\r') {
         end -= 1;
@@ -314,12 +385,14 @@ pub fn trailing_logger(line: &[u8]) -> Option<&str> {
         match s.last()? {
             b')' => {
                 let open = memchr::memrchr(b'(', s)?;
-                return logger_bytes(&s[open + 1..s.len() - 1])
+                return logger_span(&s[open + 1..s.len() - 1])
+                    .and_then(|(a, b)| as_str(open + 1 + a, open + 1 + b))
                     .filter(|name| !names_a_throwable(name));
             }
             b']' => {
                 let open = memchr::memrchr(b'[', s)?;
-                if let Some(l) = logger_bytes(&s[open + 1..s.len() - 1])
+                if let Some(l) = logger_span(&s[open + 1..s.len() - 1])
+                    .and_then(|(a, b)| as_str(open + 1 + a, open + 1 + b))
                     && l.contains('.')
                 {
                     return Some(l);
@@ -337,10 +410,11 @@ pub fn trailing_logger(line: &[u8]) -> Option<&str> {
     None
 }
 
-/// `a.b.C` or `a.b.C:123` → `a.b.C`, when the bytes can be a Java class
-/// name: not empty, no blank, a line number only of digits. (Cheap on
-/// purpose: the caller classifies the name against known loggers.)
-fn logger_bytes(b: &[u8]) -> Option<&str> {
+/// `a.b.C` or `a.b.C:123` → the range of `a.b.C`, when the bytes can be a
+/// Java class name: not empty, no blank, a line number only of digits.
+/// (Cheap on purpose: the caller classifies the name against known
+/// loggers.)
+fn logger_span(b: &[u8]) -> Option<(usize, usize)> {
     let name_end = memchr::memchr(b':', b).unwrap_or(b.len());
     let (name, line_no) = b.split_at(name_end);
     if name.is_empty()
@@ -349,7 +423,7 @@ fn logger_bytes(b: &[u8]) -> Option<&str> {
     {
         return None;
     }
-    std::str::from_utf8(name).ok()
+    Some((0, name_end))
 }
 
 /// Does this raw line start a log record (a record head in one of the
@@ -426,6 +500,23 @@ fn name_byte(c: u8) -> bool {
         | (c == b'$')
 }
 
+/// Are all of `b` [`name_byte`]s? Tested 16 bytes at a time, the last
+/// short piece padded with a name byte into one more block: no scalar tail
+/// (logger names run to 40–70 bytes, and the tail loops cost more than the
+/// blocks).
+fn all_name_bytes(b: &[u8]) -> bool {
+    let block = |c: &[u8]| c.iter().fold(true, |ok, &c| ok & name_byte(c));
+    let mut blocks = b.chunks_exact(16);
+    let mut ok = true;
+    for c in blocks.by_ref() {
+        ok &= block(c);
+    }
+    let tail = blocks.remainder();
+    let mut last = [b'a'; 16];
+    last[..tail.len()].copy_from_slice(tail);
+    ok & block(&last)
+}
+
 /// A Java logger name, optionally with `:%L` (digits or `?`).
 fn logger_name(i: &str) -> Res<'_, &str> {
     let b = i.as_bytes();
@@ -433,7 +524,7 @@ fn logger_name(i: &str) -> Res<'_, &str> {
     // off first): test the bytes before it in one branch-free pass, and
     // look for where the name ends only when one is not a name byte.
     let colon = memchr::memchr(b':', b).unwrap_or(b.len());
-    let n = if b[..colon].iter().fold(true, |ok, &c| ok & name_byte(c)) {
+    let n = if all_name_bytes(&b[..colon]) {
         colon
     } else {
         b.iter()

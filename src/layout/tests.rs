@@ -318,6 +318,20 @@ fn trailing_loggers() {
         ("2024 INFO x (org.a.SomeError)", None),
     ] {
         assert_eq!(trailing_logger(l.as_bytes()), want, "{l:?}");
+        assert_eq!(trailing_logger_text(l), want, "{l:?}");
+    }
+    // Non-ASCII text round a name: the decoded line's answer is the raw one.
+    for l in [
+        "2024 INFO é (org.a.B:1)",
+        "2024 INFO x (org.é.B)",
+        "2024 INFO x   [a.b.C] [thréad]",
+        "2024 INFO x (a.B) [é]",
+    ] {
+        assert_eq!(
+            trailing_logger_text(l),
+            trailing_logger(l.as_bytes()),
+            "{l:?}"
+        );
     }
 }
 
@@ -329,6 +343,23 @@ fn name_bytes_by_arithmetic_match_the_table() {
             super::LOGGER_BYTES[usize::from(c)],
             "byte {c:#x}"
         );
+    }
+}
+
+#[test]
+fn name_bytes_of_every_length_and_place() {
+    // Both sides of each 16-byte block and of the padded tail, a bad byte
+    // at each place (and none).
+    for len in 0..150 {
+        let name = vec![b'x'; len];
+        assert!(super::all_name_bytes(&name), "{len}");
+        for at in 0..len {
+            for bad in [b' ', b'(', 0xc3, b':'] {
+                let mut n = name.clone();
+                n[at] = bad;
+                assert!(!super::all_name_bytes(&n), "{len} {at} {bad:#x}");
+            }
+        }
     }
 }
 
@@ -378,4 +409,45 @@ fn find_record_tries_the_places_every_byte_would() {
         let got = find_record(l).map(|(pos, rest, _)| (pos, rest));
         assert_eq!(got, find_record_every_byte(l), "{l:?}");
     }
+}
+
+#[test]
+fn time_stamps_of_a_kept_minute_read_as_in_full() {
+    // Each stamp is read twice in a row and after others of its minute
+    // (the kept minute), and each must read as it does from scratch.
+    let stamps = [
+        "2024-05-02 10:28:17,775 INFO",
+        "2024-05-02 10:28:17,776 INFO",
+        "2024-05-02 10:28:59.999",
+        "2024-05-02 10:28:60,000",
+        "2024-05-02 10:28:61,000",
+        "2024-05-02 10:28:1x,000",
+        "2024-05-02 10:28:17;000",
+        "2024-05-02 10:28 17,000",
+        "2024-05-02T10:28:00,0001234 x",
+        "2024-13-02 10:28:17,775",
+        "2024-13-02 10:28:17,776",
+        "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0:00,000",
+        "1999-12-31 23:59:59,999",
+        "2024-05-02 10:28:17,77",
+    ];
+    let fresh = |s: &str| {
+        LAST_MINUTE.set(None);
+        log4j_timestamp(s).map(|(r, t)| (r.len(), t)).ok()
+    };
+    let want: Vec<_> = stamps.iter().map(|s| fresh(s)).collect();
+    for first in stamps {
+        for (s, w) in stamps.iter().zip(&want) {
+            LAST_MINUTE.set(None);
+            let _ = log4j_timestamp(first);
+            let got = log4j_timestamp(s).map(|(r, t)| (r.len(), t)).ok();
+            assert_eq!(&got, w, "{s:?} after {first:?}");
+        }
+    }
+    assert_eq!(
+        want[3],
+        Some((0, Timestamp::from_parts(2024, 5, 2, 10, 28, 60, 0)))
+    );
+    assert_eq!(want[4], Some((0, None)));
+    assert_eq!(want[5], None);
 }

@@ -621,13 +621,22 @@ impl StreamSink {
     }
 
     fn read_line(&mut self, number: u64, bytes: &[u8], how: Delivery) -> Step {
-        // Hot path: most candidate lines come from runtime loggers the
+        // Nearly every candidate line is decoded below: decode it first, so
+        // that the logger it ends with is read from the text.
+        let text = match std::str::from_utf8(bytes) {
+            Ok(s) => std::borrow::Cow::Borrowed(s),
+            Err(_) => String::from_utf8_lossy(bytes),
+        };
+        // Hot path: some candidate lines come from runtime loggers the
         // auditor does not read (plugin scanning, offset commits, configs);
-        // reject them from their raw bytes before decoding anything.
+        // reject them by their logger before parsing anything.
         if how == Delivery::Candidate
             && self.follow == Follow::None
             && self.parked.is_empty()
-            && let Some(l) = layout::trailing_logger(bytes)
+            && let Some(l) = match &text {
+                std::borrow::Cow::Borrowed(s) => layout::trailing_logger_text(s),
+                std::borrow::Cow::Owned(_) => layout::trailing_logger(bytes),
+            }
         {
             match LoggerKind::classify(l) {
                 None if l != herders::MIRROR_MAKER_LOGGER => return Step::Next(0),
@@ -641,10 +650,6 @@ impl StreamSink {
                 }
             }
         }
-        let text = match std::str::from_utf8(bytes) {
-            Ok(s) => std::borrow::Cow::Borrowed(s),
-            Err(_) => String::from_utf8_lossy(bytes),
-        };
         let classic;
         let (line, json) = if how == Delivery::Candidate && layout::is_json(&text) {
             match layout::json::to_classic(&text) {

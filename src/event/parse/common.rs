@@ -11,7 +11,6 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use nom::branch::alt;
-use nom::bytes::complete::tag;
 use nom::character::complete::{alphanumeric1, i32 as int32, i64 as int64};
 use nom::combinator::{map, map_opt, opt, rest, value, verify};
 use nom::error::{Error, ErrorKind};
@@ -26,6 +25,18 @@ pub(crate) type PResult<'a, T> = IResult<&'a str, T>;
 /// A recoverable nom error at `i`.
 pub(crate) fn reject<T>(i: &str, kind: ErrorKind) -> PResult<'_, T> {
     Err(nom::Err::Error(Error::new(i, kind)))
+}
+
+/// The literal `t` at the start of the input, like nom's `tag` (the same
+/// result and error), compared as one slice: nom's compares byte by byte,
+/// and every parser opens with a literal (`Generation{generationId=`,
+/// `, connectorIds=`).
+pub(crate) fn tag<'a>(t: &'static str) -> impl Fn(&'a str) -> PResult<'a, &'a str> {
+    move |i: &'a str| match i.strip_prefix(t) {
+        // `t.len()` ends the literal just matched: a char boundary.
+        Some(rest) => Ok((rest, &i[..t.len()])),
+        None => reject(i, ErrorKind::Tag),
+    }
 }
 
 /// Everything before the first `pat` (possibly nothing), like nom's
@@ -90,12 +101,21 @@ pub fn task_id(s: &str) -> Option<TaskId> {
 }
 
 /// [`task_id`]'s connector name and index, the name not yet interned.
+/// The digits are walked back from the end to the `-` before them (a
+/// byte other than a digit or `-` there means the last `-` is further
+/// left, so the index would not be all digits), then read forward with
+/// checked arithmetic (an index past `u32` is no task id).
 fn split_task_id(s: &str) -> Option<(&str, u32)> {
-    let (connector, index) = s.rsplit_once('-')?;
-    if connector.is_empty() || index.is_empty() || !index.bytes().all(|b| b.is_ascii_digit()) {
+    let b = s.as_bytes();
+    let start = b.iter().rposition(|c| !c.is_ascii_digit())? + 1;
+    if start == b.len() || start < 2 || b[start - 1] != b'-' {
         return None;
     }
-    Some((connector, index.parse::<u32>().ok()?))
+    let index = b[start..].iter().try_fold(0u32, |n, &c| {
+        n.checked_mul(10)?.checked_add(u32::from(c - b'0'))
+    })?;
+    // `start - 1` is the index of the ASCII `-`.
+    Some((&s[..start - 1], index))
 }
 
 // ---------------------------------------------------------------------------
@@ -434,6 +454,10 @@ mod tests {
         }
         // Only the last '-' separates: the name keeps any trailing '-'.
         assert_eq!(task_id("conn--1"), Some(t("conn-", 1)));
+        // A one-byte name, leading zeros and the largest index still are.
+        assert_eq!(task_id("0-1"), Some(t("0", 1)));
+        assert_eq!(task_id("a-007"), Some(t("a", 7)));
+        assert_eq!(task_id("a-4294967295"), Some(t("a", u32::MAX)));
     }
 
     #[test]
@@ -627,6 +651,24 @@ mod tests {
         )
         .unwrap();
         assert_eq!(&*c, "a-b");
+    }
+
+    #[test]
+    fn tag_reads_as_nom_reads_it() {
+        for t in ["Assignment{error=", "'", "é, x"] {
+            for i in [
+                "",
+                "Assignment{error=0",
+                "Assignment{error",
+                "'x",
+                "é, xy",
+                "é,",
+                "x",
+            ] {
+                let nom_tag = nom::bytes::complete::tag::<_, _, Error<&str>>(t)(i);
+                assert_eq!(tag(t)(i), nom_tag, "{t:?} {i:?}");
+            }
+        }
     }
 
     #[test]

@@ -3,11 +3,11 @@
 
 use nom::Parser;
 use nom::branch::alt;
-use nom::bytes::complete::tag;
 use nom::character::complete::i64 as int64;
 use nom::combinator::{eof, map, value};
 use nom::sequence::{preceded, terminated};
 
+use super::common::tag;
 use super::common::{PResult, any_rest, before_suffix, name, until_last};
 use super::run;
 use crate::event::{Event, Milestone};

@@ -4,11 +4,11 @@
 
 use nom::Parser;
 use nom::branch::alt;
-use nom::bytes::complete::tag;
 use nom::character::complete::i64 as int64;
 use nom::combinator::{eof, map, not, opt, value};
 use nom::sequence::{preceded, terminated};
 
+use super::common::tag;
 use super::common::{PResult, any_rest, assignment, generation, rest1, take_until, until_last};
 use super::run;
 use crate::event::Event;

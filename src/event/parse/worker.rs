@@ -3,10 +3,10 @@
 
 use nom::Parser;
 use nom::branch::alt;
-use nom::bytes::complete::tag;
 use nom::combinator::{eof, map, map_parser, value};
 use nom::sequence::{preceded, terminated};
 
+use super::common::tag;
 use super::common::{
     PResult, any_rest, before_suffix, connector_rest, name, resource_rest, take_until, task_rest,
     until_last, worker_connector_ref, worker_task_ref,

@@ -4,11 +4,11 @@
 
 use nom::Parser;
 use nom::branch::alt;
-use nom::bytes::complete::tag;
 use nom::character::complete::{i32 as int32, i64 as int64};
 use nom::combinator::{eof, map, value};
 use nom::sequence::{preceded, terminated};
 
+use crate::event::parse::common::tag;
 use crate::event::parse::common::{PResult, any_rest, assignment, until_last};
 use crate::event::{AssignmentFailure, Event};
 

@@ -5,11 +5,11 @@
 
 use nom::Parser;
 use nom::branch::alt;
-use nom::bytes::complete::tag;
 use nom::character::complete::i64 as int64;
 use nom::combinator::{eof, map, map_parser, value};
 use nom::sequence::{preceded, terminated};
 
+use crate::event::parse::common::tag;
 use crate::event::parse::common::{
     PResult, any_rest, before_suffix, connector_rest, name, resource_rest, restart_plan,
     restart_request, task_list, task_rest, until_last,
