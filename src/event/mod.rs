@@ -161,6 +161,12 @@ pub enum StartFailure {
     /// failed` (KIP-745 plans, 3.0.0+): read from
     /// [`Event::RestartOutcome`], never parsed as such.
     RestartPlan,
+    /// AH `Unable to retrieve connector type` right after the herder's
+    /// `Starting task X` outside a start phase (a REST restart of the task,
+    /// 3.3.0+): `startTask` throws before the Worker is asked and the
+    /// exception goes to the REST caller, no other line. Read from
+    /// [`Event::ConnectorTypeUnknown`].
+    UnknownType,
 }
 
 impl StartFailure {
@@ -169,7 +175,7 @@ impl StartFailure {
     pub fn registered(self) -> Option<bool> {
         match self {
             StartFailure::Initialization | StartFailure::ConnectorStart => Some(true),
-            StartFailure::Worker => Some(false),
+            StartFailure::Worker | StartFailure::UnknownType => Some(false),
             StartFailure::CouldNotInstantiate
             | StartFailure::Unexpected
             | StartFailure::HerderCallback
@@ -467,6 +473,10 @@ pub enum Event {
     },
     /// DH `Skipping reconfiguration of connector X since it is not running` / `… since its target state is S`
     SkippingReconfiguration(Name),
+    /// AH WARN `Unable to retrieve connector type` (3.3.0+: the connector's
+    /// class cannot be loaded; a task start asking for it throws before the
+    /// Worker is asked, [`StartFailure::UnknownType`])
+    ConnectorTypeUnknown,
     /// AH/DH DEBUG task-count lines: `Connector X task count changed from A to B`,
     /// `Change in connector task count from A to B, writing updated task configurations`
     TaskCountChanged {

@@ -65,6 +65,9 @@ struct Incarnation {
     unconfirmed: Vec<(Resource, SourceLine)>,
     /// Latest start attempt of each resource.
     last_start: HashMap<Resource, Attempt>,
+    /// The task of the latest `Starting task` line (what a following
+    /// `Unable to retrieve connector type` outside a start phase is of).
+    last_task_start: Option<Resource>,
     /// Resources in state `Starting`: they become `Running` once the lines
     /// of their start are past ([`WorkerReplay::settle`]).
     starting: Vec<Resource>,
@@ -399,6 +402,7 @@ impl WorkerReplay {
                 | Event::FinishedCreatingConnector(_)
                 | Event::TaskInitialized(_)
                 | Event::StartFailed { .. }
+                | Event::ConnectorTypeUnknown
                 | Event::RestartOutcome { ok: false, .. }
                 | Event::AlreadyExists(_)
                 | Event::ConfigValue { .. }
@@ -567,6 +571,17 @@ impl WorkerReplay {
             Event::FinishedStartingWork => self.close_phase(Some(line)),
             Event::Starting(r) => self.start(r, line),
             Event::StartFailed { resource, how } => self.start_failed(resource, *how, line),
+            // Outside a start phase (its tasks start on several threads and
+            // name themselves in `Couldn't instantiate task X`), right after
+            // the herder's `Starting task X` that no Worker line answered:
+            // that start threw (a REST restart of the task, 3.3.0+).
+            Event::ConnectorTypeUnknown if self.inc.start_phase.is_none() => {
+                if let Some(r) = self.inc.last_task_start.take()
+                    && self.inc.last_start.get(&r).is_some_and(|a| !a.answered)
+                {
+                    self.start_failed(&r, StartFailure::UnknownType, line);
+                }
+            }
             Event::RestartOutcome {
                 resource,
                 ok: false,

@@ -211,6 +211,7 @@ impl WorkerReplay {
             let f = double_start::finding(&self.who(), r, line, prev.as_ref());
             double = Some(self.push(f));
         }
+        self.inc.last_task_start = matches!(r, Resource::Task(_)).then(|| r.clone());
         self.inc.last_start.insert(
             r.clone(),
             Attempt {

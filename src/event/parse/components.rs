@@ -50,6 +50,7 @@ pub(super) fn parse_group_member(msg: &str) -> Option<Event> {
 pub(super) fn parse_abstract_herder(msg: &str) -> Option<Event> {
     match msg.as_bytes().first()? {
         b'C' => run(connector_task_count_changed, msg),
+        b'U' => run(connector_type_unknown, msg),
         _ => None,
     }
 }
@@ -151,6 +152,15 @@ fn group_member_stopped(i: &str) -> PResult<'_, Event> {
 }
 
 /// AH DEBUG `Connector X task count changed from A to B` (3.5+)
+/// `Unable to retrieve connector type` (its exception on the lines after).
+fn connector_type_unknown(i: &str) -> PResult<'_, Event> {
+    value(
+        Event::ConnectorTypeUnknown,
+        terminated(tag("Unable to retrieve connector type"), eof),
+    )
+    .parse(i.trim_end())
+}
+
 fn connector_task_count_changed(i: &str) -> PResult<'_, Event> {
     map(
         (
@@ -258,6 +268,14 @@ mod tests {
         );
         assert_eq!(
             parse_abstract_herder("Connector a has change in configuration for task a-0"),
+            None
+        );
+        assert_eq!(
+            parse_abstract_herder("Unable to retrieve connector type"),
+            Some(Event::ConnectorTypeUnknown)
+        );
+        assert_eq!(
+            parse_abstract_herder("Unable to retrieve connector type of x"),
             None
         );
     }

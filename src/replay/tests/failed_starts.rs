@@ -298,3 +298,39 @@ fn a_held_connector_refused_without_a_cause_runs_on() {
         found[0].evidence
     );
 }
+
+/// A REST restart of a task whose connector class this worker cannot load
+/// (3.3.0+, `DistributedHerder.restartTask`): `Starting task a-0`, then
+/// AbstractHerder's `Unable to retrieve connector type` and nothing else:
+/// `startTask` threw before the Worker was asked, so no instance runs.
+#[test]
+fn an_unknown_connector_type_after_a_task_start_fails_it() {
+    let run = |answered: bool| {
+        let mut r = Run::with_facts();
+        r.ev(Event::Starting(task("a", 0)));
+        if answered {
+            r.ev(Event::Creating(task("a", 0)));
+        }
+        r.ev(Event::ConnectorTypeUnknown)
+            .ev(Event::SessionKeyUpdated);
+        let facts = r.facts();
+        (facts, r.state(&task("a", 0)).cloned())
+    };
+    let (facts, state) = run(false);
+    assert_eq!(facts, vec![]);
+    assert!(
+        matches!(
+            state,
+            Some(ResState::Failed {
+                registered: false,
+                ..
+            })
+        ),
+        "{state:?}"
+    );
+    // The Worker answered the start: the warning is of something else
+    // (a REST call asking for the connector's type).
+    let (facts, state) = run(true);
+    assert_eq!(facts, vec![(1, "start", "a-0".into())]);
+    assert!(matches!(state, Some(ResState::Running { .. })), "{state:?}");
+}
