@@ -410,6 +410,17 @@ start_cluster() {
     settle 6
 }
 
+# task_owner CONNECTOR: the number of the worker that runs its task 0 (as
+# the status API says).
+task_owner() {
+    local owner i
+    owner="$(curl -sf "$(worker_url 1)/connectors/$1/status" | python3 -c 'import json,sys; print(json.load(sys.stdin)["tasks"][0]["worker_id"])')"
+    for ((i = 1; i <= workers; i++)); do
+        case "$owner" in *":$(worker_port "$i")") break ;; esac
+    done
+    echo "$i"
+}
+
 # start_pipeline N: the cluster, a file fed line by line into source src
 # (its records the ground truth) and sink with N tasks, all running.
 start_pipeline() {

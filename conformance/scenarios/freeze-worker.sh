@@ -5,11 +5,8 @@ sc_freeze_worker() {
     settle 5
     # freeze the worker that runs the source task, past its session timeout
     # and the scheduled rebalance delay, while the others take its work
-    local owner i
-    owner="$(curl -sf "$(worker_url 1)/connectors/src/status" | python3 -c 'import json,sys; print(json.load(sys.stdin)["tasks"][0]["worker_id"])')"
-    for ((i = 1; i <= workers; i++)); do
-        case "$owner" in *":$(worker_port "$i")") break ;; esac
-    done
+    local i
+    i="$(task_owner src)"
     log "worker w$i (runs src-0): SIGSTOP"
     kill -STOP "$(cat "$run/w$i.pid")"; touch "$run/w$i.frozen"
     settle 30

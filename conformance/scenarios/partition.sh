@@ -40,11 +40,8 @@ sc_partition() {
     mkdir -p "$worker_cgroup"
     start_pipeline 3
     settle 5
-    local owner i
-    owner="$(curl -sf "$(worker_url 1)/connectors/src/status" | python3 -c 'import json,sys; print(json.load(sys.stdin)["tasks"][0]["worker_id"])')"
-    for ((i = 1; i <= workers; i++)); do
-        case "$owner" in *":$(worker_port "$i")") break ;; esac
-    done
+    local i
+    i="$(task_owner src)"
     log "worker w$i runs src-0"
     cut_off "$i"
     settle 35

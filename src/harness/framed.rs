@@ -82,41 +82,44 @@ fn parts(line: &str, how: u8) -> Vec<&str> {
     v
 }
 
-fn cri(lines: &[&str], how: u8, out: &mut Vec<u8>) {
+/// Each part of each line, numbered from 1 as a runtime writes them, with
+/// whether it ends its record; `f` may take more numbers (lines of its own
+/// between the parts) by moving the counter it is given.
+fn each_part(lines: &[&str], how: u8, mut f: impl FnMut(&mut usize, &str, bool)) {
     let mut n = 0;
     for l in lines {
         let ps = parts(l, how);
         let last = ps.len() - 1;
         for (i, p) in ps.into_iter().enumerate() {
             n += 1;
-            let tag = if i == last { 'F' } else { 'P' };
-            // The other pipe writes between the parts now and then.
-            if how & 0x40 != 0 && i < last && n % 7 == 0 {
-                out.extend_from_slice(format!("{} stderr F warning\n", rfc3339_ns(n)).as_bytes());
-                n += 1;
-            }
-            out.extend_from_slice(format!("{} stdout {tag} {p}\n", rfc3339_ns(n)).as_bytes());
+            f(&mut n, p, i == last);
         }
     }
 }
 
-fn docker(lines: &[&str], how: u8, out: &mut Vec<u8>) {
-    let mut n = 0;
-    for l in lines {
-        let ps = parts(l, how);
-        let last = ps.len() - 1;
-        for (i, p) in ps.into_iter().enumerate() {
-            n += 1;
-            let log = if i == last {
-                format!("{p}\n")
-            } else {
-                p.to_string()
-            };
-            let rec = json!({"log": log, "stream": "stdout", "time": rfc3339_ns(n)});
-            out.extend_from_slice(rec.to_string().as_bytes());
-            out.push(b'\n');
+fn cri(lines: &[&str], how: u8, out: &mut Vec<u8>) {
+    each_part(lines, how, |n, p, last| {
+        // The other pipe writes between the parts now and then.
+        if how & 0x40 != 0 && !last && *n % 7 == 0 {
+            out.extend_from_slice(format!("{} stderr F warning\n", rfc3339_ns(*n)).as_bytes());
+            *n += 1;
         }
-    }
+        let tag = if last { 'F' } else { 'P' };
+        out.extend_from_slice(format!("{} stdout {tag} {p}\n", rfc3339_ns(*n)).as_bytes());
+    });
+}
+
+fn docker(lines: &[&str], how: u8, out: &mut Vec<u8>) {
+    each_part(lines, how, |n, p, last| {
+        let log = if last {
+            format!("{p}\n")
+        } else {
+            p.to_string()
+        };
+        let rec = json!({"log": log, "stream": "stdout", "time": rfc3339_ns(*n)});
+        out.extend_from_slice(rec.to_string().as_bytes());
+        out.push(b'\n');
+    });
 }
 
 /// Exports 2–8: each record's line, time stamp and sequence; stored in
