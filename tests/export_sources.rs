@@ -458,10 +458,7 @@ fn shuffled_exports_of_the_corpus_audit_like_the_originals() {
     let mut failures = Vec::new();
     let mut compared = 0;
     for case in hand_written_cases() {
-        let name = case.file_name().unwrap().to_string_lossy().to_string();
-        let orig = root.join("orig").join(&name);
-        copy_plain(&case, &orig);
-        let original = audit_path(&orig);
+        let (name, orig, original) = original(&case, &root);
         for kind in ORDERED {
             assert!(kind.ordered());
             let path = root
@@ -622,10 +619,7 @@ fn exports_without_an_order_report_no_finding_a_reordering_could_make() {
     let mut failures = Vec::new();
     let (mut withheld, mut kept, mut notes) = (0, 0, 0);
     for case in hand_written_cases() {
-        let name = case.file_name().unwrap().to_string_lossy().to_string();
-        let orig = root.join("orig").join(&name);
-        copy_plain(&case, &orig);
-        let original = audit_path(&orig);
+        let (name, orig, original) = original(&case, &root);
         for kind in [Ex::CloudWatchJson, Ex::CloudWatchTail] {
             assert!(!kind.ordered());
             for shuffle in [false, true] {
@@ -705,10 +699,7 @@ fn newest_first_copies_of_the_corpus_audit_like_the_originals() {
     let mut failures = Vec::new();
     let mut compared = 0;
     for case in hand_written_cases() {
-        let name = case.file_name().unwrap().to_string_lossy().to_string();
-        let orig = root.join("orig").join(&name);
-        copy_plain(&case, &orig);
-        let original = audit_path(&orig);
+        let (name, orig, original) = original(&case, &root);
         let dst = root.join("copy").join(&name);
         let mut copy = Copy::default();
         for l in logs(&case) {

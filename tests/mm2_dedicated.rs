@@ -68,6 +68,11 @@ fn audit_text(text: &str) -> Report {
     audit::audit(&[Input::bytes("mm2.log", text.as_bytes().to_vec())], &opts)
 }
 
+fn assert_no_finding(r: &Report) {
+    let found: Vec<_> = r.findings().collect();
+    assert!(found.is_empty(), "{found:?}");
+}
+
 fn start_of_both() -> String {
     let mut s = String::new();
     s += "[2026-12-01 10:00:00,001] INFO Kafka MirrorMaker initializing ... (org.apache.kafka.connect.mirror.MirrorMaker:342)\n";
@@ -92,12 +97,7 @@ fn start_of_both() -> String {
 #[test]
 fn each_herder_is_a_worker_of_its_own_group() {
     let r = audit_text(&start_of_both());
-    assert_eq!(
-        r.findings().count(),
-        0,
-        "{:?}",
-        r.findings().collect::<Vec<_>>()
-    );
+    assert_no_finding(&r);
     let groups: Vec<_> = r.workers.iter().map(|w| w.summary.group.clone()).collect();
     assert_eq!(
         groups,
@@ -127,12 +127,7 @@ fn an_unattributable_stop_leaves_the_herders_that_may_own_it_unknowing() {
         2024,
     );
     let r = audit_text(&s);
-    assert_eq!(
-        r.findings().count(),
-        0,
-        "{:?}",
-        r.findings().collect::<Vec<_>>()
-    );
+    assert_no_finding(&r);
 }
 
 #[test]
@@ -177,12 +172,7 @@ fn a_stop_of_one_herders_own_task_is_read_as_its_stop() {
         2024,
     );
     let r = audit_text(&s);
-    assert_eq!(
-        r.findings().count(),
-        0,
-        "{:?}",
-        r.findings().collect::<Vec<_>>()
-    );
+    assert_no_finding(&r);
     let stops: Vec<u64> = r
         .workers
         .iter()
@@ -230,12 +220,7 @@ fn a_layout_without_loggers_is_split_the_same_way() {
     assert!(!bare.contains("(org.apache"));
     for text in [s, bare] {
         let r = audit_text(&text);
-        assert_eq!(
-            r.findings().count(),
-            0,
-            "{:?}",
-            r.findings().collect::<Vec<_>>()
-        );
+        assert_no_finding(&r);
         let seen: Vec<_> = r
             .workers
             .iter()
@@ -268,12 +253,7 @@ fn two_groups_in_one_log_without_mirror_maker_lines_read_no_unprefixed_line() {
     s += &worker("02,000", "solo|task-0", "Stopping task solo-0");
     s += &herder("02,100", ("A", "B"), "Starting task solo-0", 2024);
     let r = audit_text(&s);
-    assert_eq!(
-        r.findings().count(),
-        0,
-        "{:?}",
-        r.findings().collect::<Vec<_>>()
-    );
+    assert_no_finding(&r);
     assert_eq!(r.workers.len(), 2);
     assert!(r.workers.iter().all(|w| w.summary.stops.is_empty()));
 }

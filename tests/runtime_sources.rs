@@ -186,10 +186,7 @@ fn run(rt: Rt, tag: &str, note: &str) {
     let mut failures = Vec::new();
     let mut compared = 0;
     for case in hand_written_cases() {
-        let name = case.file_name().unwrap().to_string_lossy().to_string();
-        let orig = root.join("orig").join(&name);
-        copy_plain(&case, &orig);
-        let original = audit_path(&orig);
+        let (name, orig, original) = original(&case, &root);
         let dst = root.join("copy").join(&name);
         let copy = convert(&case, &orig, &dst, rt);
         let got = audit_path(&dst);

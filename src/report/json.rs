@@ -396,7 +396,7 @@ struct Carry {
 /// [`FindingOut::of`] with `line: true`, as serde_json writes it (fields
 /// in the same, sorted, order).
 fn finding_line(names: &dyn Names, f: &Finding, carry: &mut Carry, out: &mut Vec<u8>) {
-    use json_write::{Quoted, integer, key, opt_string, plain, string};
+    use json_write::{Quoted, integer, key, opt_integer, opt_string, plain, string};
     let mut texts = Quoted::default();
     let Carry {
         text: carried,
@@ -437,10 +437,7 @@ fn finding_line(names: &dyn Names, f: &Finding, carry: &mut Carry, out: &mut Vec
         key("fingerprint", out);
         out.push(b'{');
         key("generation_distance", out);
-        match fp.generation_distance {
-            Some(d) => integer(d, out),
-            None => out.extend_from_slice(b"null"),
-        }
+        opt_integer(fp.generation_distance, out);
         out.push(b',');
         key("group", out);
         opt_string(fp.group.as_deref(), out);
@@ -459,10 +456,7 @@ fn finding_line(names: &dyn Names, f: &Finding, carry: &mut Carry, out: &mut Vec
         out.extend_from_slice(b"},");
     }
     key("generation", out);
-    match f.generation {
-        Some(g) => integer(g, out),
-        None => out.extend_from_slice(b"null"),
-    }
+    opt_integer(f.generation, out);
     out.push(b',');
     key("group", out);
     opt_string(f.group.as_deref(), out);

@@ -174,21 +174,18 @@ impl Carried {
 /// Appends an integer.
 pub fn integer(i: impl Into<i64>, out: &mut Vec<u8>) {
     let i: i64 = i.into();
-    let mut buf = [0u8; 20];
-    let mut n = i.unsigned_abs();
-    let mut p = buf.len();
-    loop {
-        p -= 1;
-        buf[p] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
     if i < 0 {
         out.push(b'-');
     }
-    out.extend_from_slice(&buf[p..]);
+    unsigned(i.unsigned_abs(), out);
+}
+
+/// Appends an integer or `null`.
+pub fn opt_integer(i: Option<impl Into<i64>>, out: &mut Vec<u8>) {
+    match i {
+        Some(i) => integer(i, out),
+        None => out.extend_from_slice(b"null"),
+    }
 }
 
 /// Appends an unsigned integer.

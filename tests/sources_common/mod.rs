@@ -416,6 +416,16 @@ pub fn write(path: &Path, bytes: &[u8]) {
 }
 
 /// Copies a case as it is (the original, read from a path like the copy's).
+/// A case copied plain under `root/orig/` and audited: its name, the copy's
+/// path, and the copy's report (what every conversion is compared with).
+pub fn original(case: &Path, root: &Path) -> (String, PathBuf, Report) {
+    let name = case.file_name().unwrap().to_string_lossy().to_string();
+    let orig = root.join("orig").join(&name);
+    copy_plain(case, &orig);
+    let report = audit_path(&orig);
+    (name, orig, report)
+}
+
 pub fn copy_plain(case: &Path, dst: &Path) {
     for l in logs(case) {
         let p = if l.rel.as_os_str().is_empty() {
