@@ -10,34 +10,19 @@
 //! cross-worker findings (`scope: cluster`) are compared when `CROSS_WORKER`
 //! is on.
 
+mod sim_common;
 use herder_audit::audit::{self, Options};
 use herder_audit::harness;
 use herder_audit::input::Input;
 use herder_audit::sim::{
     self, ALL_FAULTS, FaultKind, Layout, Params, Proto, Scope, Truth, Version,
 };
+use sim_common::Buf;
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{self, Write};
-use std::sync::{Arc, Mutex};
+use std::io::Write;
 
 /// Compare the cross-worker findings too.
 const CROSS_WORKER: bool = true;
-
-#[derive(Clone, Default)]
-struct Buf(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Buf {
-    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
-        self.0
-            .lock()
-            .map_err(|_| io::Error::other("poisoned"))?
-            .extend_from_slice(b);
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
 
 /// A finding as compared: (file, line, kind, resource).
 type Key = (String, u64, String, String);

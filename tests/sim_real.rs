@@ -9,14 +9,15 @@
 //! kinds no real capture of the release shows are listed, not judged (the
 //! real scenarios do not exercise everything the simulator does).
 
+mod sim_common;
 use flate2::read::GzDecoder;
 use herder_audit::event::{LoggerKind, parse_message};
 use herder_audit::layout::{Level, envelope};
 use herder_audit::sim::{self, Params, Proto, Version};
+use sim_common::Buf;
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{self, Read, Write};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 
 /// One line as compared: level, logger (simple class name), template.
 type Shape = (String, String, String);
@@ -291,22 +292,6 @@ fn real_shapes(release: &str) -> Option<Shapes> {
         shapes(&read_text(&f), &mut s);
     }
     Some(s)
-}
-
-#[derive(Clone, Default)]
-struct Buf(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Buf {
-    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
-        self.0
-            .lock()
-            .map_err(|_| io::Error::other("poisoned"))?
-            .extend_from_slice(b);
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
 }
 
 /// The default protocol a release's workers run (`connect.protocol` unset).

@@ -16,7 +16,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 mod sources_common;
-use sources_common::{audit_path, cases, tmp};
+use sources_common::{audit_path, cases, summary_line, tmp};
 
 const WIDTHS: [usize; 4] = [80, 120, 194, 250];
 
@@ -127,21 +127,7 @@ fn comparable(
     let mut out = Vec::new();
     for w in &r.workers {
         let s = &w.summary;
-        out.push(format!(
-            "worker {} group {:?} client {:?} member {:?} url {:?} protocol {:?} events {} restarts {} generations {:?} starts {:?} stops {:?} findings {:?}",
-            s.worker.replace(from, to),
-            s.group,
-            s.client_id,
-            s.member_id,
-            s.rest_url,
-            s.protocol,
-            s.events,
-            s.restarts,
-            s.generation_numbers,
-            s.starts,
-            s.stops,
-            s.findings
-        ));
+        out.push(summary_line(s, &s.worker.replace(from, to)));
         for n in &s.notes {
             if n.text.starts_with("a terminal copy wrapped at") {
                 continue;

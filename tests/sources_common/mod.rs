@@ -215,21 +215,7 @@ pub fn comparable_unprefixed(r: &Report, copy: Option<&Copy>, prefixes: &[String
     }
     for w in &r.workers {
         let s = &w.summary;
-        out.push(format!(
-            "worker {} group {:?} client {:?} member {:?} url {:?} protocol {:?} events {} restarts {} generations {:?} starts {:?} stops {:?} findings {:?}",
-            label(&s.worker),
-            s.group,
-            s.client_id,
-            s.member_id,
-            s.rest_url,
-            s.protocol,
-            s.events,
-            s.restarts,
-            s.generation_numbers,
-            s.starts,
-            s.stops,
-            s.findings
-        ));
+        out.push(summary_line(s, &label(&s.worker)));
         for n in &s.notes {
             if reading_note(&n.text) || n.text.starts_with("stitched from") {
                 continue;
@@ -424,6 +410,25 @@ pub fn original(case: &Path, root: &Path) -> (String, PathBuf, Report) {
     copy_plain(case, &orig);
     let report = audit_path(&orig);
     (name, orig, report)
+}
+
+/// A worker's summary as one comparable line, the worker named `worker`.
+pub fn summary_line(s: &herder_audit::replay::WorkerSummary, worker: &str) -> String {
+    format!(
+        "worker {} group {:?} client {:?} member {:?} url {:?} protocol {:?} events {} restarts {} generations {:?} starts {:?} stops {:?} findings {:?}",
+        worker,
+        s.group,
+        s.client_id,
+        s.member_id,
+        s.rest_url,
+        s.protocol,
+        s.events,
+        s.restarts,
+        s.generation_numbers,
+        s.starts,
+        s.stops,
+        s.findings
+    )
 }
 
 pub fn copy_plain(case: &Path, dst: &Path) {
