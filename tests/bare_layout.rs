@@ -246,17 +246,17 @@ fn bare_copies_of_the_corpus_audit_like_the_originals() {
             ));
         }
         // Every worker is told how its layout was read.
-        for w in got_report.findings().map(|f| &f.worker).chain(
+        for w in got_report.findings().map(|f| &*f.worker).chain(
             got_report
                 .workers
                 .iter()
                 .filter(|w| w.summary.events > 0)
-                .map(|w| &w.summary.worker),
+                .map(|w| w.summary.worker.as_str()),
         ) {
             let wk = got_report
                 .workers
                 .iter()
-                .find(|x| &x.summary.worker == w)
+                .find(|x| x.summary.worker == w)
                 .expect("worker");
             if !wk.summary.notes.iter().any(|n| {
                 n.text

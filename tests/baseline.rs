@@ -36,7 +36,7 @@ fn fingerprints_from_reports_and_from_their_json_agree() {
             let w = report
                 .workers
                 .iter()
-                .find(|w| w.summary.worker == f.worker)
+                .find(|w| *w.summary.worker == *f.worker)
                 .unwrap();
             let recomputed = fingerprint(f, &identity(&w.summary));
             assert_eq!(given, recomputed, "{}", o.trace.name);

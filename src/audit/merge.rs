@@ -116,11 +116,13 @@ impl Reducer {
         if self.checker.out.is_empty() {
             return Ok(());
         }
-        for e in std::mem::take(&mut self.checker.out) {
+        // The checker's vector is given back (its capacity kept).
+        let mut out = std::mem::take(&mut self.checker.out);
+        for e in out.drain(..) {
             if self.withholds(&e.finding) {
                 *self
                     .withheld
-                    .entry(e.finding.worker.clone())
+                    .entry(e.finding.worker.to_string())
                     .or_default()
                     .entry((e.finding.kind, !e.cross))
                     .or_default() += 1;
@@ -128,14 +130,18 @@ impl Reducer {
             }
             *self.counts.entry(e.finding.kind).or_default() += 1;
             if e.cross {
-                *self
-                    .cross_counts
-                    .entry(self.checker.label(e.worker).to_string())
-                    .or_default()
-                    .entry(e.finding.kind)
-                    .or_default() += 1;
+                // The label is copied only the first time.
+                let label = self.checker.label(e.worker);
+                let by_kind = match self.cross_counts.get_mut(label) {
+                    Some(m) => m,
+                    None => self.cross_counts.entry(label.to_string()).or_default(),
+                };
+                *by_kind.entry(e.finding.kind).or_default() += 1;
             }
             sink.finding_at(names, e.finding, e.order)?;
+        }
+        if self.checker.out.is_empty() {
+            self.checker.out = out;
         }
         Ok(())
     }

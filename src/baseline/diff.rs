@@ -97,7 +97,7 @@ fn changes(old: BTreeMap<String, u64>, new: BTreeMap<String, u64>) -> BTreeMap<S
 fn kinds_of(r: &LoadedReport) -> BTreeMap<String, u64> {
     let mut m = BTreeMap::new();
     for f in &r.findings {
-        *m.entry(f.fingerprint.kind.clone()).or_default() += 1;
+        *m.entry(f.fingerprint.kind.to_string()).or_default() += 1;
     }
     m
 }

@@ -155,11 +155,11 @@ pub fn fingerprint_of(
         .and_then(|g| i32::try_from(g).ok());
     let text = f.get("trigger")?.get("text")?.as_str()?;
     Some(Fingerprint {
-        kind: kind.to_string(),
+        kind: kind.to_string().into(),
         worker: who.id,
-        group: f.get("group").and_then(Value::as_str).map(str::to_string),
+        group: f.get("group").and_then(Value::as_str).map(Into::into),
         resource,
         generation_distance: distance(generation, who.first_generation),
-        message: message_text(text),
+        message: message_text(text).into(),
     })
 }

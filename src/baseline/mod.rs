@@ -139,7 +139,7 @@ impl Sink for Filtered<'_> {
             *self.known.by_kind.entry(f.kind).or_default() += 1;
             *self
                 .known_by_worker
-                .entry(f.worker.clone())
+                .entry(f.worker.to_string())
                 .or_default()
                 .entry(f.kind)
                 .or_default() += 1;

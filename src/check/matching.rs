@@ -45,7 +45,7 @@ pub fn found(report: &Report, trace: &Trace) -> Vec<Found> {
             let rest_url = report
                 .workers
                 .iter()
-                .find(|w| w.summary.worker == f.worker)
+                .find(|w| *w.summary.worker == *f.worker)
                 .and_then(|w| w.summary.rest_url.clone());
             Found {
                 index,

@@ -10,13 +10,14 @@ use crate::model::{Resource, SourceLine};
 use crate::replay::{Fact, FactKind};
 use rustc_hash::FxHashSet as HashSet;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Applies one fact of worker `w` to its group's state: assignments,
 /// starts and stops within a generation (of an epoch), and workers that left
 /// without revoking ([`super::leavers`]).
 pub(super) fn feed_group(
-    labels: &[String],
-    group_name: &str,
+    labels: &[Arc<str>],
+    group_name: &Arc<str>,
     group: &mut Group,
     w: usize,
     fact: Fact,
@@ -245,14 +246,22 @@ pub(super) fn feed_group(
 }
 
 pub(super) struct Ctx<'a> {
-    pub(super) labels: &'a [String],
-    pub(super) group: &'a str,
+    pub(super) labels: &'a [Arc<str>],
+    pub(super) group: &'a Arc<str>,
     pub(super) generation: i32,
 }
 
 impl Ctx<'_> {
     pub(super) fn label(&self, w: usize) -> &str {
-        self.labels.get(w).map_or("?", String::as_str)
+        self.labels.get(w).map_or("?", |l| l)
+    }
+
+    /// The label of worker `w`, shared.
+    pub(super) fn shared_label(&self, w: usize) -> Arc<str> {
+        match self.labels.get(w) {
+            Some(l) => l.clone(),
+            None => "?".into(),
+        }
     }
 
     pub(super) fn finding(
@@ -266,8 +275,8 @@ impl Ctx<'_> {
     ) -> Finding {
         let mut f = Finding {
             kind,
-            worker: self.label(w).to_string(),
-            group: Some(self.group.to_string()),
+            worker: self.shared_label(w),
+            group: Some(self.group.clone()),
             generation: Some(self.generation),
             resource,
             started: Vec::new(),
@@ -284,7 +293,7 @@ impl Ctx<'_> {
     pub(super) fn ev(&self, role: String, w: usize, me: usize, line: &SourceLine) -> Evidence {
         Evidence {
             role,
-            worker: (w != me).then(|| self.label(w).to_string()),
+            worker: (w != me).then(|| self.shared_label(w)),
             line: line.clone(),
         }
     }
@@ -314,8 +323,9 @@ fn conflicts(ctx: &Ctx, bucket: &mut Bucket, w: usize, out: &mut Vec<CrossFindin
             }
         }
     }
-    // (key, resource, roles of the two lines, reason), per conflict.
-    let mut found = Vec::new();
+    // (key, resource, roles of the two lines, reason), per conflict: one
+    // per shared resource, and the rare offset or leader conflict.
+    let mut found = Vec::with_capacity(shared.values().map(Vec::len).sum());
     for (&o, other) in &bucket.entries {
         if o == w || !comparable(mine, other) {
             continue;
@@ -403,6 +413,7 @@ fn conflicts(ctx: &Ctx, bucket: &mut Bucket, w: usize, out: &mut Vec<CrossFindin
             );
         }
     }
+    out.reserve(found.len());
     for (key, f) in found {
         bucket.conflicts.insert(key);
         out.push(f);

@@ -219,8 +219,8 @@ impl Leavers {
     /// on, it stops the instance, it restarts, its log ends.
     pub(super) fn leaver_fact(
         &mut self,
-        labels: &[String],
-        group: &str,
+        labels: &[Arc<str>],
+        group: &Arc<str>,
         w: usize,
         fact: &Fact,
         episodes: &mut HashSet<Episode>,
@@ -296,8 +296,8 @@ impl Leavers {
 /// Reports the duplicate of suspect `s`, proved by the leaver's line `by`
 /// (its stop of the instance when `stop`).
 fn prove(
-    labels: &[String],
-    group: &str,
+    labels: &[Arc<str>],
+    group: &Arc<str>,
     s: &Suspect,
     by: &SourceLine,
     stop: bool,

@@ -73,7 +73,7 @@ pub struct Emitted {
 #[derive(Debug, Default)]
 pub struct Checker {
     groups: BTreeMap<Arc<str>, Group>,
-    labels: Vec<String>,
+    labels: Vec<Arc<str>>,
     /// Per worker: its group and identity as its latest fact gave them.
     identities: Vec<Who>,
     /// Final findings not yet taken.
@@ -86,6 +86,9 @@ pub struct Checker {
     /// The key of the fact being fed, and how many findings it made.
     clock: Key,
     made: u64,
+    /// The cross-worker findings of the fact being fed (kept for its
+    /// capacity).
+    scratch: Vec<CrossFinding>,
 }
 
 /// A worker as its facts describe it.
@@ -96,6 +99,9 @@ struct Who {
     identity: Option<Arc<str>>,
     /// The generation of its first assignment line.
     first_generation: Option<i32>,
+    /// Its fingerprints' worker id, and the identity it was made from
+    /// (made again when the identity changes).
+    fingerprint_id: Option<(Option<Arc<str>>, Arc<str>)>,
 }
 
 /// A `foreign-start` whose resource's owner is not known yet.
@@ -132,13 +138,13 @@ impl Checker {
 
     /// Registers a worker; returns its index.
     pub fn worker(&mut self, label: String) -> usize {
-        self.labels.push(label);
+        self.labels.push(label.into());
         self.identities.push(Who::default());
         self.labels.len() - 1
     }
 
     pub fn label(&self, w: usize) -> &str {
-        self.labels.get(w).map_or("?", String::as_str)
+        self.labels.get(w).map_or("?", |l| l)
     }
 
     /// Are `a` and `b` two streams of one worker (the same log read twice)?
@@ -178,14 +184,25 @@ impl Checker {
     }
 
     fn emit_at(&mut self, worker: usize, mut finding: Finding, cross: bool, order: (Key, Key)) {
-        let label = self.label(worker);
-        let who = match self.identities.get(worker) {
-            Some(id) => crate::finding::WorkerIdentity::from_fact(
-                label,
-                id.identity.as_deref(),
-                id.first_generation,
-            ),
-            None => crate::finding::WorkerIdentity::label_only(label),
+        use crate::finding::WorkerIdentity;
+        let label = self.labels.get(worker).map_or("?", |l| l);
+        let who = match self.identities.get_mut(worker) {
+            Some(id) => {
+                // One id per identity, shared by the worker's fingerprints.
+                let fresh = match &id.fingerprint_id {
+                    Some((made_from, fp)) if *made_from == id.identity => fp.clone(),
+                    _ => {
+                        let fp = WorkerIdentity::from_fact(label, id.identity.as_deref(), None).id;
+                        id.fingerprint_id = Some((id.identity.clone(), fp.clone()));
+                        fp
+                    }
+                };
+                WorkerIdentity {
+                    id: fresh,
+                    first_generation: id.first_generation,
+                }
+            }
+            None => WorkerIdentity::label_only(label),
         };
         finding.fingerprint = Some(crate::finding::fingerprint(&finding, &who));
         self.out.push(Emitted {
@@ -198,8 +215,8 @@ impl Checker {
 
     /// Hands on cross-worker findings, except those between two streams of
     /// one worker (noted instead).
-    fn emit_cross(&mut self, found: Vec<CrossFinding>) {
-        for cf in found {
+    fn emit_cross(&mut self, found: &mut Vec<CrossFinding>) {
+        for cf in found.drain(..) {
             if self.same(cf.worker, cf.other) {
                 let (a, b) = (
                     self.label(cf.worker).to_string(),
@@ -267,7 +284,7 @@ impl Checker {
                         );
                     }
                 }
-                self.emit_cross(out);
+                self.emit_cross(&mut out);
                 return;
             }
             _ => {}
@@ -287,7 +304,8 @@ impl Checker {
             }
             group.fed += 1;
             let retire = group.fed.is_multiple_of(RETIRE_EVERY);
-            let mut out = Vec::new();
+            // A vector reused from fact to fact.
+            let mut out = std::mem::take(&mut self.scratch);
             let assignment = match &fact.kind {
                 FactKind::Assignment { generation, .. } => Some(*generation),
                 _ => None,
@@ -298,7 +316,9 @@ impl Checker {
             }
             (out, assignment)
         };
-        self.emit_cross(found.0);
+        let mut out = found.0;
+        self.emit_cross(&mut out);
+        self.scratch = out;
         if let Some(g) = found.1 {
             self.owners_reported(&group_name, g);
         }
@@ -379,7 +399,10 @@ impl Checker {
         else {
             return false;
         };
-        let owner = self.label(owner).to_string();
+        let owner: Arc<str> = match self.labels.get(owner) {
+            Some(l) => l.clone(),
+            None => "?".into(),
+        };
         f.reason = format!(
             "{} (generation {g} assigns it to {owner})",
             f.reason.trim_end_matches('.')

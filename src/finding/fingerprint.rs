@@ -25,18 +25,23 @@ use super::Finding;
 use crate::layout;
 use crate::model::{Resource, SourceLine};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::fmt;
+use std::sync::Arc;
 
 /// A finding's identity across runs.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Fingerprint {
-    pub kind: String,
-    pub worker: String,
-    pub group: Option<String>,
+    pub kind: Cow<'static, str>,
+    /// Shared with the worker's identity ([`WorkerIdentity`]).
+    pub worker: Arc<str>,
+    /// Shared with the finding's.
+    pub group: Option<Arc<str>>,
     pub resource: String,
     /// Generation minus the worker's first generation.
     pub generation_distance: Option<i64>,
-    pub message: String,
+    /// Shared with the findings of the same trigger line.
+    pub message: Arc<str>,
 }
 
 impl fmt::Display for Fingerprint {
@@ -56,8 +61,9 @@ impl fmt::Display for Fingerprint {
 /// What a fingerprint takes from the finding's worker.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WorkerIdentity {
-    /// `rest:…`, `client:…` or `file:…`.
-    pub id: String,
+    /// `rest:…`, `client:…` or `file:…` (shared by the fingerprints of
+    /// the worker's findings).
+    pub id: Arc<str>,
     pub first_generation: Option<i32>,
 }
 
@@ -76,7 +82,7 @@ impl WorkerIdentity {
             (None, None) => joined("file:", label_without_directory(label)),
         };
         WorkerIdentity {
-            id,
+            id: id.into(),
             first_generation,
         }
     }
@@ -110,7 +116,7 @@ pub fn label_without_directory(label: &str) -> &str {
 /// The fingerprint of a finding of the worker `who`.
 pub fn fingerprint(f: &Finding, who: &WorkerIdentity) -> Fingerprint {
     Fingerprint {
-        kind: f.kind.as_str().to_string(),
+        kind: Cow::Borrowed(f.kind.as_str()),
         worker: who.id.clone(),
         group: f.group.clone(),
         resource: resource_spec(f.resource.as_ref()),
@@ -119,8 +125,7 @@ pub fn fingerprint(f: &Finding, who: &WorkerIdentity) -> Fingerprint {
     }
 }
 
-/// `a` then `b`, in one allocation (no formatting machinery: a storm
-/// builds two of these per finding).
+/// `a` then `b`, in one allocation (no formatting machinery).
 fn joined(a: &str, b: &str) -> String {
     let mut s = String::with_capacity(a.len() + b.len());
     s.push_str(a);
@@ -163,17 +168,18 @@ pub fn resource_spec(r: Option<&Resource>) -> String {
 /// text) instead of parsing the line again. Lines without one
 /// (continuation lines, lines read back without it) and JSON records are
 /// parsed as [`message_text`] parses them.
-pub fn line_message(l: &SourceLine) -> String {
-    // The last line's message, kept: the findings of one line (one per
-    // resource an assignment shares with another worker's) follow each
-    // other. Compared by text, which is all the message depends on.
+pub fn line_message(l: &SourceLine) -> Arc<str> {
+    // The last line's message, kept and shared: the findings of one line
+    // (one per resource an assignment shares with another worker's)
+    // follow each other. Compared by text, which is all the message
+    // depends on.
     thread_local! {
-        static LAST: std::cell::RefCell<Option<(std::sync::Arc<str>, String)>> =
+        static LAST: std::cell::RefCell<Option<(Arc<str>, Arc<str>)>> =
             const { std::cell::RefCell::new(None) };
     }
     LAST.with_borrow_mut(|last| {
         if let Some((text, message)) = last.as_ref()
-            && (std::sync::Arc::ptr_eq(text, &l.text) || **text == *l.text)
+            && (Arc::ptr_eq(text, &l.text) || **text == *l.text)
         {
             return message.clone();
         }
@@ -182,11 +188,9 @@ pub fn line_message(l: &SourceLine) -> String {
             None => message_text(&l.text),
         };
         debug_assert_eq!(message, message_text(&l.text), "{:?}", l.text);
-        // The finding gets a string of the message's size (the mask's may
-        // be larger), the cache the other.
-        let exact = message.clone();
-        *last = Some((l.text.clone(), message));
-        exact
+        let message: Arc<str> = message.into();
+        *last = Some((l.text.clone(), message.clone()));
+        message
     })
 }
 
@@ -224,63 +228,64 @@ pub fn message_text(line: &str) -> String {
 }
 
 /// Replaces every run of hexadecimal characters that holds a digit by `#`
-/// and collapses blanks. (Copies byte by byte, a run of hexadecimal
-/// characters as it goes, which a digit in it takes back for `#`: runs of
+/// and collapses blanks. The result is never longer than `s` (a run
+/// becomes one `#` or stays, blanks become one space), so it is written
+/// by index into a buffer of `s`'s size: a run of hexadecimal characters
+/// is copied as it goes, and a digit in it takes it back for `#`. Runs of
 /// hexadecimal characters and ASCII blanks are ASCII, so the cuts fall
-/// between characters.)
+/// between characters.
 fn mask(s: &str) -> String {
     let b = s.as_bytes();
-    let mut out: Vec<u8> = Vec::with_capacity(b.len());
-    // Where the current run of hexadecimal characters began in `out`.
-    let mut run: Option<usize> = None;
-    let mut digit = false;
+    let mut out = vec![0u8; b.len()];
+    // Bytes written; never more than read.
+    let mut o = 0;
     let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
+    while let Some(&c) = b.get(i) {
         let class = CLASS[usize::from(c)];
-        if class == HEX {
-            if run.is_none() {
-                run = Some(out.len());
-                digit = false;
-            }
-            // `0`–`9` are the hexadecimal bytes up to `9`.
-            digit |= c <= b'9';
-            out.push(c);
+        if class == PLAIN {
+            out[o] = c;
+            o += 1;
             i += 1;
             continue;
         }
-        if let Some(start) = run.take()
-            && digit
-        {
-            out.truncate(start);
-            out.push(b'#');
-        }
-        if class == PLAIN {
-            out.push(c);
-            i += 1;
+        if class == HEX {
+            let start = o;
+            // `0`–`9` are the hexadecimal bytes up to `9`.
+            let mut digit = false;
+            while let Some(&h) = b.get(i)
+                && CLASS[usize::from(h)] == HEX
+            {
+                out[o] = h;
+                digit |= h <= b'9';
+                o += 1;
+                i += 1;
+            }
+            if digit {
+                out[start] = b'#';
+                o = start + 1;
+            }
             continue;
         }
         // An ASCII blank, or the first byte of a non-ASCII character.
         if c < 0x80 {
             i = after_blanks(s, i + 1);
-            out.push(b' ');
+            out[o] = b' ';
+            o += 1;
             continue;
         }
         let ch = s[i..].chars().next().unwrap_or(' ');
+        let n = ch.len_utf8();
         if ch.is_whitespace() {
-            i = after_blanks(s, i + ch.len_utf8());
-            out.push(b' ');
+            i = after_blanks(s, i + n);
+            out[o] = b' ';
+            o += 1;
         } else {
-            out.extend_from_slice(&b[i..i + ch.len_utf8()]);
-            i += ch.len_utf8();
+            out[o..o + n].copy_from_slice(&b[i..i + n]);
+            o += n;
+            i += n;
         }
     }
-    if let Some(start) = run
-        && digit
-    {
-        out.truncate(start);
-        out.push(b'#');
-    }
+    out.truncate(o);
     let out = String::from_utf8(out)
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     let trimmed = out.trim();
@@ -433,16 +438,16 @@ mod tests {
                 text: text.into(),
                 msg: (env.msg_start as u32, env.msg_end as u32),
             };
-            assert_eq!(line_message(&l), message_text(text), "{text}");
+            assert_eq!(*line_message(&l), message_text(text), "{text}");
             // No range: the line is parsed.
             l.msg = (0, 0);
-            assert_eq!(line_message(&l), message_text(text), "{text}");
+            assert_eq!(*line_message(&l), message_text(text), "{text}");
         }
     }
 
     #[test]
     fn identities() {
-        let id = |l, u, c| WorkerIdentity::from_parts(l, u, c, Some(3)).id;
+        let id = |l, u, c| WorkerIdentity::from_parts(l, u, c, Some(3)).id.to_string();
         assert_eq!(
             id("a/b.log", Some("http://w:8083/"), Some("x")),
             "rest:http://w:8083/"

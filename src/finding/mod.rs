@@ -8,6 +8,7 @@ pub use fingerprint::{Fingerprint, WorkerIdentity, fingerprint, resource_spec};
 use crate::model::{Resource, SourceLine};
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use std::sync::Arc;
 
 /// The kinds of finding (docs/rules.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -89,7 +90,7 @@ pub struct Evidence {
     pub role: String,
     /// The worker whose log holds the line, when it is not the finding's own
     /// worker (cross-worker findings).
-    pub worker: Option<String>,
+    pub worker: Option<Arc<str>>,
     pub line: SourceLine,
 }
 
@@ -107,8 +108,9 @@ impl Evidence {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Finding {
     pub kind: Kind,
-    pub worker: String,
-    pub group: Option<String>,
+    /// The worker's label (shared with the checker's and the report's).
+    pub worker: Arc<str>,
+    pub group: Option<Arc<str>>,
     pub generation: Option<i32>,
     /// The connector or task concerned; `None` for an `offset-mismatch-start`,
     /// which concerns a whole start phase (see `started`).
@@ -213,8 +215,8 @@ impl Sentence {
 #[derive(Deserialize)]
 struct FindingWire {
     kind: Kind,
-    worker: String,
-    group: Option<String>,
+    worker: Arc<str>,
+    group: Option<Arc<str>>,
     generation: Option<i32>,
     resource: Option<Resource>,
     started: Vec<Resource>,

@@ -41,8 +41,11 @@ const FD_MAX: usize = 1 << 16;
 /// when it resumes.
 pub const PARKED_BYTES: usize = 8 << 20;
 
-/// Read size of a source's own buffer for compressed input.
-const SOURCE_BUF: usize = 32 * 1024;
+/// Read size of a source's own buffer for compressed input: at gzip's
+/// usual ratios a chunk of it inflates to more than the scanner's buffer
+/// holds, so that one call of the decoder fills that buffer (each call
+/// also copies up to 32 KiB into the inflate window).
+const SOURCE_BUF: usize = 128 * 1024;
 /// Read size of the head of a file, for the gzip check: plain text is then
 /// read straight into the scanner's buffer.
 const HEAD_BUF: usize = 4 * 1024;

@@ -47,7 +47,7 @@ struct EvidenceOut<'a> {
     source: &'a str,
     text: &'a str,
     timestamp: Option<crate::model::Timestamp>,
-    worker: &'a Option<String>,
+    worker: Option<&'a str>,
 }
 
 /// A finding as [`finding_json`] prints it (and, for JSON lines, with
@@ -61,7 +61,7 @@ struct FindingOut<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     fingerprint: Option<FingerprintOut<'a>>,
     generation: Option<i32>,
-    group: &'a Option<String>,
+    group: Option<&'a str>,
     kind: crate::finding::Kind,
     reason: &'a str,
     resource: Option<ResourceOut<'a>>,
@@ -81,7 +81,7 @@ struct FindingOut<'a> {
 #[derive(Serialize)]
 struct FingerprintOut<'a> {
     generation_distance: Option<i64>,
-    group: &'a Option<String>,
+    group: Option<&'a str>,
     kind: &'a str,
     message: &'a str,
     resource: &'a str,
@@ -92,7 +92,7 @@ impl<'a> FingerprintOut<'a> {
     fn of(fp: &'a Fingerprint) -> FingerprintOut<'a> {
         FingerprintOut {
             generation_distance: fp.generation_distance,
-            group: &fp.group,
+            group: fp.group.as_deref(),
             kind: &fp.kind,
             message: &fp.message,
             resource: &fp.resource,
@@ -154,12 +154,12 @@ impl<'a> FindingOut<'a> {
                     source: names.source_name(e.line.source),
                     text: &e.line.text,
                     timestamp: e.line.ts,
-                    worker: &e.worker,
+                    worker: e.worker.as_deref(),
                 })
                 .collect(),
             fingerprint: f.fingerprint.as_ref().map(FingerprintOut::of),
             generation: f.generation,
-            group: &f.group,
+            group: f.group.as_deref(),
             kind: f.kind,
             reason: &f.reason,
             resource: f.resource.as_ref().map(ResourceOut),
@@ -391,163 +391,133 @@ struct LineWriter {
 struct Carry {
     text: json_write::Carried,
     stamps: Stamps,
+    shared: json_write::Shared,
+    sources: json_write::Sources,
 }
 
 /// [`FindingOut::of`] with `line: true`, as serde_json writes it (fields
 /// in the same, sorted, order).
 fn finding_line(names: &dyn Names, f: &Finding, carry: &mut Carry, out: &mut Vec<u8>) {
-    use json_write::{Quoted, integer, key, opt_integer, opt_string, plain, string};
+    use json_write::{Quoted, opt_integer, plain, string};
+    // The punctuation and keys between two values are written as one
+    // piece: `"…":` after the value before.
     let mut texts = Quoted::default();
     let Carry {
         text: carried,
         stamps,
+        shared,
+        sources,
     } = carry;
-    out.push(b'{');
-    key("evidence", out);
-    out.push(b'[');
+    out.extend_from_slice(b"{\"evidence\":[");
     for (k, e) in f.evidence.iter().enumerate() {
-        if k > 0 {
-            out.push(b',');
-        }
         // EvidenceOut: line, role, source, text, timestamp, worker.
-        out.push(b'{');
-        key("line", out);
+        out.extend_from_slice(if k > 0 { b",{\"line\":" } else { b"{\"line\":" });
         json_write::unsigned(e.line.line, out);
-        out.push(b',');
-        key("role", out);
+        out.extend_from_slice(b",\"role\":");
         string(&e.role, out);
-        out.push(b',');
-        key("source", out);
-        string(names.source_name(e.line.source), out);
-        out.push(b',');
-        key("text", out);
+        out.extend_from_slice(b",\"source\":");
+        sources.string(e.line.source.0, names.source_name(e.line.source), out);
+        out.extend_from_slice(b",\"text\":");
         texts.string(&e.line.text, carried, out);
-        out.push(b',');
-        key("timestamp", out);
+        out.extend_from_slice(b",\"timestamp\":");
         stamps.write(e.line.ts, out);
-        out.push(b',');
-        key("worker", out);
-        opt_string(e.worker.as_deref(), out);
+        out.extend_from_slice(b",\"worker\":");
+        shared.opt_string(e.worker.as_ref(), out);
         out.push(b'}');
     }
     out.extend_from_slice(b"],");
     if let Some(fp) = &f.fingerprint {
         // FingerprintOut: generation_distance, group, kind, message,
         // resource, worker.
-        key("fingerprint", out);
-        out.push(b'{');
-        key("generation_distance", out);
+        out.extend_from_slice(b"\"fingerprint\":{\"generation_distance\":");
         opt_integer(fp.generation_distance, out);
-        out.push(b',');
-        key("group", out);
-        opt_string(fp.group.as_deref(), out);
-        out.push(b',');
-        key("kind", out);
-        string(&fp.kind, out);
-        out.push(b',');
-        key("message", out);
-        string(&fp.message, out);
-        out.push(b',');
-        key("resource", out);
+        out.extend_from_slice(b",\"group\":");
+        shared.opt_string(fp.group.as_ref(), out);
+        out.extend_from_slice(b",\"kind\":");
+        match &fp.kind {
+            // A kind's own name.
+            std::borrow::Cow::Borrowed(k) => plain(k.as_bytes(), out),
+            std::borrow::Cow::Owned(k) => string(k, out),
+        }
+        out.extend_from_slice(b",\"message\":");
+        shared.string(&fp.message, out);
+        out.extend_from_slice(b",\"resource\":");
         string(&fp.resource, out);
-        out.push(b',');
-        key("worker", out);
-        string(&fp.worker, out);
+        out.extend_from_slice(b",\"worker\":");
+        shared.string(&fp.worker, out);
         out.extend_from_slice(b"},");
     }
-    key("generation", out);
+    out.extend_from_slice(b"\"generation\":");
     opt_integer(f.generation, out);
-    out.push(b',');
-    key("group", out);
-    opt_string(f.group.as_deref(), out);
-    out.push(b',');
-    key("kind", out);
+    out.extend_from_slice(b",\"group\":");
+    shared.opt_string(f.group.as_ref(), out);
+    out.extend_from_slice(b",\"kind\":");
     plain(f.kind.as_str().as_bytes(), out);
-    out.push(b',');
-    key("reason", out);
+    out.extend_from_slice(b",\"reason\":");
     string(&f.reason, out);
-    out.push(b',');
-    key("resource", out);
+    out.extend_from_slice(b",\"resource\":");
     match &f.resource {
-        Some(r) => resource_line(r, out),
+        Some(r) => resource_line(r, shared, out),
         None => out.extend_from_slice(b"null"),
     }
-    out.push(b',');
-    key("schema_version", out);
-    integer(SCHEMA_VERSION, out);
-    out.push(b',');
-    key("severity", out);
+    out.extend_from_slice(b",\"schema_version\":");
+    json_write::integer(SCHEMA_VERSION, out);
+    out.extend_from_slice(b",\"severity\":");
     plain(f.severity().as_str().as_bytes(), out);
-    out.push(b',');
-    key("started", out);
-    out.push(b'[');
+    out.extend_from_slice(b",\"started\":[");
     for (k, r) in f.started.iter().enumerate() {
         if k > 0 {
             out.push(b',');
         }
-        resource_line(r, out);
+        resource_line(r, shared, out);
     }
-    out.push(b']');
-    out.push(b',');
-    key("trigger", out);
     // LineOut: line, source, text, timestamp.
     let l = &f.trigger;
-    out.push(b'{');
-    key("line", out);
+    out.extend_from_slice(b"],\"trigger\":{\"line\":");
     json_write::unsigned(l.line, out);
-    out.push(b',');
-    key("source", out);
-    string(names.source_name(l.source), out);
-    out.push(b',');
-    key("text", out);
+    out.extend_from_slice(b",\"source\":");
+    sources.string(l.source.0, names.source_name(l.source), out);
+    out.extend_from_slice(b",\"text\":");
     let (from, to) = texts.string(&l.text, carried, out);
     carried.keep(&l.text, &out[from..to]);
-    out.push(b',');
-    key("timestamp", out);
+    out.extend_from_slice(b",\"timestamp\":");
     stamps.write(l.ts, out);
-    out.extend_from_slice(b"},");
-    key("type", out);
-    plain(b"finding", out);
-    out.push(b',');
-    key("upstream", out);
-    opt_string(f.upstream, out);
-    out.push(b',');
-    key("worker", out);
-    string(&f.worker, out);
+    out.extend_from_slice(b"},\"type\":\"finding\",\"upstream\":");
+    json_write::opt_string(f.upstream, out);
+    out.extend_from_slice(b",\"worker\":");
+    shared.string(&f.worker, out);
     out.push(b'}');
 }
 
-/// [`ResourceOut`] as serde_json's compact form writes it.
-fn resource_line(r: &Resource, out: &mut Vec<u8>) {
-    use json_write::{key, string, unsigned};
-    out.push(b'{');
-    key("connector", out);
-    string(r.connector_name(), out);
-    out.push(b',');
-    key("id", out);
+/// [`ResourceOut`] as serde_json's compact form writes it: the
+/// connector's quoted name (shared) written once and copied for the id.
+fn resource_line(r: &Resource, shared: &mut json_write::Shared, out: &mut Vec<u8>) {
+    use json_write::unsigned;
+    out.extend_from_slice(b"{\"connector\":");
+    let from = out.len();
+    shared.string(
+        match r {
+            Resource::Connector(n) => n,
+            Resource::Task(t) => &t.connector,
+        },
+        out,
+    );
+    let to = out.len();
+    out.extend_from_slice(b",\"id\":");
+    out.extend_from_within(from..to);
     match r {
-        Resource::Connector(n) => {
-            string(n, out);
-            out.push(b',');
-        }
+        Resource::Connector(_) => out.extend_from_slice(b",\"type\":\"connector\"}"),
         Resource::Task(t) => {
             // `<connector>-<n>`: the connector's quoted form, then `-<n>`
             // inside the quotes (neither needs an escape).
-            string(&t.connector, out);
             out.pop();
             out.push(b'-');
             unsigned(u64::from(t.index), out);
-            out.extend_from_slice(b"\",");
-            key("task", out);
+            out.extend_from_slice(b"\",\"task\":");
             unsigned(u64::from(t.index), out);
-            out.push(b',');
+            out.extend_from_slice(b",\"type\":\"task\"}");
         }
     }
-    key("type", out);
-    out.extend_from_slice(match r {
-        Resource::Connector(_) => b"\"connector\"}",
-        Resource::Task(_) => b"\"task\"}",
-    });
 }
 
 /// Time stamps as a finding's lines print them (`Timestamp::iso`, which

@@ -171,6 +171,74 @@ impl Carried {
     }
 }
 
+/// The quoted forms of shared strings (`Arc<str>`: worker labels, groups,
+/// fingerprint ids and messages, which a storm's findings repeat), each
+/// found by the string's address: a kept `Arc` holds its address, so no
+/// other string has it while it is kept. At most [`Shared::MAX`] are kept.
+#[derive(Default)]
+pub struct Shared {
+    quoted: rustc_hash::FxHashMap<usize, (std::sync::Arc<str>, Box<[u8]>)>,
+}
+
+impl Shared {
+    const MAX: usize = 256;
+
+    /// Appends `s` as a JSON string.
+    pub fn string(&mut self, s: &std::sync::Arc<str>, out: &mut Vec<u8>) {
+        let at = std::sync::Arc::as_ptr(s).cast::<u8>() as usize;
+        if let Some((_, q)) = self.quoted.get(&at) {
+            out.extend_from_slice(q);
+            return;
+        }
+        let from = out.len();
+        string(s, out);
+        if self.quoted.len() >= Self::MAX {
+            self.quoted.clear();
+        }
+        self.quoted
+            .insert(at, (s.clone(), out[from..].to_vec().into_boxed_slice()));
+    }
+
+    /// [`Shared::string`] or `null`.
+    pub fn opt_string(&mut self, s: Option<&std::sync::Arc<str>>, out: &mut Vec<u8>) {
+        match s {
+            Some(s) => self.string(s, out),
+            None => out.extend_from_slice(b"null"),
+        }
+    }
+}
+
+/// The quoted forms of the run's source names, by source number: each
+/// finding quotes the source of each of its lines. A name is compared
+/// with the one kept before its quoted form is used (the names of one
+/// run do not change, but the writer outlives a run).
+#[derive(Default)]
+pub struct Sources {
+    /// Per source number: the name and its quoted form.
+    quoted: Vec<Option<(Box<str>, Box<[u8]>)>>,
+}
+
+impl Sources {
+    /// Appends the name `name` of source `id` as a JSON string.
+    pub fn string(&mut self, id: u32, name: &str, out: &mut Vec<u8>) {
+        let i = id as usize;
+        if let Some(Some((kept, q))) = self.quoted.get(i)
+            && **kept == *name
+        {
+            out.extend_from_slice(q);
+            return;
+        }
+        let from = out.len();
+        string(name, out);
+        if i < 1 << 16 {
+            if self.quoted.len() <= i {
+                self.quoted.resize(i + 1, None);
+            }
+            self.quoted[i] = Some((name.into(), out[from..].into()));
+        }
+    }
+}
+
 /// Appends an integer.
 pub fn integer(i: impl Into<i64>, out: &mut Vec<u8>) {
     let i: i64 = i.into();
@@ -188,20 +256,24 @@ pub fn opt_integer(i: Option<impl Into<i64>>, out: &mut Vec<u8>) {
     }
 }
 
-/// Appends an unsigned integer.
+/// Appends an unsigned integer: its digits counted first, then written
+/// in place from the last (into room made in one fixed-size piece, cut to
+/// their number).
 pub fn unsigned(n: u64, out: &mut Vec<u8>) {
-    let mut buf = [0u8; 20];
-    let mut n = n;
-    let mut p = buf.len();
-    loop {
-        p -= 1;
-        buf[p] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
+    let mut digits = 1;
+    let mut m = n;
+    while m >= 10 {
+        m /= 10;
+        digits += 1;
     }
-    out.extend_from_slice(&buf[p..]);
+    let at = out.len();
+    out.extend_from_slice(&[b'0'; 20]);
+    out.truncate(at + digits);
+    let mut n = n;
+    for d in out[at..].iter_mut().rev() {
+        *d = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
 }
 
 /// Appends a string or `null`.
@@ -210,13 +282,6 @@ pub fn opt_string(s: Option<&str>, out: &mut Vec<u8>) {
         Some(s) => string(s, out),
         None => out.extend_from_slice(b"null"),
     }
-}
-
-/// Appends `"key":` (keys are plain ASCII: no escape).
-pub fn key(k: &str, out: &mut Vec<u8>) {
-    out.push(b'"');
-    out.extend_from_slice(k.as_bytes());
-    out.extend_from_slice(b"\":");
 }
 
 #[cfg(test)]
@@ -297,6 +362,30 @@ mod tests {
             .iter()
             .map(|s| serde_json::to_string(s).unwrap() + ",")
             .collect();
+        assert_eq!(String::from_utf8(out).unwrap(), want);
+    }
+
+    #[test]
+    fn shared_and_source_names_quote_as_serde_json_does() {
+        let names: Vec<std::sync::Arc<str>> = vec!["a\"b".into(), "c".into(), "a\"b".into()];
+        let mut shared = Shared::default();
+        let mut sources = Sources::default();
+        let mut out = Vec::new();
+        for round in 0..2 {
+            for (k, n) in names.iter().enumerate() {
+                shared.string(n, &mut out);
+                // The same source number under another name in round 1.
+                let name = if round == 0 { &**n } else { "other\n" };
+                sources.string(k as u32, name, &mut out);
+            }
+        }
+        shared.opt_string(None, &mut out);
+        let want: String = ["a\"b", "a\"b", "c", "c", "a\"b", "a\"b"]
+            .iter()
+            .chain(&["a\"b", "other\n", "c", "other\n", "a\"b", "other\n"])
+            .map(|s| serde_json::to_string(s).unwrap())
+            .collect::<String>()
+            + "null";
         assert_eq!(String::from_utf8(out).unwrap(), want);
     }
 

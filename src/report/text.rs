@@ -61,7 +61,7 @@ pub fn write_finding(report: &dyn Names, f: &Finding, out: &mut dyn Write) -> io
     }
     writeln!(out, "{pad} {GUTTER}={GUTTER:#} {who}")?;
     writeln!(out, "{pad} {GUTTER}|{GUTTER:#}")?;
-    let mut current = (trig.source, None::<String>);
+    let mut current = (trig.source, None::<std::sync::Arc<str>>);
     for e in &f.evidence {
         let here = (e.line.source, e.worker.clone());
         if here != current {

@@ -428,7 +428,7 @@ pub fn timeline_doc(report: &Report) -> TimelineDoc<'_> {
         .collect();
     let findings = report
         .findings()
-        .map(|f| (by_label.get(f.worker.as_str()).copied().unwrap_or(0), f))
+        .map(|f| (by_label.get(&*f.worker).copied().unwrap_or(0), f))
         .map(|(wi, f)| {
             let ev = f
                 .evidence

@@ -33,8 +33,8 @@ impl Who<'_> {
     ) -> Finding {
         let mut f = Finding {
             kind,
-            worker: self.worker.to_string(),
-            group: self.group.map(str::to_string),
+            worker: self.worker.into(),
+            group: self.group.map(Into::into),
             generation: self.generation,
             resource,
             started: Vec::new(),
