@@ -215,8 +215,11 @@ impl Shared {
 #[derive(Default)]
 pub struct Sources {
     /// Per source number: the name and its quoted form.
-    quoted: Vec<Option<(Box<str>, Box<[u8]>)>>,
+    quoted: Vec<Option<Kept>>,
 }
+
+/// A name and its quoted form.
+type Kept = (Box<str>, Box<[u8]>);
 
 impl Sources {
     /// Appends the name `name` of source `id` as a JSON string.
