@@ -162,6 +162,8 @@ pub struct WorkerReplay {
     kafka_cluster: Option<Arc<str>>,
     /// The timeline for the HTML report, when it is wanted.
     timeline: Option<Box<timeline::Recorder>>,
+    /// An empty resource set, shared by the facts that name none.
+    no_resources: Arc<[Resource]>,
 }
 
 /// Two lines of one rebalance further apart than this (log time) suggest
@@ -232,6 +234,7 @@ impl WorkerReplay {
             begun: false,
             kafka_cluster: None,
             timeline: None,
+            no_resources: Arc::from([]),
         }
     }
 

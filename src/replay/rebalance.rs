@@ -158,12 +158,7 @@ impl WorkerReplay {
             }
         }
 
-        let received = Received {
-            assignment: a.clone(),
-            generation,
-            protocol,
-            line: line.clone(),
-        };
+        let received = Received::new(Arc::new(a.clone()), generation, protocol, line.clone());
         if !a.failed() {
             self.inc.owned = Some(Owned::from(&received));
         }
@@ -176,27 +171,27 @@ impl WorkerReplay {
         {
             self.leader_self_url = Some(a.leader_url.clone());
         }
-        if let Some(g) = generation {
-            let mut live: Vec<(Resource, SourceLine)> = self
-                .inc
-                .res
-                .iter()
-                .filter_map(|(r, s)| s.live_since().map(|l| (r.clone(), l.clone())))
-                .collect();
-            live.sort();
+        if let Some(g) = generation
+            && self.facts.is_some()
+        {
+            // Sorted by resource (each is in the map once): counted first,
+            // so that the vector is allocated once, at its size.
+            let n = self.inc.res.values().filter(|s| s.is_live()).count();
+            let mut live: Vec<(Resource, SourceLine)> = Vec::with_capacity(n);
+            live.extend(
+                self.inc
+                    .res
+                    .iter()
+                    .filter_map(|(r, s)| s.live_since().map(|l| (r.clone(), l.clone()))),
+            );
+            live.sort_unstable_by(|x, y| x.0.cmp(&y.0));
             let kind = FactKind::Assignment {
                 generation: g,
-                assigned: {
-                    let mut v: Vec<Resource> = a.resources().collect();
-                    v.sort();
-                    v.dedup();
-                    Arc::from(v)
-                },
-                revoked: {
-                    let mut v: Vec<Resource> = a.revoked().collect();
-                    v.sort();
-                    v.dedup();
-                    Arc::from(v)
+                assigned: received.assigned.clone(),
+                revoked: if a.has_revocations() {
+                    state::sorted_set(a.revoked())
+                } else {
+                    self.no_resources.clone()
                 },
                 leader: a.leader.clone(),
                 leader_url: a.leader_url.clone(),
