@@ -105,6 +105,34 @@ impl Received {
     }
 }
 
+impl Received {
+    /// The assignment `a` received after `prev`: what it shares with the
+    /// previous assignment (a worker is mostly assigned what it had) is
+    /// shared, not copied and sorted again.
+    pub fn after(
+        prev: Option<&Received>,
+        a: &Assignment,
+        generation: Option<i32>,
+        protocol: Option<Protocol>,
+        line: SourceLine,
+    ) -> Received {
+        let (assignment, assigned) = match prev {
+            Some(p) if *p.assignment == *a => (p.assignment.clone(), p.assigned.clone()),
+            Some(p) if p.assignment.connectors == a.connectors && p.assignment.tasks == a.tasks => {
+                (Arc::new(a.clone()), p.assigned.clone())
+            }
+            _ => return Received::new(Arc::new(a.clone()), generation, protocol, line),
+        };
+        Received {
+            assignment,
+            assigned,
+            generation,
+            protocol,
+            line,
+        }
+    }
+}
+
 /// The resources, sorted, without repeats, in one allocation (unless a
 /// resource repeats).
 pub fn sorted_set(resources: impl Iterator<Item = Resource>) -> Arc<[Resource]> {

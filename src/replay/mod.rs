@@ -11,6 +11,7 @@
 pub mod facts;
 mod hand_on;
 mod rebalance;
+mod resmap;
 mod starts;
 mod stops;
 mod summary;
@@ -52,7 +53,7 @@ struct Incarnation {
     joined: Option<(i32, Option<Protocol>)>,
     received: Option<Received>,
     owned: Option<Owned>,
-    res: HashMap<Resource, ResState>,
+    res: resmap::ResMap,
     tasks_to_restart: HashMap<TaskId, SourceLine>,
     offset: Option<(i64, SourceLine)>,
     window: Option<Window>,

@@ -158,7 +158,13 @@ impl WorkerReplay {
             }
         }
 
-        let received = Received::new(Arc::new(a.clone()), generation, protocol, line.clone());
+        let received = Received::after(
+            self.inc.received.as_ref(),
+            a,
+            generation,
+            protocol,
+            line.clone(),
+        );
         if !a.failed() {
             self.inc.owned = Some(Owned::from(&received));
         }
@@ -174,17 +180,7 @@ impl WorkerReplay {
         if let Some(g) = generation
             && self.facts.is_some()
         {
-            // Sorted by resource (each is in the map once): counted first,
-            // so that the vector is allocated once, at its size.
-            let n = self.inc.res.values().filter(|s| s.is_live()).count();
-            let mut live: Vec<(Resource, SourceLine)> = Vec::with_capacity(n);
-            live.extend(
-                self.inc
-                    .res
-                    .iter()
-                    .filter_map(|(r, s)| s.live_since().map(|l| (r.clone(), l.clone()))),
-            );
-            live.sort_unstable_by(|x, y| x.0.cmp(&y.0));
+            let live = self.inc.res.live();
             let kind = FactKind::Assignment {
                 generation: g,
                 assigned: received.assigned.clone(),
