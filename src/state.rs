@@ -6,6 +6,7 @@ use crate::event::ConnectorUpdateAction;
 use crate::model::{Assignment, Name, Protocol, Resource, SourceLine, TaskId};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 /// What the log has shown about one connector or task on this worker: the
 /// instance life cycle of docs/design.md ("The instance life cycle"):
@@ -77,18 +78,81 @@ impl ResState {
 /// The last assignment line received.
 #[derive(Debug, Clone)]
 pub struct Received {
-    pub assignment: Assignment,
+    /// Shared with [`Owned`] (one copy of the lists per assignment).
+    pub assignment: Arc<Assignment>,
+    /// What it assigns, sorted, without repeats: built once, shared by the
+    /// assignment fact and the start phase's judgement.
+    pub assigned: Arc<[Resource]>,
     pub generation: Option<i32>,
     pub protocol: Option<Protocol>,
     pub line: SourceLine,
+}
+
+impl Received {
+    pub fn new(
+        assignment: Arc<Assignment>,
+        generation: Option<i32>,
+        protocol: Option<Protocol>,
+        line: SourceLine,
+    ) -> Received {
+        Received {
+            assigned: sorted_set(assignment.resources()),
+            assignment,
+            generation,
+            protocol,
+            line,
+        }
+    }
+}
+
+impl Received {
+    /// The assignment `a` received after `prev`: what it shares with the
+    /// previous assignment (a worker is mostly assigned what it had) is
+    /// shared, not copied and sorted again.
+    pub fn after(
+        prev: Option<&Received>,
+        a: &Assignment,
+        generation: Option<i32>,
+        protocol: Option<Protocol>,
+        line: SourceLine,
+    ) -> Received {
+        let (assignment, assigned) = match prev {
+            Some(p) if *p.assignment == *a => (p.assignment.clone(), p.assigned.clone()),
+            Some(p) if p.assignment.connectors == a.connectors && p.assignment.tasks == a.tasks => {
+                (Arc::new(a.clone()), p.assigned.clone())
+            }
+            _ => return Received::new(Arc::new(a.clone()), generation, protocol, line),
+        };
+        Received {
+            assignment,
+            assigned,
+            generation,
+            protocol,
+            line,
+        }
+    }
+}
+
+/// The resources, sorted, without repeats, in one allocation (unless a
+/// resource repeats).
+pub fn sorted_set(resources: impl Iterator<Item = Resource>) -> Arc<[Resource]> {
+    let mut v: Arc<[Resource]> = resources.collect();
+    if let Some(s) = Arc::get_mut(&mut v) {
+        s.sort_unstable();
+    }
+    if v.windows(2).any(|w| w[0] == w[1]) {
+        let mut d = v.to_vec();
+        d.dedup();
+        v = Arc::from(d);
+    }
+    v
 }
 
 /// What the worker owns: the lists of the last successful assignment.
 #[derive(Debug, Clone)]
 pub struct Owned {
     /// As the assignment lists them (a few dozen: a scan beats hashing).
-    pub connectors: Vec<Name>,
-    pub tasks: Vec<TaskId>,
+    pub assignment: Arc<Assignment>,
     pub generation: Option<i32>,
     pub line: SourceLine,
 }
@@ -96,17 +160,13 @@ pub struct Owned {
 impl Owned {
     pub fn from(received: &Received) -> Owned {
         Owned {
-            connectors: received.assignment.connectors.clone(),
-            tasks: received.assignment.tasks.clone(),
+            assignment: received.assignment.clone(),
             generation: received.generation,
             line: received.line.clone(),
         }
     }
     pub fn holds(&self, r: &Resource) -> bool {
-        match r {
-            Resource::Connector(n) => self.connectors.iter().any(|c| c == n),
-            Resource::Task(t) => self.tasks.iter().any(|x| x == t),
-        }
+        self.assignment.holds(r)
     }
 }
 

@@ -23,6 +23,18 @@ impl WorkerReplay {
         }
     }
 
+    /// Like [`WorkerReplay::take_facts`], drained out of the replay's own
+    /// vector (which keeps its buffer for the facts that follow); `None`
+    /// unless facts are collected.
+    pub fn drain_facts(&mut self) -> Option<std::vec::Drain<'_, Fact>> {
+        let facts = self.facts.as_mut()?;
+        let ready = match &mut self.facts_held_from {
+            Some(from) => std::mem::take(from),
+            None => facts.len(),
+        };
+        Some(facts.drain(..ready))
+    }
+
     /// Are facts held until the outcome of the starts under way is known?
     pub fn holds_facts(&self) -> bool {
         self.facts_held_from.is_some()

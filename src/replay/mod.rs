@@ -11,6 +11,7 @@
 pub mod facts;
 mod hand_on;
 mod rebalance;
+mod resmap;
 mod starts;
 mod stops;
 mod summary;
@@ -52,7 +53,7 @@ struct Incarnation {
     joined: Option<(i32, Option<Protocol>)>,
     received: Option<Received>,
     owned: Option<Owned>,
-    res: HashMap<Resource, ResState>,
+    res: resmap::ResMap,
     tasks_to_restart: HashMap<TaskId, SourceLine>,
     offset: Option<(i64, SourceLine)>,
     window: Option<Window>,
@@ -162,6 +163,8 @@ pub struct WorkerReplay {
     kafka_cluster: Option<Arc<str>>,
     /// The timeline for the HTML report, when it is wanted.
     timeline: Option<Box<timeline::Recorder>>,
+    /// An empty resource set, shared by the facts that name none.
+    no_resources: Arc<[Resource]>,
 }
 
 /// Two lines of one rebalance further apart than this (log time) suggest
@@ -232,6 +235,7 @@ impl WorkerReplay {
             begun: false,
             kafka_cluster: None,
             timeline: None,
+            no_resources: Arc::from([]),
         }
     }
 

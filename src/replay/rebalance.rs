@@ -158,12 +158,13 @@ impl WorkerReplay {
             }
         }
 
-        let received = Received {
-            assignment: a.clone(),
+        let received = Received::after(
+            self.inc.received.as_ref(),
+            a,
             generation,
             protocol,
-            line: line.clone(),
-        };
+            line.clone(),
+        );
         if !a.failed() {
             self.inc.owned = Some(Owned::from(&received));
         }
@@ -176,27 +177,17 @@ impl WorkerReplay {
         {
             self.leader_self_url = Some(a.leader_url.clone());
         }
-        if let Some(g) = generation {
-            let mut live: Vec<(Resource, SourceLine)> = self
-                .inc
-                .res
-                .iter()
-                .filter_map(|(r, s)| s.live_since().map(|l| (r.clone(), l.clone())))
-                .collect();
-            live.sort();
+        if let Some(g) = generation
+            && self.facts.is_some()
+        {
+            let live = self.inc.res.live();
             let kind = FactKind::Assignment {
                 generation: g,
-                assigned: {
-                    let mut v: Vec<Resource> = a.resources().collect();
-                    v.sort();
-                    v.dedup();
-                    Arc::from(v)
-                },
-                revoked: {
-                    let mut v: Vec<Resource> = a.revoked().collect();
-                    v.sort();
-                    v.dedup();
-                    Arc::from(v)
+                assigned: received.assigned.clone(),
+                revoked: if a.has_revocations() {
+                    state::sorted_set(a.revoked())
+                } else {
+                    self.no_resources.clone()
                 },
                 leader: a.leader.clone(),
                 leader_url: a.leader_url.clone(),

@@ -73,61 +73,59 @@ impl WorkerReplay {
         if let (Some(fin), Some(rec), true) = (finished, received.as_ref(), ps.judgeable)
             && !rec.assignment.failed()
         {
-            let started: HashSet<&Resource> = ps.phase.started.iter().map(|(r, _)| r).collect();
-            let mut assigned: Vec<Resource> = rec.assignment.resources().collect();
-            assigned.sort();
-            for r in assigned {
-                if started.contains(&r)
-                    || ps.phase.failed.contains(&r)
-                    || rec.assignment.revokes(&r)
-                {
-                    continue;
-                }
-                let st = self.inc.res.get(&r);
-                let Some(not_running) = lost_assignment::check(st, self.inc.baseline.is_some())
-                else {
-                    continue;
-                };
-                let upstream = self.inc.self_revoked.contains(&r).then_some("KAFKA-9851");
-                let f = lost_assignment::finding(
-                    &self.who(),
-                    &r,
-                    &rec.line,
-                    fin,
-                    not_running.as_ref(),
-                    self.inc.baseline.as_ref(),
-                    upstream,
-                );
-                self.push(f);
-                // Reported once: the episode lasts until it starts or stops again.
-                let at = not_running.unwrap_or_else(|| fin.clone());
-                self.inc.res.insert(r, ResState::Lost { at });
-            }
+            // The assignment's resources, sorted and without repeats,
+            // each looked up once: judged lost, else held.
+            let mut started: Vec<&Resource> = ps.phase.started.iter().map(|(r, _)| r).collect();
+            started.sort_unstable();
+            let failed = &ps.phase.failed;
             // The herder now counts the whole assignment as running
             // (cooperative); what the log never showed is held from here.
-            if rec.protocol.is_none_or(Protocol::is_cooperative) {
-                let mut held = Vec::new();
-                for r in rec.assignment.resources() {
-                    if !self.inc.res.contains_key(&r) {
-                        let since = rec.line.clone();
-                        self.inc.res.insert(r.clone(), ResState::Held { since });
-                        held.push(r);
-                    }
-                }
-                if !held.is_empty() {
-                    held.sort();
-                    if let Some(t) = &mut self.timeline {
-                        t.held(&held, &rec.line);
-                    }
-                    let since = rec.line.clone();
-                    self.fact(
+            let holds = rec.protocol.is_none_or(Protocol::is_cooperative);
+            let mut held = Vec::new();
+            for r in rec.assigned.iter() {
+                let st = self.inc.res.get(r);
+                let known = st.is_some();
+                let judged = started.binary_search(&r).is_err()
+                    && (failed.is_empty() || !failed.contains(r))
+                    && !rec.assignment.revokes(r);
+                let lost = judged
+                    .then(|| lost_assignment::check(st, self.inc.baseline.is_some()))
+                    .flatten();
+                if let Some(not_running) = lost {
+                    let upstream = self.inc.self_revoked.contains(r).then_some("KAFKA-9851");
+                    let f = lost_assignment::finding(
+                        &self.who(),
+                        r,
+                        &rec.line,
                         fin,
-                        FactKind::Held {
-                            resources: held,
-                            since,
-                        },
+                        not_running.as_ref(),
+                        self.inc.baseline.as_ref(),
+                        upstream,
                     );
+                    self.push(f);
+                    // Reported once: the episode lasts until it starts or stops again.
+                    let at = not_running.unwrap_or_else(|| fin.clone());
+                    self.inc.res.insert(r.clone(), ResState::Lost { at });
+                    continue;
                 }
+                if holds && !known {
+                    let since = rec.line.clone();
+                    self.inc.res.insert(r.clone(), ResState::Held { since });
+                    held.push(r.clone());
+                }
+            }
+            if !held.is_empty() {
+                if let Some(t) = &mut self.timeline {
+                    t.held(&held, &rec.line);
+                }
+                let since = rec.line.clone();
+                self.fact(
+                    fin,
+                    FactKind::Held {
+                        resources: held,
+                        since,
+                    },
+                );
             }
         }
         self.inc.received = received;

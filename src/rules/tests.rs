@@ -150,12 +150,12 @@ fn rebalance_stops() {
 }
 
 fn received(a: Assignment, seq: u64) -> Received {
-    Received {
-        assignment: a,
-        generation: Some(4),
-        protocol: Some(Protocol::Sessioned),
-        line: line(seq),
-    }
+    Received::new(
+        std::sync::Arc::new(a),
+        Some(4),
+        Some(Protocol::Sessioned),
+        line(seq),
+    )
 }
 
 #[test]
@@ -263,7 +263,7 @@ fn offset_mismatch_reasons() {
     .unwrap();
     assert!(why.contains("herder itself"), "{why}");
     let mut failed = rec.clone();
-    failed.assignment.error = 1;
+    std::sync::Arc::make_mut(&mut failed.assignment).error = 1;
     let (why, _) = offset_mismatch::check(Some(&failed), None, &known(10), 10).unwrap();
     assert!(why.contains("error=1"), "{why}");
 }

@@ -248,10 +248,13 @@ impl StreamSink {
                 None => stream_ts,
             }
         };
-        let facts = slot.replay.take_facts();
-        if facts.is_empty() {
+        let Some(facts) = slot.replay.drain_facts() else {
+            return;
+        };
+        if facts.as_slice().is_empty() {
             return;
         }
+        items.reserve(facts.len());
         let ts = holds
             .floor()
             .map_or(made_at, |f| f.min(made_at))
