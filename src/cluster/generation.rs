@@ -3,7 +3,7 @@
 //! one resource live on two workers at once (`zombie`).
 
 use super::leavers::Earlier;
-use super::state::{Bucket, Entry, Episode, Group, Live, Mark};
+use super::state::{Bucket, Entry, Episode, Group, Live, Mark, NONE};
 use super::{CrossFinding, EPOCH_GAP_MS, ended_before, later};
 use crate::finding::{Evidence, Finding, Kind, Sentence};
 use crate::model::{Resource, SourceLine};
@@ -41,13 +41,26 @@ pub(super) fn feed_group(
             let ws = group.workers.entry(w).or_default();
             ws.generation = Some(generation);
             // The ids of the assigned resources, then of the live ones:
-            // sorted both, and nearly always the live among the assigned
-            // (one stream's names: the same name is one allocation), so
-            // found there by a walk instead of a hash.
+            // sorted all, and nearly always those of the worker's last
+            // assignment, and the live among the assigned (one stream's
+            // names: the same name is one allocation, compared at once),
+            // so found there by a walk instead of a hash.
+            let last = ws.last.take();
             let mut ids = std::mem::take(&mut group.scratch);
             ids.clear();
+            let (before, before_ids) = match &last {
+                Some((r, i)) => (&r[..], &i[..]),
+                None => (&[][..], &[][..]),
+            };
+            let mut j = 0;
             for r in assigned.iter() {
-                let id = group.id(r);
+                while j < before.len() && before[j] < *r {
+                    j += 1;
+                }
+                let id = match (before.get(j), before_ids.get(j)) {
+                    (Some(x), Some(&id)) if x == r => id,
+                    _ => group.id(r),
+                };
                 ids.push(id);
             }
             let mut at = 0;
@@ -69,6 +82,13 @@ pub(super) fn feed_group(
                     (r, id, mark)
                 })
                 .collect();
+            // Ids of its cluster and its leader: `null` (and no cluster)
+            // compare with everything.
+            let cluster_id = group.text_id(fact.cluster.as_deref());
+            let leader_id = match leader.as_str() {
+                "null" => NONE,
+                l => group.text_id(Some(l)),
+            };
             let ts = fact.line.ts;
             let known = group.ids.len();
             let bucket = group.buckets.entry((epoch, generation)).or_default();
@@ -105,6 +125,8 @@ pub(super) fn feed_group(
                     offset,
                     error,
                     live,
+                    cluster_id,
+                    leader_id,
                 },
             );
             let ctx = Ctx {
@@ -113,7 +135,7 @@ pub(super) fn feed_group(
                 generation,
             };
             conflicts(&ctx, bucket, w, &ids, out);
-            group.scratch = ids;
+            let kept = bucket.entries[&w].assigned.clone();
             let bucket = &*bucket;
             for (r, id) in bucket.entries[&w].live.ids() {
                 duplicates(&ctx, bucket, &mut group.episodes, w, r, id, out);
@@ -123,6 +145,12 @@ pub(super) fn feed_group(
                 if o != w && comparable(mine, other) {
                     group.peers.insert((w.min(o), w.max(o)));
                 }
+            }
+            // The ids stay with the worker for its next assignment; the
+            // vector of the last one is the next buffer.
+            group.scratch = last.map(|(_, v)| v).unwrap_or_default();
+            if let Some(ws) = group.workers.get_mut(&w) {
+                ws.last = Some((kept, ids));
             }
         }
         FactKind::Held { resources, since } => {
@@ -330,10 +358,11 @@ impl Ctx<'_> {
 /// group id (the default `connect-cluster`), and the leader is the one fact
 /// every member of a generation shares.
 pub(super) fn comparable(a: &Entry, b: &Entry) -> bool {
-    match (&a.cluster, &b.cluster) {
-        (Some(x), Some(y)) => x == y,
-        _ => a.leader == b.leader || a.leader == "null" || b.leader == "null",
+    // By the ids of the texts (`NONE`: no cluster, a `null` leader).
+    if a.cluster_id != NONE && b.cluster_id != NONE {
+        return a.cluster_id == b.cluster_id;
     }
+    a.leader_id == b.leader_id || a.leader_id == NONE || b.leader_id == NONE
 }
 
 /// Assignment conflicts between worker `w`'s new entry and the others.
@@ -425,7 +454,10 @@ fn conflicts(ctx: &Ctx, bucket: &mut Bucket, w: usize, ids: &[u32], out: &mut Ve
                     te.offset, oe.offset
                 ),
             );
-        } else if mine.leader != other.leader && mine.leader != "null" && other.leader != "null" {
+        } else if mine.leader_id != other.leader_id
+            && mine.leader_id != NONE
+            && other.leader_id != NONE
+        {
             add(
                 None,
                 format!("leader {} here", te.leader),
@@ -454,6 +486,10 @@ fn duplicates(
     id: u32,
     out: &mut Vec<CrossFinding>,
 ) {
+    if bucket.runners.workers(id).all(|o| o == w) {
+        // Live on no other worker of the generation.
+        return;
+    }
     let Some(mine_entry) = bucket.entries.get(&w) else {
         return;
     };

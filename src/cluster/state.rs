@@ -83,6 +83,11 @@ pub(super) struct Entry {
     pub(super) offset: i64,
     pub(super) error: i32,
     pub(super) live: Live,
+    /// The ids ([`Group::text_id`]) of its Kafka cluster (`NONE`: none)
+    /// and its leader (`NONE`: `null`), compared for
+    /// [`super::generation::comparable`] without comparing texts.
+    pub(super) cluster_id: u32,
+    pub(super) leader_id: u32,
 }
 
 impl Entry {
@@ -103,8 +108,8 @@ pub(super) struct Bucket {
     pub(super) runners: Index,
 }
 
-/// No worker, no link.
-const NONE: u32 = u32::MAX;
+/// No worker, no link, no text.
+pub(super) const NONE: u32 = u32::MAX;
 
 /// The workers per resource id of one generation, in the order they came
 /// (kept for every assignment line of the generation, also one a worker
@@ -185,6 +190,10 @@ pub(super) struct WState {
     pub(super) epoch: u32,
     pub(super) position: Option<Timestamp>,
     pub(super) ended: bool,
+    /// Its latest assigned resources and their ids: the next assignment
+    /// (nearly the same set, the same names) takes its ids from them by a
+    /// walk instead of hashing each name.
+    pub(super) last: Option<(Arc<[Resource]>, Vec<u32>)>,
 }
 
 /// The state of one group.
@@ -213,6 +222,8 @@ pub(super) struct Group {
     /// from two workers is two allocations: compared once here, by
     /// value), for the generations' indexes.
     pub(super) ids: HashMap<Resource, u32>,
+    /// The same for cluster ids and leaders.
+    pub(super) texts: HashMap<Arc<str>, u32>,
     /// A buffer of ids, reused from fact to fact.
     pub(super) scratch: Vec<u32>,
 }
@@ -260,6 +271,20 @@ impl Group {
         }
         let id = self.ids.len() as u32;
         self.ids.insert(r.clone(), id);
+        id
+    }
+
+    /// The id of a Kafka cluster id or a leader in this group (no
+    /// cluster: [`NONE`]).
+    pub(super) fn text_id(&mut self, t: Option<&str>) -> u32 {
+        let Some(t) = t else {
+            return NONE;
+        };
+        if let Some(&id) = self.texts.get(t) {
+            return id;
+        }
+        let id = self.texts.len() as u32;
+        self.texts.insert(Arc::from(t), id);
         id
     }
 
