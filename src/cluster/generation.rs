@@ -3,7 +3,7 @@
 //! one resource live on two workers at once (`zombie`).
 
 use super::leavers::Earlier;
-use super::state::{Bucket, Entry, Episode, Group, Live, Mark, workers_of};
+use super::state::{Bucket, Entry, Episode, Group, Live, Mark, NONE};
 use super::{CrossFinding, EPOCH_GAP_MS, ended_before, later};
 use crate::finding::{Evidence, Finding, Kind, Sentence};
 use crate::model::{Resource, SourceLine};
@@ -41,38 +41,81 @@ pub(super) fn feed_group(
             let epoch = group.epoch_of(w, generation);
             let ws = group.workers.entry(w).or_default();
             ws.generation = Some(generation);
+            // The ids of the assigned resources, then of the live ones:
+            // sorted all, and nearly always those of the worker's last
+            // assignment, and the live among the assigned (one stream's
+            // names: the same name is one allocation, compared at once),
+            // so found there by a walk instead of a hash.
+            let last = ws.last.take();
+            let mut ids = std::mem::take(&mut group.scratch);
+            ids.clear();
+            let (before, before_ids) = match &last {
+                Some((r, i)) => (&r[..], &i[..]),
+                None => (&[][..], &[][..]),
+            };
+            let mut j = 0;
+            for r in assigned.iter() {
+                while j < before.len() && before[j] < *r {
+                    j += 1;
+                }
+                let id = match (before.get(j), before_ids.get(j)) {
+                    (Some(x), Some(&id)) if x == r => id,
+                    _ => group.id(r),
+                };
+                ids.push(id);
+            }
+            let mut at = 0;
+            let live: Vec<(Resource, u32, Mark)> = live
+                .into_iter()
+                .map(|(r, instance)| {
+                    while at < assigned.len() && assigned[at] < r {
+                        at += 1;
+                    }
+                    let id = match assigned.get(at) {
+                        Some(x) if *x == r => ids[at],
+                        _ => group.id(&r),
+                    };
+                    let mark = Mark {
+                        instance,
+                        from: fact.line.clone(),
+                        until: None,
+                    };
+                    (r, id, mark)
+                })
+                .collect();
+            // Ids of its cluster and its leader: `null` (and no cluster)
+            // compare with everything.
+            let cluster_id = group.text_id(fact.cluster.as_deref());
+            let leader_id = match leader.as_str() {
+                "null" => NONE,
+                l => group.text_id(Some(l)),
+            };
             let ts = fact.line.ts;
+            let known = group.ids.len();
             let bucket = group.buckets.entry((epoch, generation)).or_default();
             if let (Some(first), Some(t)) = (bucket.first_ts, ts)
                 && (t.0 - first.0).abs() > EPOCH_GAP_MS
             {
                 *bucket = Bucket::default();
             }
-            if bucket.entries.is_empty() && bucket.holders.capacity() == 0 {
-                // A new generation indexes about as many resources as the
-                // largest before it: sized once instead of grown.
-                bucket.holders.reserve(group.index_sizes.0);
-                bucket.runners.reserve(group.index_sizes.1);
+            if bucket.entries.is_empty() {
+                // A generation indexes about every resource of its group:
+                // sized once instead of grown.
+                bucket.holders.reserve(known);
+                bucket.runners.reserve(known);
             }
             bucket.first_ts = bucket.first_ts.or(ts);
             if ts > bucket.last_ts {
                 bucket.last_ts = ts;
             }
             // The replay sends them sorted by resource.
-            let live = Live(
-                live.into_iter()
-                    .map(|(r, instance)| {
-                        (
-                            r,
-                            Mark {
-                                instance,
-                                from: fact.line.clone(),
-                                until: None,
-                            },
-                        )
-                    })
-                    .collect(),
-            );
+            let live = Live::sorted(live);
+            for &id in &ids {
+                bucket.holders.add(id, w);
+            }
+            for (_, id) in live.ids() {
+                bucket.runners.add(id, w);
+            }
             bucket.entries.insert(
                 w,
                 Entry {
@@ -83,26 +126,20 @@ pub(super) fn feed_group(
                     offset,
                     error,
                     live,
+                    cluster_id,
+                    leader_id,
                 },
             );
-            let e = &bucket.entries[&w];
-            for res in e.assigned.iter() {
-                Bucket::index(&mut bucket.holders, res, w);
-            }
-            for res in e.live.resources() {
-                Bucket::index(&mut bucket.runners, res, w);
-            }
             let ctx = Ctx {
                 labels,
                 group: group_name,
                 generation,
             };
-            conflicts(&ctx, bucket, w, out);
-            group.index_sizes.0 = group.index_sizes.0.max(bucket.holders.len());
-            group.index_sizes.1 = group.index_sizes.1.max(bucket.runners.len());
+            conflicts(&ctx, bucket, w, &ids, out);
+            let kept = bucket.entries[&w].assigned.clone();
             let bucket = &*bucket;
-            for r in bucket.entries[&w].live.resources() {
-                duplicates(&ctx, bucket, &mut group.episodes, w, r, out);
+            for (r, id) in bucket.entries[&w].live.ids() {
+                duplicates(&ctx, bucket, &mut group.episodes, w, r, id, out);
             }
             let mine = &bucket.entries[&w];
             for (&o, other) in &bucket.entries {
@@ -110,29 +147,45 @@ pub(super) fn feed_group(
                     group.peers.insert((w.min(o), w.max(o)));
                 }
             }
+            // The ids stay with the worker for its next assignment; the
+            // vector of the last one is the next buffer.
+            group.scratch = last.map(|(_, v)| v).unwrap_or_default();
+            if let Some(ws) = group.workers.get_mut(&w) {
+                ws.last = Some((kept, ids));
+            }
         }
         FactKind::Held { resources, since } => {
             if let Some(key) = group.current(w)
-                && let Some(bucket) = group.buckets.get_mut(&key)
+                && group.buckets.contains_key(&key)
             {
+                let mut ids = std::mem::take(&mut group.scratch);
+                ids.clear();
+                for r in &resources {
+                    let id = group.id(r);
+                    ids.push(id);
+                }
+                let Some(bucket) = group.buckets.get_mut(&key) else {
+                    return;
+                };
                 let ctx = Ctx {
                     labels,
                     group: group_name,
                     generation: key.1,
                 };
                 if let Some(e) = bucket.entries.get_mut(&w) {
-                    for r in &resources {
-                        e.live.insert_new(r, || Mark {
+                    for (r, &id) in resources.iter().zip(&ids) {
+                        e.live.insert_new(r, id, || Mark {
                             instance: since.clone(),
                             from: since.clone(),
                             until: None,
                         });
-                        Bucket::index(&mut bucket.runners, r, w);
+                        bucket.runners.add(id, w);
                     }
                 }
-                for r in &resources {
-                    duplicates(&ctx, bucket, &mut group.episodes, w, r, out);
+                for (r, &id) in resources.iter().zip(&ids) {
+                    duplicates(&ctx, bucket, &mut group.episodes, w, r, id, out);
                 }
+                group.scratch = ids;
             }
         }
         FactKind::Start { resource, .. } => {
@@ -142,9 +195,18 @@ pub(super) fn feed_group(
                     .started(w, key, &resource, &fact.line, &fact.cluster, &group.peers);
             }
             if let Some(key) = group.current(w)
-                && let Some(bucket) = group.buckets.get_mut(&key)
-                && let Some(e) = bucket.entries.get_mut(&w)
+                && group
+                    .buckets
+                    .get(&key)
+                    .is_some_and(|b| b.entries.contains_key(&w))
             {
+                let id = group.id(&resource);
+                let Some(bucket) = group.buckets.get_mut(&key) else {
+                    return;
+                };
+                let Some(e) = bucket.entries.get_mut(&w) else {
+                    return;
+                };
                 let ctx = Ctx {
                     labels,
                     group: group_name,
@@ -152,14 +214,15 @@ pub(super) fn feed_group(
                 };
                 e.live.insert(
                     resource.clone(),
+                    id,
                     Mark {
                         instance: fact.line.clone(),
                         from: fact.line.clone(),
                         until: None,
                     },
                 );
-                Bucket::index(&mut bucket.runners, &resource, w);
-                duplicates(&ctx, bucket, &mut group.episodes, w, &resource, out);
+                bucket.runners.add(id, w);
+                duplicates(&ctx, bucket, &mut group.episodes, w, &resource, id, out);
             }
         }
         FactKind::StartFailed { resource } => {
@@ -195,7 +258,6 @@ pub(super) fn feed_group(
                 let cluster = e.cluster.clone();
                 let open: Vec<(Resource, SourceLine)> = e
                     .live
-                    .0
                     .iter()
                     .filter(|(_, m)| m.until.is_none())
                     .map(|(r, m)| (r.clone(), m.instance.clone()))
@@ -212,7 +274,7 @@ pub(super) fn feed_group(
                             .iter()
                             .filter(|&(&o, _)| o != w)
                             .flat_map(move |(&o, e)| {
-                                e.live.0.iter().map(move |(r, m)| Earlier {
+                                e.live.iter().map(move |(r, m)| Earlier {
                                     other: o,
                                     generation: g,
                                     resource: r.clone(),
@@ -305,19 +367,20 @@ impl Ctx<'_> {
 /// group id (the default `connect-cluster`), and the leader is the one fact
 /// every member of a generation shares.
 pub(super) fn comparable(a: &Entry, b: &Entry) -> bool {
-    match (&a.cluster, &b.cluster) {
-        (Some(x), Some(y)) => x == y,
-        _ => a.leader == b.leader || a.leader == "null" || b.leader == "null",
+    // By the ids of the texts (`NONE`: no cluster, a `null` leader).
+    if a.cluster_id != NONE && b.cluster_id != NONE {
+        return a.cluster_id == b.cluster_id;
     }
+    a.leader_id == b.leader_id || a.leader_id == NONE || b.leader_id == NONE
 }
 
 /// Assignment conflicts between worker `w`'s new entry and the others.
-fn conflicts(ctx: &Ctx, bucket: &mut Bucket, w: usize, out: &mut Vec<CrossFinding>) {
+fn conflicts(ctx: &Ctx, bucket: &mut Bucket, w: usize, ids: &[u32], out: &mut Vec<CrossFinding>) {
     let mine = &bucket.entries[&w];
     // The resources each other worker's assignment shares with this one.
     let mut shared: BTreeMap<usize, Vec<&Resource>> = BTreeMap::new();
-    for r in mine.assigned.iter() {
-        for o in workers_of(&bucket.holders, r) {
+    for (r, &id) in mine.assigned.iter().zip(ids) {
+        for o in bucket.holders.workers(id) {
             if o != w {
                 shared.entry(o).or_default().push(r);
             }
@@ -401,7 +464,10 @@ fn conflicts(ctx: &Ctx, bucket: &mut Bucket, w: usize, out: &mut Vec<CrossFindin
                     te.offset, oe.offset
                 ),
             );
-        } else if mine.leader != other.leader && mine.leader != "null" && other.leader != "null" {
+        } else if mine.leader_id != other.leader_id
+            && mine.leader_id != NONE
+            && other.leader_id != NONE
+        {
             add(
                 None,
                 format!("leader {} here", te.leader),
@@ -428,20 +494,30 @@ fn duplicates(
     episodes: &mut HashSet<Episode>,
     w: usize,
     r: &Resource,
+    id: u32,
     out: &mut Vec<CrossFinding>,
 ) {
-    let Some(mine) = bucket.entries.get(&w).and_then(|e| e.live.get(r)) else {
+    if bucket.runners.workers(id).all(|o| o == w) {
+        // Live on no other worker of the generation.
+        return;
+    }
+    let Some(mine_entry) = bucket.entries.get(&w) else {
         return;
     };
-    let mine_entry = &bucket.entries[&w];
-    for o in workers_of(&bucket.runners, r) {
+    let Some(mine) = mine_entry.live.by_id(id) else {
+        return;
+    };
+    for o in bucket.runners.workers(id) {
+        if o == w {
+            continue;
+        }
         let Some(other) = bucket.entries.get(&o) else {
             continue;
         };
-        if o == w || !comparable(mine_entry, other) {
+        if !comparable(mine_entry, other) {
             continue;
         }
-        let Some(theirs) = other.live.get(r) else {
+        let Some(theirs) = other.live.by_id(id) else {
             continue;
         };
         if ended_before(&theirs.until, &mine.from) || ended_before(&mine.until, &theirs.from) {

@@ -19,31 +19,38 @@ pub(super) struct Mark {
 }
 
 /// The live instances of one worker in one generation, sorted by resource
-/// (a few dozen at most: a vector beats a tree here).
+/// (a few dozen at most: a vector beats a tree here), each with the id its
+/// group gave the resource ([`Group::id`]): other workers' instances are
+/// found by id, without comparing names.
 #[derive(Debug, Default)]
-pub(super) struct Live(pub(super) Vec<(Resource, Mark)>);
+pub(super) struct Live(Vec<(Resource, u32, Mark)>);
 
 impl Live {
-    pub(super) fn find(&self, r: &Resource) -> Result<usize, usize> {
-        self.0.binary_search_by(|(x, _)| x.cmp(r))
+    /// From resources sorted without repeats, each with its id.
+    pub(super) fn sorted(items: Vec<(Resource, u32, Mark)>) -> Live {
+        Live(items)
     }
-    pub(super) fn get(&self, r: &Resource) -> Option<&Mark> {
-        self.find(r).ok().map(|i| &self.0[i].1)
+    fn find(&self, r: &Resource) -> Result<usize, usize> {
+        self.0.binary_search_by(|(x, _, _)| x.cmp(r))
+    }
+    /// The mark of the resource with id `id`.
+    pub(super) fn by_id(&self, id: u32) -> Option<&Mark> {
+        self.0.iter().find(|x| x.1 == id).map(|x| &x.2)
     }
     pub(super) fn get_mut(&mut self, r: &Resource) -> Option<&mut Mark> {
-        self.find(r).ok().map(|i| &mut self.0[i].1)
+        self.find(r).ok().map(|i| &mut self.0[i].2)
     }
     /// Sets the mark (replacing one there).
-    pub(super) fn insert(&mut self, r: Resource, m: Mark) {
+    pub(super) fn insert(&mut self, r: Resource, id: u32, m: Mark) {
         match self.find(&r) {
-            Ok(i) => self.0[i].1 = m,
-            Err(i) => self.0.insert(i, (r, m)),
+            Ok(i) => self.0[i].2 = m,
+            Err(i) => self.0.insert(i, (r, id, m)),
         }
     }
     /// Sets the mark unless one is there.
-    pub(super) fn insert_new(&mut self, r: &Resource, m: impl FnOnce() -> Mark) {
+    pub(super) fn insert_new(&mut self, r: &Resource, id: u32, m: impl FnOnce() -> Mark) {
         if let Err(i) = self.find(r) {
-            self.0.insert(i, (r.clone(), m()));
+            self.0.insert(i, (r.clone(), id, m()));
         }
     }
     pub(super) fn remove(&mut self, r: &Resource) {
@@ -51,11 +58,18 @@ impl Live {
             self.0.remove(i);
         }
     }
-    pub(super) fn resources(&self) -> impl Iterator<Item = &Resource> {
-        self.0.iter().map(|(r, _)| r)
+    /// Resources (in order) with their ids.
+    pub(super) fn ids(&self) -> impl Iterator<Item = (&Resource, u32)> {
+        self.0.iter().map(|(r, id, _)| (r, *id))
+    }
+    pub(super) fn iter(&self) -> impl Iterator<Item = (&Resource, &Mark)> {
+        self.0.iter().map(|(r, _, m)| (r, m))
+    }
+    pub(super) fn marks(&self) -> impl Iterator<Item = &Mark> {
+        self.0.iter().map(|(_, _, m)| m)
     }
     pub(super) fn marks_mut(&mut self) -> impl Iterator<Item = &mut Mark> {
-        self.0.iter_mut().map(|(_, m)| m)
+        self.0.iter_mut().map(|(_, _, m)| m)
     }
 }
 
@@ -69,6 +83,11 @@ pub(super) struct Entry {
     pub(super) offset: i64,
     pub(super) error: i32,
     pub(super) live: Live,
+    /// The ids ([`Group::text_id`]) of its Kafka cluster (`NONE`: none)
+    /// and its leader (`NONE`: `null`), compared for
+    /// [`super::generation::comparable`] without comparing texts.
+    pub(super) cluster_id: u32,
+    pub(super) leader_id: u32,
 }
 
 impl Entry {
@@ -84,49 +103,81 @@ pub(super) struct Bucket {
     pub(super) entries: BTreeMap<usize, Entry>,
     pub(super) conflicts: HashSet<(Option<Resource>, usize, usize)>,
     /// Index: the workers whose assignment holds a resource.
-    pub(super) holders: HashMap<Resource, Workers>,
+    pub(super) holders: Index,
     /// Index: the workers on which a resource is live in this generation.
-    pub(super) runners: HashMap<Resource, Workers>,
+    pub(super) runners: Index,
 }
 
-impl Bucket {
-    pub(super) fn index(map: &mut HashMap<Resource, Workers>, r: &Resource, w: usize) {
-        // Nearly always new to the generation (assignments are disjoint):
-        // one lookup that inserts.
-        map.entry(r.clone())
-            .and_modify(|ws| ws.add(w))
-            .or_insert_with(|| Workers {
-                first: w,
-                more: Vec::new(),
-            });
+/// No worker, no link, no text.
+pub(super) const NONE: u32 = u32::MAX;
+
+/// The workers per resource id of one generation, in the order they came
+/// (kept for every assignment line of the generation, also one a worker
+/// replaced by a later line). Nearly always one worker per resource: it is
+/// held in the slot of the id; the others in a list linked from there.
+/// Plain integers: dropping an index frees two vectors.
+#[derive(Debug, Default)]
+pub(super) struct Index {
+    /// Per id: the first worker and the link to the next (`NONE`: none).
+    heads: Vec<(u32, u32)>,
+    /// More workers: (worker, link to the next).
+    more: Vec<(u32, u32)>,
+}
+
+impl Index {
+    /// Room for the ids `0..n` without growing.
+    pub(super) fn reserve(&mut self, n: usize) {
+        self.heads.reserve(n.saturating_sub(self.heads.len()));
     }
-}
 
-/// The workers of an index entry: nearly always one, so no allocation
-/// until a second comes.
-#[derive(Debug)]
-pub(super) struct Workers {
-    first: usize,
-    more: Vec<usize>,
-}
-
-impl Workers {
-    pub(super) fn add(&mut self, w: usize) {
-        if self.first != w && !self.more.contains(&w) {
-            self.more.push(w);
+    /// Adds worker `w` to resource `id` (once).
+    pub(super) fn add(&mut self, id: u32, w: usize) {
+        let (i, w) = (id as usize, w as u32);
+        if i >= self.heads.len() {
+            self.heads.resize(i + 1, (NONE, NONE));
+        }
+        let head = &mut self.heads[i];
+        if head.0 == NONE {
+            head.0 = w;
+            return;
+        }
+        if head.0 == w {
+            return;
+        }
+        let new = self.more.len() as u32;
+        if head.1 == NONE {
+            head.1 = new;
+            self.more.push((w, NONE));
+            return;
+        }
+        let mut at = head.1 as usize;
+        loop {
+            let (x, next) = self.more[at];
+            if x == w {
+                return;
+            }
+            if next == NONE {
+                self.more[at].1 = new;
+                self.more.push((w, NONE));
+                return;
+            }
+            at = next as usize;
         }
     }
-    pub(super) fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        std::iter::once(self.first).chain(self.more.iter().copied())
-    }
-}
 
-/// The workers an index holds for `r` (none when absent).
-pub(super) fn workers_of<'a>(
-    map: &'a HashMap<Resource, Workers>,
-    r: &Resource,
-) -> impl Iterator<Item = usize> + 'a {
-    map.get(r).into_iter().flat_map(Workers::iter)
+    /// The workers of resource `id` (none when absent), in the order
+    /// they came.
+    pub(super) fn workers(&self, id: u32) -> impl Iterator<Item = usize> + '_ {
+        let (first, mut link) = self.heads.get(id as usize).copied().unwrap_or((NONE, NONE));
+        (first != NONE)
+            .then_some(first as usize)
+            .into_iter()
+            .chain(std::iter::from_fn(move || {
+                let &(w, next) = self.more.get(link as usize)?;
+                link = next;
+                Some(w as usize)
+            }))
+    }
 }
 
 /// Where a worker of a group stands.
@@ -139,6 +190,10 @@ pub(super) struct WState {
     pub(super) epoch: u32,
     pub(super) position: Option<Timestamp>,
     pub(super) ended: bool,
+    /// Its latest assigned resources and their ids: the next assignment
+    /// (nearly the same set, the same names) takes its ids from them by a
+    /// walk instead of hashing each name.
+    pub(super) last: Option<(Arc<[Resource]>, Vec<u32>)>,
 }
 
 /// The state of one group.
@@ -163,9 +218,14 @@ pub(super) struct Group {
     pub(super) peers: HashSet<(usize, usize)>,
     /// Workers that left without revoking, and what they kept running.
     pub(super) leavers: super::leavers::Leavers,
-    /// The largest holders and runners indexes of a generation so far
-    /// (the capacity a new generation's indexes start with).
-    pub(super) index_sizes: (usize, usize),
+    /// A dense id per resource the group's facts named (the same name
+    /// from two workers is two allocations: compared once here, by
+    /// value), for the generations' indexes.
+    pub(super) ids: HashMap<Resource, u32>,
+    /// The same for cluster ids and leaders.
+    pub(super) texts: HashMap<Arc<str>, u32>,
+    /// A buffer of ids, reused from fact to fact.
+    pub(super) scratch: Vec<u32>,
 }
 
 /// Facts of a group between two retirements of its old generations.
@@ -204,6 +264,30 @@ impl Group {
         e
     }
 
+    /// The id of resource `r` in this group.
+    pub(super) fn id(&mut self, r: &Resource) -> u32 {
+        if let Some(&id) = self.ids.get(r) {
+            return id;
+        }
+        let id = self.ids.len() as u32;
+        self.ids.insert(r.clone(), id);
+        id
+    }
+
+    /// The id of a Kafka cluster id or a leader in this group (no
+    /// cluster: [`NONE`]).
+    pub(super) fn text_id(&mut self, t: Option<&str>) -> u32 {
+        let Some(t) = t else {
+            return NONE;
+        };
+        if let Some(&id) = self.texts.get(t) {
+            return id;
+        }
+        let id = self.texts.len() as u32;
+        self.texts.insert(Arc::from(t), id);
+        id
+    }
+
     /// The key of the generation worker `w` is in.
     pub(super) fn current(&self, w: usize) -> Option<(u32, i32)> {
         let ws = self.workers.get(&w)?;
@@ -235,12 +319,7 @@ impl Group {
                 .buckets
                 .values()
                 .flat_map(|b| b.entries.values())
-                .flat_map(|e| {
-                    e.live
-                        .0
-                        .iter()
-                        .map(|(_, m)| (m.instance.source, m.instance.line))
-                })
+                .flat_map(|e| e.live.marks().map(|m| (m.instance.source, m.instance.line)))
                 .chain(self.leavers.instances())
                 .collect();
             self.episodes
