@@ -16,9 +16,8 @@ pub mod bare;
 pub mod json;
 
 use crate::model::Timestamp;
-use nom::bytes::complete::take_while1;
 use nom::character::complete::char;
-use nom::combinator::{opt, recognize};
+use nom::combinator::opt;
 use nom::{IResult, Parser};
 
 /// Log level as printed by `%p`.
@@ -94,20 +93,6 @@ fn tag<'a>(t: &'static str) -> impl Fn(&'a str) -> Res<'a, &'a str> {
         // `t.len()` ends the literal just matched: a char boundary.
         Some(rest) => Ok((rest, &i[..t.len()])),
         None => fail(i, nom::error::ErrorKind::Tag),
-    }
-}
-
-/// The longest prefix of ASCII bytes satisfying `pred` (at least `min`).
-fn ascii_while<'a>(min: usize, pred: impl Fn(u8) -> bool) -> impl Fn(&'a str) -> Res<'a, &'a str> {
-    move |i: &'a str| {
-        let n = i
-            .bytes()
-            .position(|b| !(b.is_ascii() && pred(b)))
-            .unwrap_or(i.len());
-        if n < min {
-            return fail(i, nom::error::ErrorKind::TakeWhile1);
-        }
-        Ok((&i[n..], &i[..n]))
     }
 }
 
@@ -208,22 +193,19 @@ fn full_timestamp(b: &[u8]) -> Option<Option<Timestamp>> {
 }
 
 fn level(i: &str) -> Res<'_, Level> {
-    let (rest, word) = ascii_while(1, |b| b.is_ascii_uppercase())(i)?;
-    let lvl = match word {
-        "TRACE" => Level::Trace,
-        "DEBUG" => Level::Debug,
-        "INFO" => Level::Info,
-        "WARN" | "WARNING" => Level::Warn,
-        "ERROR" => Level::Error,
-        "FATAL" => Level::Fatal,
-        _ => {
-            return Err(nom::Err::Error(nom::error::Error::new(
-                i,
-                nom::error::ErrorKind::Tag,
-            )));
-        }
+    let n = i.bytes().take_while(u8::is_ascii_uppercase).count();
+    let lvl = match &i.as_bytes()[..n] {
+        b"INFO" => Level::Info,
+        b"DEBUG" => Level::Debug,
+        b"WARN" | b"WARNING" => Level::Warn,
+        b"ERROR" => Level::Error,
+        b"TRACE" => Level::Trace,
+        b"FATAL" => Level::Fatal,
+        _ if n == 0 => return fail(i, nom::error::ErrorKind::TakeWhile1),
+        _ => return fail(i, nom::error::ErrorKind::Tag),
     };
-    Ok((rest, lvl))
+    // The level's bytes are ASCII: a char boundary.
+    Ok((&i[n..], lvl))
 }
 
 /// The head of a log record: `%d` and `%p`.
@@ -234,10 +216,23 @@ struct Head {
 }
 
 /// The record head: `[ts] LEVEL ` or `ts LEVEL `, returning the rest.
+/// Read by hand at fixed places (it is tried on every line): the same
+/// answer as `alt(([ts], ts))`, blanks, the level and a blank after it.
 fn record_head(i: &str) -> Res<'_, Head> {
-    let bracketed = (char('['), log4j_timestamp, char(']')).map(|(_, t, _)| t);
-    let (i, ts) = nom::branch::alt((bracketed, log4j_timestamp)).parse(i)?;
-    let (i, _) = ascii_while(1, |b| b == b' ')(i)?;
+    let bracketed = i
+        .strip_prefix('[')
+        .and_then(|r| log4j_timestamp(r).ok())
+        .and_then(|(r, t)| r.strip_prefix(']').map(|r| (r, t)));
+    let (i, ts) = match bracketed {
+        Some(found) => found,
+        None => log4j_timestamp(i)?,
+    };
+    let blanks = i.bytes().take_while(|&b| b == b' ').count();
+    if blanks == 0 {
+        return fail(i, nom::error::ErrorKind::TakeWhile1);
+    }
+    // The blanks are ASCII: a char boundary.
+    let i = &i[blanks..];
     let (i, lvl) = level(i)?;
     // `%p` then a blank (Debezium pads with `%-5p`); end of line is allowed
     // for an empty message.
@@ -321,16 +316,31 @@ pub fn envelope(line: &str) -> Option<Envelope<'_>> {
     };
 
     // `%X{connector.context}` then the LogContext prefix.
+    // The first `|` or `]` tells them apart: an MDC has its `|` first, and
+    // the first `]` of a LogContext prefix closes it.
     let mut mdc = None;
-    if let Ok((r, m)) = mdc_ctx(msg) {
-        mdc = Some(m);
-        off += msg.len() - r.len();
-        msg = r;
+    let mut close = None;
+    if msg.starts_with('[') {
+        match memchr::memchr2(b'|', b']', msg.as_bytes()) {
+            Some(k) if msg.as_bytes()[k] == b']' => close = Some(k),
+            Some(_) => {
+                if let Ok((r, m)) = mdc_ctx(msg) {
+                    mdc = Some(m);
+                    off += msg.len() - r.len();
+                    msg = r;
+                }
+            }
+            None => {}
+        }
     }
     let mut worker = None;
     let mut client = false;
     if msg.starts_with('[') {
-        if let Ok((r, w)) = worker_ctx(msg) {
+        let known = match close {
+            Some(k) => worker_ctx_closed_at(msg, k),
+            None => worker_ctx(msg).ok(),
+        };
+        if let Some((r, w)) = known {
             worker = Some(w);
             off += msg.len() - r.len();
             msg = r;
@@ -438,8 +448,8 @@ pub fn starts_record(line: &[u8]) -> bool {
         Ok(s) => s,
         Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
     };
-    let json = split_stream(text).1.trim_start().starts_with("{\"");
-    json || find_record(text).is_some()
+    // Most lines of a log are records: the head first.
+    find_record(text).is_some() || split_stream(text).1.trim_start().starts_with("{\"")
 }
 
 /// Is this (after any stream prefix) a JSON line?
@@ -464,6 +474,10 @@ pub fn timestamp_of(line: &str) -> Option<Timestamp> {
 
 /// Debezium's MDC triple `a|b|c` (usually `||`) followed by blanks.
 fn debezium_mdc(body: &str) -> Option<&str> {
+    // A triple holds no `[`: most bodies open with a `[` context.
+    if body.starts_with('[') {
+        return None;
+    }
     let end = memchr::memchr(b' ', body.as_bytes())?;
     let token = &body[..end];
     if token.bytes().filter(|&b| b == b'|').count() != 2 || token.contains('[') {
@@ -490,47 +504,74 @@ static LOGGER_BYTES: [bool; 256] = {
     t
 };
 
-/// [`LOGGER_BYTES`] by arithmetic (no lookup), so that a loop over a name
-/// can test many bytes at once.
-fn name_byte(c: u8) -> bool {
-    ((c | 0x20).wrapping_sub(b'a') < 26)
-        | (c.wrapping_sub(b'0') < 10)
-        | (c == b'.')
-        | (c == b'_')
-        | (c == b'$')
+/// The length of the run of [`LOGGER_BYTES`] `b` starts with. A log
+/// names a few loggers over and over: the last runs read are kept, and a
+/// run of the same bytes (then a byte that ends it) is found by one
+/// comparison instead of a test of every byte.
+fn name_run(b: &[u8]) -> usize {
+    if let Some(n) = known_run(b) {
+        return n;
+    }
+    let n = b
+        .iter()
+        .position(|&c| !LOGGER_BYTES[usize::from(c)])
+        .unwrap_or(b.len());
+    if n <= RUN_BYTES {
+        KNOWN_RUNS.with_borrow_mut(|k| {
+            let slot = &mut k.runs[k.next];
+            slot.bytes[..n].copy_from_slice(&b[..n]);
+            slot.len = n as u8;
+            k.next = (k.next + 1) % k.runs.len();
+        });
+    }
+    n
 }
 
-/// Are all of `b` [`name_byte`]s? Tested 16 bytes at a time, the last
-/// short piece padded with a name byte into one more block: no scalar tail
-/// (logger names run to 40–70 bytes, and the tail loops cost more than the
-/// blocks).
-fn all_name_bytes(b: &[u8]) -> bool {
-    let block = |c: &[u8]| c.iter().fold(true, |ok, &c| ok & name_byte(c));
-    let mut blocks = b.chunks_exact(16);
-    let mut ok = true;
-    for c in blocks.by_ref() {
-        ok &= block(c);
-    }
-    let tail = blocks.remainder();
-    let mut last = [b'a'; 16];
-    last[..tail.len()].copy_from_slice(tail);
-    ok & block(&last)
+/// The length of a run [`name_run`] kept that `b` starts with, when a
+/// byte that is no name byte (or the end) follows it there.
+fn known_run(b: &[u8]) -> Option<usize> {
+    let ends = |n: usize| b.get(n).is_none_or(|&c| !LOGGER_BYTES[usize::from(c)]);
+    KNOWN_RUNS.with_borrow(|k| {
+        k.runs
+            .iter()
+            .map(|r| &r.bytes[..usize::from(r.len)])
+            .find(|r| !r.is_empty() && b.starts_with(r) && ends(r.len()))
+            .map(<[u8]>::len)
+    })
+}
+
+/// The longest run [`name_run`] keeps.
+const RUN_BYTES: usize = 120;
+
+/// A run of name bytes read before.
+struct KnownRun {
+    bytes: [u8; RUN_BYTES],
+    len: u8,
+}
+
+/// [`name_run`]'s last runs, replaced in turn.
+struct KnownRuns {
+    runs: [KnownRun; 4],
+    next: usize,
+}
+
+thread_local! {
+    static KNOWN_RUNS: std::cell::RefCell<KnownRuns> = const {
+        std::cell::RefCell::new(KnownRuns {
+            runs: [const {
+                KnownRun {
+                    bytes: [0; RUN_BYTES],
+                    len: 0,
+                }
+            }; 4],
+            next: 0,
+        })
+    };
 }
 
 /// A Java logger name, optionally with `:%L` (digits or `?`).
 fn logger_name(i: &str) -> Res<'_, &str> {
-    let b = i.as_bytes();
-    // Most names run to the `:` of `%L` or to the end (`(a.b.C:L)` is split
-    // off first): test the bytes before it in one branch-free pass, and
-    // look for where the name ends only when one is not a name byte.
-    let colon = memchr::memchr(b':', b).unwrap_or(b.len());
-    let n = if all_name_bytes(&b[..colon]) {
-        colon
-    } else {
-        b.iter()
-            .position(|&c| !LOGGER_BYTES[usize::from(c)])
-            .unwrap_or(b.len())
-    };
+    let n = name_run(i.as_bytes());
     if n == 0 {
         return fail(i, nom::error::ErrorKind::TakeWhile1);
     }
@@ -656,6 +697,34 @@ fn worker_ctx(i: &str) -> Res<'_, WorkerCtx<'_>> {
     ))
 }
 
+/// [`worker_ctx`] of a `msg` whose first `]` is at `close` (and no `|`
+/// before it): the same answer, its ends found without searching again.
+fn worker_ctx_closed_at(msg: &str, close: usize) -> Option<(&str, WorkerCtx<'_>)> {
+    const OPEN: &str = "[Worker clientId=";
+    const GROUP: &str = ", groupId=";
+    let b = msg.as_bytes();
+    if !msg.starts_with(OPEN) || close < OPEN.len() {
+        return None;
+    }
+    // The client id runs to the first `,` (or `]`: then no `, groupId=`
+    // follows and the prefix is none).
+    let comma = OPEN.len() + b[OPEN.len()..close].iter().position(|&c| c == b',')?;
+    if !msg[comma..].starts_with(GROUP) {
+        return None;
+    }
+    // `, groupId=` holds no `]`: the group id runs to `close`.
+    let group = comma + GROUP.len();
+    let rest = &msg[close + 1..];
+    let rest = rest.strip_prefix(' ').unwrap_or(rest);
+    Some((
+        rest,
+        WorkerCtx {
+            client_id: &msg[OPEN.len()..comma],
+            group_id: &msg[group..close],
+        },
+    ))
+}
+
 /// `[Consumer clientId=…, groupId=…] `, `[Producer clientId=…] `, `[AdminClient clientId=…] `.
 fn client_ctx(i: &str) -> Res<'_, &str> {
     let (i, _) = char('[')(i)?;
@@ -699,28 +768,62 @@ pub fn split_stream(line: &str) -> (Option<&str>, &str) {
     (None, line)
 }
 
-/// `kafka-connect-1  | ` (compose pads names to a common width).
-fn compose_prefix(i: &str) -> Res<'_, &str> {
-    let (i, name) =
-        take_while1(|c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))(i)?;
-    let (i, _) = take_while1(|c| c == ' ')(i)?;
-    let (i, _) = char('|')(i)?;
-    let (i, _) = opt(char(' ')).parse(i)?;
-    Ok((i, name))
+/// Is `c` a byte of a compose service or kubectl pod name?
+fn stream_name_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-')
 }
 
-/// `[pod/connect-0/connect] ` (kubectl logs --prefix).
+/// `kafka-connect-1  | ` (compose pads names to a common width). Read by
+/// hand (it is tried on every record head of a segment's first lines).
+fn compose_prefix(i: &str) -> Res<'_, &str> {
+    let b = i.as_bytes();
+    let name = b.iter().take_while(|&&c| stream_name_byte(c)).count();
+    if name == 0 {
+        return fail(i, nom::error::ErrorKind::TakeWhile1);
+    }
+    let blanks = b[name..].iter().take_while(|&&c| c == b' ').count();
+    if blanks == 0 {
+        return fail(&i[name..], nom::error::ErrorKind::TakeWhile1);
+    }
+    let bar = name + blanks;
+    if b.get(bar) != Some(&b'|') {
+        return fail(&i[bar..], nom::error::ErrorKind::Char);
+    }
+    // Every byte read is ASCII: char boundaries.
+    let rest = &i[bar + 1..];
+    Ok((rest.strip_prefix(' ').unwrap_or(rest), &i[..name]))
+}
+
+/// `[pod/connect-0/connect] ` (kubectl logs --prefix). Read by hand, like
+/// [`compose_prefix`].
 fn kubectl_prefix(i: &str) -> Res<'_, &str> {
-    let (i, _) = char('[')(i)?;
-    let (i, name) = recognize((
-        take_while1(|c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')),
-        char('/'),
-        take_while1(|c: char| c != ']' && c != ' '),
-    ))
-    .parse(i)?;
-    let (i, _) = char(']')(i)?;
-    let (i, _) = opt(char(' ')).parse(i)?;
-    Ok((i, name))
+    let b = i.as_bytes();
+    if b.first() != Some(&b'[') {
+        return fail(i, nom::error::ErrorKind::Char);
+    }
+    let pod = b[1..].iter().take_while(|&&c| stream_name_byte(c)).count();
+    if pod == 0 {
+        return fail(&i[1..], nom::error::ErrorKind::TakeWhile1);
+    }
+    let slash = 1 + pod;
+    if b.get(slash) != Some(&b'/') {
+        return fail(&i[slash..], nom::error::ErrorKind::Char);
+    }
+    // The rest of the name runs to a `]` or a blank (ASCII bytes: a
+    // multi-byte character is taken whole).
+    let tail = b[slash + 1..]
+        .iter()
+        .take_while(|&&c| c != b']' && c != b' ')
+        .count();
+    if tail == 0 {
+        return fail(&i[slash + 1..], nom::error::ErrorKind::TakeWhile1);
+    }
+    let close = slash + 1 + tail;
+    if b.get(close) != Some(&b']') {
+        return fail(&i[close..], nom::error::ErrorKind::Char);
+    }
+    let rest = &i[close + 1..];
+    Ok((rest.strip_prefix(' ').unwrap_or(rest), &i[1..close]))
 }
 
 #[cfg(test)]

@@ -70,21 +70,66 @@ fn find_literal(hay: &[u8], pat: &[u8]) -> Option<usize> {
 const INTERNED_MAX: usize = 4096;
 
 thread_local! {
-    static NAMES: RefCell<FxHashSet<Name>> = RefCell::new(FxHashSet::default());
+    static NAMES: RefCell<Interner> = RefCell::new(Interner::default());
+}
+
+/// How many names [`Interner`] keeps at hand.
+const RECENT: usize = 64;
+
+/// The interned names, and in front of them the names met last, each in
+/// the place a cheap hash of its ends gives it: an assignment line names
+/// the same connectors and tasks as the one before, and such a name is
+/// found with one comparison instead of a hash-set lookup.
+struct Interner {
+    names: FxHashSet<Name>,
+    recent: [Option<Name>; RECENT],
+}
+
+impl Default for Interner {
+    fn default() -> Interner {
+        Interner {
+            names: FxHashSet::default(),
+            recent: [const { None }; RECENT],
+        }
+    }
+}
+
+/// The place of `s` in [`Interner::recent`]: from its length and its first
+/// and last (up to) eight bytes.
+fn recent_slot(s: &[u8]) -> usize {
+    let h = match (s.first_chunk::<8>(), s.last_chunk::<8>()) {
+        (Some(first), Some(last)) => {
+            u64::from_le_bytes(*first) ^ u64::from_le_bytes(*last).rotate_left(29)
+        }
+        _ => s.iter().fold(0, |h, &b| (h << 8) | u64::from(b)),
+    };
+    let h = h.wrapping_add(s.len() as u64);
+    (h.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - RECENT.trailing_zeros())) as usize
 }
 
 /// A connector name as the shared [`Name`] (one allocation per distinct
 /// name, and equal names share it, which makes comparing them cheap).
 pub(crate) fn name(s: &str) -> Name {
-    NAMES.with_borrow_mut(|names| {
-        if let Some(n) = names.get(s) {
+    NAMES.with_borrow_mut(|t| {
+        let slot = recent_slot(s.as_bytes());
+        if let Some(n) = &t.recent[slot]
+            && **n == *s
+        {
             return n.clone();
         }
-        if names.len() >= INTERNED_MAX {
-            names.clear();
-        }
-        let n: Name = Arc::from(s);
-        names.insert(n.clone());
+        let n = match t.names.get(s) {
+            Some(n) => n.clone(),
+            None => {
+                if t.names.len() >= INTERNED_MAX {
+                    t.names.clear();
+                    t.recent = [const { None }; RECENT];
+                }
+                let n: Name = Arc::from(s);
+                t.names.insert(n.clone());
+                n
+            }
+        };
+        t.recent[slot] = Some(n.clone());
         n
     })
 }
@@ -227,10 +272,18 @@ impl<'a> Iterator for Items<'a> {
     }
 }
 
+/// Room for the elements of a list body: one more than its commas.
+fn list_room<T>(body: &str) -> Vec<T> {
+    if body.is_empty() {
+        return Vec::new();
+    }
+    Vec::with_capacity(body.bytes().filter(|&b| b == b',').count() + 1)
+}
+
 /// `[a, b]` / `[]` of connector names.
 pub fn name_list(input: &str) -> IResult<&str, Vec<Name>> {
     let (rest, body) = list_body(input)?;
-    let mut names = Vec::new();
+    let mut names = list_room(body);
     for item in Items::of(body) {
         if item.is_empty() {
             return reject(input, ErrorKind::TakeTill1);
@@ -244,7 +297,7 @@ pub fn name_list(input: &str) -> IResult<&str, Vec<Name>> {
 /// The tasks of one connector come in a row: its name is looked up once.
 pub fn task_list(input: &str) -> IResult<&str, Vec<TaskId>> {
     let (rest, body) = list_body(input)?;
-    let mut tasks = Vec::new();
+    let mut tasks = list_room(body);
     let mut last: Option<Name> = None;
     for item in Items::of(body) {
         let Some((connector, index)) = split_task_id(item) else {
@@ -274,27 +327,65 @@ pub fn task_list(input: &str) -> IResult<&str, Vec<TaskId>> {
 /// `Assignment{…, taskIds=[…], revokedConnectorIds=[…], revokedTaskIds=[…], delay=0}`
 ///
 /// The quoted fields are read up to the literal that follows them, so any
-/// text (including `null`) survives.
+/// text (including `null`) survives. Read field by field in one pass (the
+/// same answer as the sequence of nom parsers in the tests, which is what
+/// it replaced: every assignment line goes through here).
 pub fn assignment(input: &str) -> IResult<&str, Assignment> {
-    let extension = (
-        preceded(tag(", revokedConnectorIds="), name_list),
-        preceded(tag(", revokedTaskIds="), task_list),
-        preceded(tag(", delay="), int64),
-    );
-    let (i, (error, leader, leader_url, offset, connectors, tasks, ext, _)) = (
-        preceded(tag("Assignment{error="), int32),
-        delimited(tag(", leader='"), take_until("', leaderUrl='"), tag("'")),
-        delimited(tag(", leaderUrl='"), take_until("', offset="), tag("'")),
-        preceded(tag(", offset="), int64),
-        preceded(tag(", connectorIds="), name_list),
-        preceded(tag(", taskIds="), task_list),
-        opt(extension),
-        tag("}"),
-    )
-        .parse(input)?;
-    let (revoked_connectors, revoked_tasks, delay) = match ext {
-        Some((c, t, d)) => (Some(c), Some(t), Some(d)),
-        None => (None, None, None),
+    let broken = || reject(input, ErrorKind::Tag);
+    let Some(i) = input.strip_prefix("Assignment{error=") else {
+        return broken();
+    };
+    let Some((error, i)) = int::<i32>(i) else {
+        return broken();
+    };
+    let Some(i) = i.strip_prefix(", leader='") else {
+        return broken();
+    };
+    let Some(k) = find_literal(i.as_bytes(), b"', leaderUrl='") else {
+        return broken();
+    };
+    let (leader, i) = (&i[..k], &i[k + 1..]);
+    let Some(i) = i.strip_prefix(", leaderUrl='") else {
+        return broken();
+    };
+    let Some(k) = find_literal(i.as_bytes(), b"', offset=") else {
+        return broken();
+    };
+    let (leader_url, i) = (&i[..k], &i[k + 1..]);
+    let Some(i) = i.strip_prefix(", offset=") else {
+        return broken();
+    };
+    let Some((offset, i)) = int::<i64>(i) else {
+        return broken();
+    };
+    let Some(i) = i.strip_prefix(", connectorIds=") else {
+        return broken();
+    };
+    let Ok((i, connectors)) = name_list(i) else {
+        return broken();
+    };
+    let Some(i) = i.strip_prefix(", taskIds=") else {
+        return broken();
+    };
+    let Ok((i, tasks)) = task_list(i) else {
+        return broken();
+    };
+    // The extension is all three fields or none.
+    let extension = || -> Option<(&str, Vec<Name>, Vec<TaskId>, i64)> {
+        let e = i.strip_prefix(", revokedConnectorIds=")?;
+        let (e, c) = name_list(e).ok()?;
+        let e = e.strip_prefix(", revokedTaskIds=")?;
+        let (e, t) = task_list(e).ok()?;
+        let e = e.strip_prefix(", delay=")?;
+        let (d, e) = int::<i64>(e)?;
+        Some((e, c, t, d))
+    };
+    let (i, revoked_connectors, revoked_tasks, delay) = match extension() {
+        Some((e, c, t, d)) => (e, Some(c), Some(t), Some(d)),
+        None => (i, None, None, None),
+    };
+    let Some(i) = i.strip_prefix('}') else {
+        return broken();
     };
     Ok((
         i,
@@ -310,6 +401,58 @@ pub fn assignment(input: &str) -> IResult<&str, Assignment> {
             delay,
         },
     ))
+}
+
+/// A decimal integer as nom's `i32`/`i64` read it: an optional `+` or
+/// `-`, then at least one ASCII digit, no overflow; the value and the rest.
+fn int<T: Int>(i: &str) -> Option<(T, &str)> {
+    let b = i.as_bytes();
+    let (negative, from) = match b.first() {
+        Some(b'-') => (true, 1),
+        Some(b'+') => (false, 1),
+        _ => (false, 0),
+    };
+    let digits = b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
+    if digits == 0 {
+        return None;
+    }
+    let mut v = T::ZERO;
+    for &c in &b[from..from + digits] {
+        v = v.step(c - b'0', negative)?;
+    }
+    // The digits are ASCII: a char boundary.
+    Some((v, &i[from + digits..]))
+}
+
+/// The integer types [`int`] reads.
+trait Int: Copy {
+    const ZERO: Self;
+    /// `self * 10 + d` (`- d` when negative), `None` on overflow.
+    fn step(self, d: u8, negative: bool) -> Option<Self>;
+}
+
+impl Int for i32 {
+    const ZERO: i32 = 0;
+    fn step(self, d: u8, negative: bool) -> Option<i32> {
+        let t = self.checked_mul(10)?;
+        if negative {
+            t.checked_sub(i32::from(d))
+        } else {
+            t.checked_add(i32::from(d))
+        }
+    }
+}
+
+impl Int for i64 {
+    const ZERO: i64 = 0;
+    fn step(self, d: u8, negative: bool) -> Option<i64> {
+        let t = self.checked_mul(10)?;
+        if negative {
+            t.checked_sub(i64::from(d))
+        } else {
+            t.checked_add(i64::from(d))
+        }
+    }
 }
 
 /// A generation as the coordinator prints it: a bare int (≤ 2.6.0) or
@@ -421,7 +564,7 @@ mod tests {
         for k in 0..INTERNED_MAX + 10 {
             assert_eq!(&*name(&format!("c{k}")), format!("c{k}"));
         }
-        assert!(NAMES.with_borrow(|n| n.len()) <= INTERNED_MAX);
+        assert!(NAMES.with_borrow(|t| t.names.len()) <= INTERNED_MAX);
         // Still right after the table was cleared.
         assert_eq!(&*name("orders-sink"), "orders-sink");
     }
@@ -529,6 +672,76 @@ mod tests {
         for s in cases.iter().map(|c| format!("[{c}")).chain(cases.clone()) {
             assert_eq!(name_list(&s).ok(), nom_list(&s, |x| Some(name(x))), "{s:?}");
             assert_eq!(task_list(&s).ok(), nom_list(&s, task_id), "{s:?}");
+        }
+    }
+
+    /// `assignment` as nom combinators (what the hand-written one replaced).
+    fn nom_assignment(input: &str) -> PResult<'_, Assignment> {
+        let extension = (
+            preceded(tag(", revokedConnectorIds="), name_list),
+            preceded(tag(", revokedTaskIds="), task_list),
+            preceded(tag(", delay="), int64),
+        );
+        let (i, (error, leader, leader_url, offset, connectors, tasks, ext, _)) = (
+            preceded(tag("Assignment{error="), int32),
+            delimited(tag(", leader='"), take_until("', leaderUrl='"), tag("'")),
+            delimited(tag(", leaderUrl='"), take_until("', offset="), tag("'")),
+            preceded(tag(", offset="), int64),
+            preceded(tag(", connectorIds="), name_list),
+            preceded(tag(", taskIds="), task_list),
+            opt(extension),
+            tag("}"),
+        )
+            .parse(input)?;
+        let (revoked_connectors, revoked_tasks, delay) = match ext {
+            Some((c, t, d)) => (Some(c), Some(t), Some(d)),
+            None => (None, None, None),
+        };
+        Ok((
+            i,
+            Assignment {
+                error,
+                leader: leader.to_string(),
+                leader_url: leader_url.to_string(),
+                offset,
+                connectors,
+                tasks,
+                revoked_connectors,
+                revoked_tasks,
+                delay,
+            },
+        ))
+    }
+
+    #[test]
+    fn assignments_read_as_nom_reads_them() {
+        let shapes = [
+            "Assignment{error=0, leader='connect-1-6c8f', leaderUrl='http://localhost:8082/', offset=-1, connectorIds=[], taskIds=[]}",
+            "Assignment{error=1, leader='l', leaderUrl='u', offset=45, connectorIds=[a, my conn], taskIds=[a-0, b-c-1], revokedConnectorIds=[x.y], revokedTaskIds=[x.y-3], delay=300000} with rebalance delay: 300000",
+            "Assignment{error=+2, leader='', leaderUrl='', offset=+0, connectorIds=[a], taskIds=[a-1], revokedConnectorIds=[], revokedTaskIds=[], delay=-9223372036854775808}",
+            "Assignment{error=-2147483648, leader='a', leaderUrl='b', offset=9223372036854775807, connectorIds=[], taskIds=[]}}",
+            "Assignment{error=2147483648, leader='a', leaderUrl='b', offset=1, connectorIds=[], taskIds=[]}",
+            "Assignment{error=0, leader='a', leaderUrl='b', offset=9223372036854775808, connectorIds=[], taskIds=[]}",
+            "Assignment{error=0, leader='a', leader', leaderUrl='b', offset=1', offset=2, connectorIds=[], taskIds=[]}",
+            "Assignment{error=0, leader='a', leaderUrl='b', offset=1, connectorIds=[], taskIds=[], revokedConnectorIds=[], delay=0}",
+            "Assignment{error=0, leader='a', leaderUrl='b', offset=1, connectorIds=[], taskIds=[], revokedConnectorIds=[], revokedTaskIds=[], delay=}",
+            "Assignment{error=0, leader='é', leaderUrl='ü', offset=1, connectorIds=[é], taskIds=[é-0]}",
+        ];
+        for s in shapes {
+            // Every prefix, and each with one byte dropped.
+            let mut cases: Vec<String> = (0..=s.len())
+                .filter(|&k| s.is_char_boundary(k))
+                .map(|k| s[..k].to_string())
+                .collect();
+            for k in (0..s.len()).filter(|&k| s.is_char_boundary(k)) {
+                let mut c = s.to_string();
+                c.remove(k);
+                cases.push(c);
+            }
+            for c in &cases {
+                let want = nom_assignment(c).ok();
+                assert_eq!(assignment(c).ok(), want, "{c:?}");
+            }
         }
     }
 
