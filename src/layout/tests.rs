@@ -400,7 +400,10 @@ fn logger_spans_read_as_the_plain_rule_would() {
 
 /// The stream prefixes as nom combinators (what the hand-written ones
 /// replaced).
-fn nom_prefixes(i: &str) -> (Option<(&str, &str)>, Option<(&str, &str)>) {
+/// A prefix read: the rest of the line and the stream's name.
+type Prefix<'a> = Option<(&'a str, &'a str)>;
+
+fn nom_prefixes(i: &str) -> (Prefix<'_>, Prefix<'_>) {
     use nom::bytes::complete::take_while1;
     use nom::character::complete::char;
     use nom::combinator::{opt, recognize};
