@@ -278,14 +278,15 @@ pub enum Event {
     /// (0.11-era: `Successfully joined group <group> with generation N`).
     JoinedGeneration {
         generation: i32,
-        member_id: Option<String>,
+        /// Interned: the same id comes back in every join and sync.
+        member_id: Option<Name>,
         protocol: Option<Protocol>,
         group: Option<String>,
     },
     /// `Successfully synced group in generation Generation{…}` (2.6.3+).
     SyncedGeneration {
         generation: i32,
-        member_id: Option<String>,
+        member_id: Option<Name>,
         protocol: Option<Protocol>,
     },
     /// AC `Attempt to heartbeat failed since group is rebalancing`.

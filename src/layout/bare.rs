@@ -14,7 +14,9 @@
 //! or coordinator without a logger; the lines before that one were not all
 //! read, and the replay is told so.
 
-use super::{split_stream, starts_record, trailing_logger};
+use super::{
+    split_stream, starts_record, starts_record_text, trailing_logger, trailing_logger_text,
+};
 
 /// Records of a head looked at: enough to judge a layout, few enough to
 /// cost nothing (the head of every segment is looked at).
@@ -29,6 +31,14 @@ const MIN_RECORDS: usize = 3;
 /// have no logger. (Records followed by other lines are not counted: the
 /// logger of a multi-line message, a config dump, is on its last line.)
 pub fn head_is_bare(head: &[u8]) -> bool {
+    // The largest char boundary of `s` at most `n`.
+    let char_floor = |s: &str, n: usize| {
+        let mut k = n.min(s.len());
+        while !s.is_char_boundary(k) {
+            k -= 1;
+        }
+        k
+    };
     // Per stream key: (single-line records, of which without a logger).
     let mut counts: Vec<(Option<String>, usize, usize)> = Vec::new();
     let mut count = |key: Option<String>, logger: bool| {
@@ -56,7 +66,15 @@ pub fn head_is_bare(head: &[u8]) -> bool {
         let line = &head[start..end];
         start = end + 1;
         let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if !starts_record(line) {
+        // The line's first 512 bytes decoded once: for the record test (its
+        // first 320) and for the stream and logger.
+        let cut = &line[..line.len().min(512)];
+        let decoded = std::str::from_utf8(cut).ok();
+        let record = match decoded {
+            Some(s) => starts_record_text(&s[..char_floor(s, 320)]),
+            None => starts_record(line),
+        };
+        if !record {
             prev = None;
             continue;
         }
@@ -67,19 +85,20 @@ pub fn head_is_bare(head: &[u8]) -> bool {
         if records > HEAD_RECORDS {
             break;
         }
-        let cut = &line[..line.len().min(512)];
         // (`from_utf8_lossy` walks the bytes one by one even when they
         // are valid.)
-        let text = match std::str::from_utf8(cut) {
-            Ok(s) => std::borrow::Cow::Borrowed(s),
-            Err(_) => String::from_utf8_lossy(cut),
+        let text = match decoded {
+            Some(s) => std::borrow::Cow::Borrowed(s),
+            None => String::from_utf8_lossy(cut),
         };
         let (key, rest) = split_stream(&text);
         let json = rest.trim_start().starts_with('{');
-        prev = Some((
-            key.map(str::to_string),
-            (!json).then(|| trailing_logger(line).is_some()),
-        ));
+        // A whole line decoded: its logger read from the text.
+        let logger = || match decoded {
+            Some(s) if s.len() == line.len() => trailing_logger_text(s).is_some(),
+            _ => trailing_logger(line).is_some(),
+        };
+        prev = Some((key.map(str::to_string), (!json).then(logger)));
     }
     if let Some((key, Some(logger))) = prev {
         count(key, logger);

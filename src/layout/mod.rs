@@ -14,11 +14,16 @@
 
 pub mod bare;
 pub mod json;
+mod logger;
+
+#[cfg(test)]
+use logger::{LOGGER_BYTES, logger_span, name_run};
+use logger::{bracket_logger_suffix, paren_logger_suffix};
+pub use logger::{trailing_logger, trailing_logger_text};
 
 use crate::model::Timestamp;
-use nom::bytes::complete::take_while1;
 use nom::character::complete::char;
-use nom::combinator::{opt, recognize};
+use nom::combinator::opt;
 use nom::{IResult, Parser};
 
 /// Log level as printed by `%p`.
@@ -94,20 +99,6 @@ fn tag<'a>(t: &'static str) -> impl Fn(&'a str) -> Res<'a, &'a str> {
         // `t.len()` ends the literal just matched: a char boundary.
         Some(rest) => Ok((rest, &i[..t.len()])),
         None => fail(i, nom::error::ErrorKind::Tag),
-    }
-}
-
-/// The longest prefix of ASCII bytes satisfying `pred` (at least `min`).
-fn ascii_while<'a>(min: usize, pred: impl Fn(u8) -> bool) -> impl Fn(&'a str) -> Res<'a, &'a str> {
-    move |i: &'a str| {
-        let n = i
-            .bytes()
-            .position(|b| !(b.is_ascii() && pred(b)))
-            .unwrap_or(i.len());
-        if n < min {
-            return fail(i, nom::error::ErrorKind::TakeWhile1);
-        }
-        Ok((&i[n..], &i[..n]))
     }
 }
 
@@ -208,22 +199,19 @@ fn full_timestamp(b: &[u8]) -> Option<Option<Timestamp>> {
 }
 
 fn level(i: &str) -> Res<'_, Level> {
-    let (rest, word) = ascii_while(1, |b| b.is_ascii_uppercase())(i)?;
-    let lvl = match word {
-        "TRACE" => Level::Trace,
-        "DEBUG" => Level::Debug,
-        "INFO" => Level::Info,
-        "WARN" | "WARNING" => Level::Warn,
-        "ERROR" => Level::Error,
-        "FATAL" => Level::Fatal,
-        _ => {
-            return Err(nom::Err::Error(nom::error::Error::new(
-                i,
-                nom::error::ErrorKind::Tag,
-            )));
-        }
+    let n = i.bytes().take_while(u8::is_ascii_uppercase).count();
+    let lvl = match &i.as_bytes()[..n] {
+        b"INFO" => Level::Info,
+        b"DEBUG" => Level::Debug,
+        b"WARN" | b"WARNING" => Level::Warn,
+        b"ERROR" => Level::Error,
+        b"TRACE" => Level::Trace,
+        b"FATAL" => Level::Fatal,
+        _ if n == 0 => return fail(i, nom::error::ErrorKind::TakeWhile1),
+        _ => return fail(i, nom::error::ErrorKind::Tag),
     };
-    Ok((rest, lvl))
+    // The level's bytes are ASCII: a char boundary.
+    Ok((&i[n..], lvl))
 }
 
 /// The head of a log record: `%d` and `%p`.
@@ -234,10 +222,23 @@ struct Head {
 }
 
 /// The record head: `[ts] LEVEL ` or `ts LEVEL `, returning the rest.
+/// Read by hand at fixed places (it is tried on every line): the same
+/// answer as `alt(([ts], ts))`, blanks, the level and a blank after it.
 fn record_head(i: &str) -> Res<'_, Head> {
-    let bracketed = (char('['), log4j_timestamp, char(']')).map(|(_, t, _)| t);
-    let (i, ts) = nom::branch::alt((bracketed, log4j_timestamp)).parse(i)?;
-    let (i, _) = ascii_while(1, |b| b == b' ')(i)?;
+    let bracketed = i
+        .strip_prefix('[')
+        .and_then(|r| log4j_timestamp(r).ok())
+        .and_then(|(r, t)| r.strip_prefix(']').map(|r| (r, t)));
+    let (i, ts) = match bracketed {
+        Some(found) => found,
+        None => log4j_timestamp(i)?,
+    };
+    let blanks = i.bytes().take_while(|&b| b == b' ').count();
+    if blanks == 0 {
+        return fail(i, nom::error::ErrorKind::TakeWhile1);
+    }
+    // The blanks are ASCII: a char boundary.
+    let i = &i[blanks..];
     let (i, lvl) = level(i)?;
     // `%p` then a blank (Debezium pads with `%-5p`); end of line is allowed
     // for an empty message.
@@ -321,16 +322,31 @@ pub fn envelope(line: &str) -> Option<Envelope<'_>> {
     };
 
     // `%X{connector.context}` then the LogContext prefix.
+    // The first `|` or `]` tells them apart: an MDC has its `|` first, and
+    // the first `]` of a LogContext prefix closes it.
     let mut mdc = None;
-    if let Ok((r, m)) = mdc_ctx(msg) {
-        mdc = Some(m);
-        off += msg.len() - r.len();
-        msg = r;
+    let mut close = None;
+    if msg.starts_with('[') {
+        match memchr::memchr2(b'|', b']', msg.as_bytes()) {
+            Some(k) if msg.as_bytes()[k] == b']' => close = Some(k),
+            Some(_) => {
+                if let Ok((r, m)) = mdc_ctx(msg) {
+                    mdc = Some(m);
+                    off += msg.len() - r.len();
+                    msg = r;
+                }
+            }
+            None => {}
+        }
     }
     let mut worker = None;
     let mut client = false;
     if msg.starts_with('[') {
-        if let Ok((r, w)) = worker_ctx(msg) {
+        let known = match close {
+            Some(k) => worker_ctx_closed_at(msg, k),
+            None => worker_ctx(msg).ok(),
+        };
+        if let Some((r, w)) = known {
             worker = Some(w);
             off += msg.len() - r.len();
             msg = r;
@@ -354,78 +370,6 @@ pub fn envelope(line: &str) -> Option<Envelope<'_>> {
     })
 }
 
-/// The logger a line ends with, read from its raw bytes without decoding
-/// the line: `… (a.b.C)`, `… (a.b.C:123)`, `… (a.b.C) [thread]`,
-/// Debezium's `…   [a.b.C]`. `None` when the line does not end with one
-/// (other layouts, JSON, continuation lines): the caller must then parse
-/// the line in full. A cheap first test for the hot path.
-pub fn trailing_logger(line: &[u8]) -> Option<&str> {
-    trailing_logger_with(line, |a, b| std::str::from_utf8(&line[a..b]).ok())
-}
-
-/// [`trailing_logger`] of a line already decoded: the same answer, the
-/// name's bytes not validated again (they are `text`'s, cut at ASCII
-/// bytes).
-pub fn trailing_logger_text(text: &str) -> Option<&str> {
-    trailing_logger_with(text.as_bytes(), |a, b| text.get(a..b))
-}
-
-/// [`trailing_logger`]'s walk; `as_str` turns the byte range of a
-/// candidate name into text (`None`: not text, no name there).
-fn trailing_logger_with<'a>(
-    line: &'a [u8],
-    as_str: impl Fn(usize, usize) -> Option<&'a str>,
-) -> Option<&'a str> {
-    let mut end = line.len();
-    while end > 0 && matches!(line[end - 1], b' ' | b'\t' | b'\r') {
-        end -= 1;
-    }
-    let mut s = &line[..end];
-    for _ in 0..2 {
-        match s.last()? {
-            b')' => {
-                let open = memchr::memrchr(b'(', s)?;
-                return logger_span(&s[open + 1..s.len() - 1])
-                    .and_then(|(a, b)| as_str(open + 1 + a, open + 1 + b))
-                    .filter(|name| !names_a_throwable(name));
-            }
-            b']' => {
-                let open = memchr::memrchr(b'[', s)?;
-                if let Some(l) = logger_span(&s[open + 1..s.len() - 1])
-                    .and_then(|(a, b)| as_str(open + 1 + a, open + 1 + b))
-                    && l.contains('.')
-                {
-                    return Some(l);
-                }
-                // A thread name: the logger is before it.
-                let mut e = open;
-                while e > 0 && s[e - 1] == b' ' {
-                    e -= 1;
-                }
-                s = &s[..e];
-            }
-            _ => return None,
-        }
-    }
-    None
-}
-
-/// `a.b.C` or `a.b.C:123` → the range of `a.b.C`, when the bytes can be a
-/// Java class name: not empty, no blank, a line number only of digits.
-/// (Cheap on purpose: the caller classifies the name against known
-/// loggers.)
-fn logger_span(b: &[u8]) -> Option<(usize, usize)> {
-    let name_end = memchr::memchr(b':', b).unwrap_or(b.len());
-    let (name, line_no) = b.split_at(name_end);
-    if name.is_empty()
-        || memchr::memchr2(b' ', b'\t', name).is_some()
-        || !(line_no.is_empty() || line_no[1..].iter().all(u8::is_ascii_digit) || line_no == b":?")
-    {
-        return None;
-    }
-    Some((0, name_end))
-}
-
 /// Does this raw line start a log record (a record head in one of the
 /// layouts, or a JSON object: `{"`)? Lines that do not continue the record before
 /// them: stack traces, config dumps, multi-line messages, the fragments of
@@ -438,8 +382,14 @@ pub fn starts_record(line: &[u8]) -> bool {
         Ok(s) => s,
         Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
     };
-    let json = split_stream(text).1.trim_start().starts_with("{\"");
-    json || find_record(text).is_some()
+    starts_record_text(text)
+}
+
+/// [`starts_record`] of the decoded first 320 bytes of a line (up to a
+/// character boundary, or to its first byte that is not UTF-8).
+pub fn starts_record_text(text: &str) -> bool {
+    // Most lines of a log are records: the head first.
+    find_record(text).is_some() || split_stream(text).1.trim_start().starts_with("{\"")
 }
 
 /// Is this (after any stream prefix) a JSON line?
@@ -464,6 +414,10 @@ pub fn timestamp_of(line: &str) -> Option<Timestamp> {
 
 /// Debezium's MDC triple `a|b|c` (usually `||`) followed by blanks.
 fn debezium_mdc(body: &str) -> Option<&str> {
+    // A triple holds no `[`: most bodies open with a `[` context.
+    if body.starts_with('[') {
+        return None;
+    }
     let end = memchr::memchr(b' ', body.as_bytes())?;
     let token = &body[..end];
     if token.bytes().filter(|&b| b == b'|').count() != 2 || token.contains('[') {
@@ -475,138 +429,6 @@ fn debezium_mdc(body: &str) -> Option<&str> {
         return None;
     }
     Some(after.trim_start_matches(' '))
-}
-
-/// The bytes of a Java logger name (ASCII letters, digits, `.`, `_`, `$`),
-/// looked up: logger names are read on every candidate line.
-static LOGGER_BYTES: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        let c = b as u8;
-        t[b] = c.is_ascii_alphanumeric() || c == b'.' || c == b'_' || c == b'$';
-        b += 1;
-    }
-    t
-};
-
-/// [`LOGGER_BYTES`] by arithmetic (no lookup), so that a loop over a name
-/// can test many bytes at once.
-fn name_byte(c: u8) -> bool {
-    ((c | 0x20).wrapping_sub(b'a') < 26)
-        | (c.wrapping_sub(b'0') < 10)
-        | (c == b'.')
-        | (c == b'_')
-        | (c == b'$')
-}
-
-/// Are all of `b` [`name_byte`]s? Tested 16 bytes at a time, the last
-/// short piece padded with a name byte into one more block: no scalar tail
-/// (logger names run to 40–70 bytes, and the tail loops cost more than the
-/// blocks).
-fn all_name_bytes(b: &[u8]) -> bool {
-    let block = |c: &[u8]| c.iter().fold(true, |ok, &c| ok & name_byte(c));
-    let mut blocks = b.chunks_exact(16);
-    let mut ok = true;
-    for c in blocks.by_ref() {
-        ok &= block(c);
-    }
-    let tail = blocks.remainder();
-    let mut last = [b'a'; 16];
-    last[..tail.len()].copy_from_slice(tail);
-    ok & block(&last)
-}
-
-/// A Java logger name, optionally with `:%L` (digits or `?`).
-fn logger_name(i: &str) -> Res<'_, &str> {
-    let b = i.as_bytes();
-    // Most names run to the `:` of `%L` or to the end (`(a.b.C:L)` is split
-    // off first): test the bytes before it in one branch-free pass, and
-    // look for where the name ends only when one is not a name byte.
-    let colon = memchr::memchr(b':', b).unwrap_or(b.len());
-    let n = if all_name_bytes(&b[..colon]) {
-        colon
-    } else {
-        b.iter()
-            .position(|&c| !LOGGER_BYTES[usize::from(c)])
-            .unwrap_or(b.len())
-    };
-    if n == 0 {
-        return fail(i, nom::error::ErrorKind::TakeWhile1);
-    }
-    let (name, rest) = i.split_at(n);
-    let rest = match rest.strip_prefix(':') {
-        Some(r) => {
-            let digits = r.bytes().take_while(u8::is_ascii_digit).count();
-            if digits > 0 {
-                &r[digits..]
-            } else {
-                r.strip_prefix('?').unwrap_or(rest)
-            }
-        }
-        None => rest,
-    };
-    Ok((rest, name))
-}
-
-/// Splits `msg (logger:NN)` or `msg (logger) [thread]` at the logger.
-fn paren_logger_suffix(s: &str) -> Option<(&str, &str)> {
-    let mut candidate = s;
-    // Strimzi's ` [%t]` after the logger: try with and without it.
-    for _ in 0..2 {
-        // The last ` (` (memrchr is faster than a substring search).
-        let b = candidate.as_bytes();
-        let open = memchr::memrchr(b'(', b)
-            .filter(|&i| i > 0 && b[i - 1] == b' ')
-            .map(|i| i - 1)
-            .or_else(|| candidate.rfind(" ("));
-        if let Some(open) = open {
-            let inner = &candidate[open + 2..];
-            if let Some(inner) = inner.strip_suffix(')')
-                && let Ok(("", name)) = logger_name(inner)
-                && (name.contains('.') || name.chars().next().is_some_and(char::is_uppercase))
-                && !names_a_throwable(name)
-            {
-                return Some((&s[..open], name));
-            }
-        } else if let Some(inner) = candidate.strip_prefix('(') {
-            // The whole text is `(logger)`: the last line of a multi-line message.
-            if let Some(inner) = inner.strip_suffix(')')
-                && let Ok(("", name)) = logger_name(inner)
-            {
-                return Some(("", name));
-            }
-        }
-        // Drop a trailing ` [thread]` and retry once.
-        if candidate.ends_with(']') {
-            let open = candidate.rfind(" [")?;
-            candidate = candidate[..open].trim_end();
-        } else {
-            return None;
-        }
-    }
-    None
-}
-
-/// Does `name` name an exception or error class? Messages end with one in
-/// parentheses (`Request joining group due to: … (MemberIdRequiredException)`);
-/// no Connect class logs under such a name, so it is never the logger of a
-/// layout that prints none.
-fn names_a_throwable(name: &str) -> bool {
-    // The simple name (after the last `.`) ends with a suffix that holds no
-    // `.` exactly when the whole name does.
-    name.ends_with("Exception") || name.ends_with("Error")
-}
-
-/// Splits Debezium's `msg   [logger]`.
-fn bracket_logger_suffix(s: &str) -> Option<(&str, &str)> {
-    let inner = s.strip_suffix(']')?;
-    let open = inner.rfind('[')?;
-    let name = &inner[open + 1..];
-    match logger_name(name) {
-        Ok(("", n)) => Some((&s[..open], n)),
-        _ => None,
-    }
 }
 
 /// `[<conn>|worker] `, `[<conn>|task-3] `, `[<conn>|task-3|offsets] `.
@@ -656,6 +478,34 @@ fn worker_ctx(i: &str) -> Res<'_, WorkerCtx<'_>> {
     ))
 }
 
+/// [`worker_ctx`] of a `msg` whose first `]` is at `close` (and no `|`
+/// before it): the same answer, its ends found without searching again.
+fn worker_ctx_closed_at(msg: &str, close: usize) -> Option<(&str, WorkerCtx<'_>)> {
+    const OPEN: &str = "[Worker clientId=";
+    const GROUP: &str = ", groupId=";
+    let b = msg.as_bytes();
+    if !msg.starts_with(OPEN) || close < OPEN.len() {
+        return None;
+    }
+    // The client id runs to the first `,` (or `]`: then no `, groupId=`
+    // follows and the prefix is none).
+    let comma = OPEN.len() + b[OPEN.len()..close].iter().position(|&c| c == b',')?;
+    if !msg[comma..].starts_with(GROUP) {
+        return None;
+    }
+    // `, groupId=` holds no `]`: the group id runs to `close`.
+    let group = comma + GROUP.len();
+    let rest = &msg[close + 1..];
+    let rest = rest.strip_prefix(' ').unwrap_or(rest);
+    Some((
+        rest,
+        WorkerCtx {
+            client_id: &msg[OPEN.len()..comma],
+            group_id: &msg[group..close],
+        },
+    ))
+}
+
 /// `[Consumer clientId=…, groupId=…] `, `[Producer clientId=…] `, `[AdminClient clientId=…] `.
 fn client_ctx(i: &str) -> Res<'_, &str> {
     let (i, _) = char('[')(i)?;
@@ -699,28 +549,62 @@ pub fn split_stream(line: &str) -> (Option<&str>, &str) {
     (None, line)
 }
 
-/// `kafka-connect-1  | ` (compose pads names to a common width).
-fn compose_prefix(i: &str) -> Res<'_, &str> {
-    let (i, name) =
-        take_while1(|c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))(i)?;
-    let (i, _) = take_while1(|c| c == ' ')(i)?;
-    let (i, _) = char('|')(i)?;
-    let (i, _) = opt(char(' ')).parse(i)?;
-    Ok((i, name))
+/// Is `c` a byte of a compose service or kubectl pod name?
+fn stream_name_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-')
 }
 
-/// `[pod/connect-0/connect] ` (kubectl logs --prefix).
+/// `kafka-connect-1  | ` (compose pads names to a common width). Read by
+/// hand (it is tried on every record head of a segment's first lines).
+fn compose_prefix(i: &str) -> Res<'_, &str> {
+    let b = i.as_bytes();
+    let name = b.iter().take_while(|&&c| stream_name_byte(c)).count();
+    if name == 0 {
+        return fail(i, nom::error::ErrorKind::TakeWhile1);
+    }
+    let blanks = b[name..].iter().take_while(|&&c| c == b' ').count();
+    if blanks == 0 {
+        return fail(&i[name..], nom::error::ErrorKind::TakeWhile1);
+    }
+    let bar = name + blanks;
+    if b.get(bar) != Some(&b'|') {
+        return fail(&i[bar..], nom::error::ErrorKind::Char);
+    }
+    // Every byte read is ASCII: char boundaries.
+    let rest = &i[bar + 1..];
+    Ok((rest.strip_prefix(' ').unwrap_or(rest), &i[..name]))
+}
+
+/// `[pod/connect-0/connect] ` (kubectl logs --prefix). Read by hand, like
+/// [`compose_prefix`].
 fn kubectl_prefix(i: &str) -> Res<'_, &str> {
-    let (i, _) = char('[')(i)?;
-    let (i, name) = recognize((
-        take_while1(|c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')),
-        char('/'),
-        take_while1(|c: char| c != ']' && c != ' '),
-    ))
-    .parse(i)?;
-    let (i, _) = char(']')(i)?;
-    let (i, _) = opt(char(' ')).parse(i)?;
-    Ok((i, name))
+    let b = i.as_bytes();
+    if b.first() != Some(&b'[') {
+        return fail(i, nom::error::ErrorKind::Char);
+    }
+    let pod = b[1..].iter().take_while(|&&c| stream_name_byte(c)).count();
+    if pod == 0 {
+        return fail(&i[1..], nom::error::ErrorKind::TakeWhile1);
+    }
+    let slash = 1 + pod;
+    if b.get(slash) != Some(&b'/') {
+        return fail(&i[slash..], nom::error::ErrorKind::Char);
+    }
+    // The rest of the name runs to a `]` or a blank (ASCII bytes: a
+    // multi-byte character is taken whole).
+    let tail = b[slash + 1..]
+        .iter()
+        .take_while(|&&c| c != b']' && c != b' ')
+        .count();
+    if tail == 0 {
+        return fail(&i[slash + 1..], nom::error::ErrorKind::TakeWhile1);
+    }
+    let close = slash + 1 + tail;
+    if b.get(close) != Some(&b']') {
+        return fail(&i[close..], nom::error::ErrorKind::Char);
+    }
+    let rest = &i[close + 1..];
+    Ok((rest.strip_prefix(' ').unwrap_or(rest), &i[1..close]))
 }
 
 #[cfg(test)]

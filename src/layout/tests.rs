@@ -335,31 +335,155 @@ fn trailing_loggers() {
     }
 }
 
+/// Test strings: each of `names` followed by each of `tails`.
+fn names_and_tails() -> Vec<String> {
+    let names = [
+        "",
+        "x",
+        "a.B",
+        "org.apache.kafka.connect.runtime.Worker",
+        "org.apache.kafka.connect.runtime.WorkerSourceTask",
+        "org.apache.kafka.connect.runtime.distributed.DistributedHerder",
+        "org.apache.kafka.connect.runtime.distributed.DistributedHerder",
+        "com.example.My$Inner_1",
+    ];
+    let tails = [
+        "", ":12", ":?", ":", ":1x", ")", "Task", "$x", " x", "\tx", "é", "(x)", ":12 ", "a:1",
+    ];
+    let mut out = Vec::new();
+    for n in names {
+        for t in tails {
+            out.push(format!("{n}{t}"));
+        }
+    }
+    out.push("y".repeat(200));
+    out
+}
+
 #[test]
-fn name_bytes_by_arithmetic_match_the_table() {
-    for c in 0..=255u8 {
-        assert_eq!(
-            super::name_byte(c),
-            super::LOGGER_BYTES[usize::from(c)],
-            "byte {c:#x}"
-        );
+fn name_runs_read_as_every_byte_would() {
+    let plain = |b: &[u8]| {
+        b.iter()
+            .position(|&c| !super::LOGGER_BYTES[usize::from(c)])
+            .unwrap_or(b.len())
+    };
+    // Twice: the second round meets every run kept by the first.
+    for round in 0..2 {
+        for s in names_and_tails() {
+            let b = s.as_bytes();
+            assert_eq!(super::name_run(b), plain(b), "{s:?} round {round}");
+        }
     }
 }
 
 #[test]
-fn name_bytes_of_every_length_and_place() {
-    // Both sides of each 16-byte block and of the padded tail, a bad byte
-    // at each place (and none).
-    for len in 0..150 {
-        let name = vec![b'x'; len];
-        assert!(super::all_name_bytes(&name), "{len}");
-        for at in 0..len {
-            for bad in [b' ', b'(', 0xc3, b':'] {
-                let mut n = name.clone();
-                n[at] = bad;
-                assert!(!super::all_name_bytes(&n), "{len} {at} {bad:#x}");
+fn logger_spans_read_as_the_plain_rule_would() {
+    let plain = |b: &[u8]| {
+        let name_end = b.iter().position(|&c| c == b':').unwrap_or(b.len());
+        let (name, line_no) = b.split_at(name_end);
+        let ok = !name.is_empty()
+            && !name.iter().any(|&c| c == b' ' || c == b'\t')
+            && (line_no.is_empty()
+                || line_no[1..].iter().all(u8::is_ascii_digit)
+                || line_no == b":?");
+        ok.then_some((0, name_end))
+    };
+    for round in 0..2 {
+        for s in names_and_tails() {
+            let b = s.as_bytes();
+            // Runs kept from reading the names.
+            let _ = super::name_run(b);
+            assert_eq!(super::logger_span(b), plain(b), "{s:?} round {round}");
+        }
+    }
+}
+
+/// The stream prefixes as nom combinators (what the hand-written ones
+/// replaced).
+/// A prefix read: the rest of the line and the stream's name.
+type Prefix<'a> = Option<(&'a str, &'a str)>;
+
+fn nom_prefixes(i: &str) -> (Prefix<'_>, Prefix<'_>) {
+    use nom::bytes::complete::take_while1;
+    use nom::character::complete::char;
+    use nom::combinator::{opt, recognize};
+    use nom::{IResult, Parser};
+    let name = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
+    let compose = |i| -> IResult<&str, &str> {
+        let (i, n) = take_while1(name)(i)?;
+        let (i, _) = take_while1(|c| c == ' ')(i)?;
+        let (i, _) = char('|')(i)?;
+        let (i, _) = opt(char(' ')).parse(i)?;
+        Ok((i, n))
+    };
+    let kubectl = |i| -> IResult<&str, &str> {
+        let (i, _) = char('[')(i)?;
+        let (i, n) = recognize((
+            take_while1(name),
+            char('/'),
+            take_while1(|c: char| c != ']' && c != ' '),
+        ))
+        .parse(i)?;
+        let (i, _) = char(']')(i)?;
+        let (i, _) = opt(char(' ')).parse(i)?;
+        Ok((i, n))
+    };
+    (compose(i).ok(), kubectl(i).ok())
+}
+
+#[test]
+fn stream_prefixes_read_as_nom_reads_them() {
+    let parts = ["[", "]", "/", " ", "|", "a", "-", "é", "\t"];
+    let mut cases = vec![String::new()];
+    let mut frontier = vec![String::new()];
+    for _ in 0..5 {
+        let mut next = Vec::new();
+        for p in &frontier {
+            for c in parts {
+                next.push(format!("{p}{c}"));
             }
         }
+        cases.extend(next.iter().cloned());
+        frontier = next;
+    }
+    cases.push("[pod/connect-0/connect] [2024-05-02 10:28:17,775] INFO x".into());
+    cases.push("kafka-connect-1  | [2024-05-02 10:28:17,775] INFO x".into());
+    for c in &cases {
+        let got = (super::compose_prefix(c).ok(), super::kubectl_prefix(c).ok());
+        assert_eq!(got, nom_prefixes(c), "{c:?}");
+    }
+}
+
+#[test]
+fn worker_prefix_closed_at_reads_as_the_parser() {
+    let parts = [
+        "[Worker clientId=",
+        ", groupId=",
+        "a",
+        ",",
+        "]",
+        " ",
+        "[",
+        "é",
+    ];
+    let mut cases = vec![String::new()];
+    let mut frontier = vec![String::new()];
+    for _ in 0..5 {
+        let mut next = Vec::new();
+        for p in &frontier {
+            for c in parts {
+                next.push(format!("{p}{c}"));
+            }
+        }
+        cases.extend(next.iter().cloned());
+        frontier = next;
+    }
+    for c in &cases {
+        let Some(close) = c.find(']') else {
+            continue;
+        };
+        let want = super::worker_ctx(c).ok();
+        assert_eq!(super::worker_ctx_closed_at(c, close), want, "{c:?}");
     }
 }
 

@@ -229,7 +229,7 @@ impl WorkerReplay {
         let facts = self.take_facts();
         self.summary.group = self.group.clone();
         self.summary.client_id = self.client_id.clone();
-        self.summary.member_id = self.member_id.clone();
+        self.summary.member_id = self.member_id.as_deref().map(str::to_string);
         self.summary.protocol = self.protocol();
         self.summary.rest_url = self.rest_url();
         self.summary.kafka_cluster = self.kafka_cluster.as_deref().map(str::to_string);

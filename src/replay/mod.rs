@@ -118,7 +118,7 @@ pub struct WorkerReplay {
     configured_protocol: Option<Protocol>,
     group: Option<String>,
     client_id: Option<String>,
-    member_id: Option<String>,
+    member_id: Option<crate::model::Name>,
     rest_host: Option<String>,
     rest_port: Option<String>,
     /// `Advertised URI: …` (RestServer).

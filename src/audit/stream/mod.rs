@@ -633,6 +633,9 @@ impl StreamSink {
         // Hot path: some candidate lines come from runtime loggers the
         // auditor does not read (plugin scanning, offset commits, configs);
         // reject them by their logger before parsing anything.
+        // The logger classified here, kept for the envelope's (the same
+        // bytes of the same text are the same logger).
+        let mut classified: Option<(&str, Option<LoggerKind>)> = None;
         if how == Delivery::Candidate
             && self.follow == Follow::None
             && self.parked.is_empty()
@@ -641,7 +644,8 @@ impl StreamSink {
                 std::borrow::Cow::Owned(_) => layout::trailing_logger(bytes),
             }
         {
-            match LoggerKind::classify(l) {
+            let kind = LoggerKind::classify(l);
+            match kind {
                 None if l != herders::MIRROR_MAKER_LOGGER => return Step::Next(0),
                 None => {}
                 Some(k) => {
@@ -652,6 +656,7 @@ impl StreamSink {
                     }
                 }
             }
+            classified = Some((l, kind));
         }
         let classic;
         let (line, json) = if how == Delivery::Candidate && layout::is_json(&text) {
@@ -713,7 +718,11 @@ impl StreamSink {
         self.bare.record(env.worker.is_some(), env.logger.is_some());
         let (kind, ev) = match env.logger {
             Some(l) => {
-                let Some(kind) = LoggerKind::classify(l) else {
+                let kind = match classified {
+                    Some((c, kind)) if std::ptr::eq(c, l) => kind,
+                    _ => LoggerKind::classify(l),
+                };
+                let Some(kind) = kind else {
                     return Step::Next(0);
                 };
                 match parse_message(kind, env.message) {

@@ -8,8 +8,8 @@ use nom::character::complete::i64 as int64;
 use nom::combinator::{eof, map, not, opt, value};
 use nom::sequence::{preceded, terminated};
 
-use super::common::tag;
 use super::common::{PResult, any_rest, assignment, generation, rest1, take_until, until_last};
+use super::common::{name, tag};
 use super::run;
 use crate::event::Event;
 
@@ -67,7 +67,7 @@ fn joined_generation(i: &str) -> PResult<'_, Event> {
         ),
         |(group, g)| Event::JoinedGeneration {
             generation: g.id,
-            member_id: g.member_id.map(str::to_string),
+            member_id: g.member_id.map(name),
             protocol: g.protocol,
             group: group.map(str::to_string),
         },
@@ -84,7 +84,7 @@ fn synced_generation(i: &str) -> PResult<'_, Event> {
         ),
         |g| Event::SyncedGeneration {
             generation: g.id,
-            member_id: g.member_id.map(str::to_string),
+            member_id: g.member_id.map(name),
             protocol: g.protocol,
         },
     )
