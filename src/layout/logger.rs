@@ -218,7 +218,7 @@ pub(super) fn paren_logger_suffix(s: &str) -> Option<(&str, &str)> {
 /// parentheses (`Request joining group due to: … (MemberIdRequiredException)`);
 /// no Connect class logs under such a name, so it is never the logger of a
 /// layout that prints none.
-fn names_a_throwable(name: &str) -> bool {
+pub(super) fn names_a_throwable(name: &str) -> bool {
     // The simple name (after the last `.`) ends with a suffix that holds no
     // `.` exactly when the whole name does.
     name.ends_with("Exception") || name.ends_with("Error")

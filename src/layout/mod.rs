@@ -299,6 +299,18 @@ fn find_record(line: &str) -> Option<(usize, &str, Head)> {
 
 /// Parses one line (without its line ending; a trailing `\r` is tolerated).
 pub fn envelope(line: &str) -> Option<Envelope<'_>> {
+    envelope_with(line, None)
+}
+
+/// [`envelope`] of a line whose trailing logger the caller has already
+/// read ([`trailing_logger_text`] of this very `line`) and classified as
+/// one it reads: `known` is that name, a slice of `line`, a Java class
+/// name of name bytes with a `.`, naming no throwable. The logger's `(`
+/// and `)` are then checked where the name says they are, not searched
+/// for again, and the name is not read again. Any other `known` (not a
+/// slice of `line`, or not where a `(…)` suffix would put it) is ignored:
+/// the answer is always [`envelope`]'s.
+pub fn envelope_with<'a>(line: &'a str, known: Option<&str>) -> Option<Envelope<'a>> {
     let line = line.strip_suffix('\r').unwrap_or(line);
     let (start, rest, Head { ts, level }) = find_record(line)?;
     let stream = stream_key(&line[..start]);
@@ -315,7 +327,10 @@ pub fn envelope(line: &str) -> Option<Envelope<'_>> {
         }
     } else {
         let trimmed = body.trim_end();
-        match paren_logger_suffix(trimmed) {
+        let found = known
+            .and_then(|name| known_paren_suffix(line, body.len(), trimmed.len(), name))
+            .or_else(|| paren_logger_suffix(trimmed));
+        match found {
             Some((m, lg)) => (m.trim_end(), Some(lg)),
             None => (trimmed, None),
         }
@@ -368,6 +383,45 @@ pub fn envelope(line: &str) -> Option<Envelope<'_>> {
         msg_start: off,
         msg_end: off + msg.len(),
     })
+}
+
+/// [`paren_logger_suffix`] of the `trimmed` body (its first `trimmed`
+/// bytes of the last `body` bytes of `line`) when the logger is `name`, a
+/// slice of `line` with [`envelope_with`]'s promises: `Some` only when
+/// that search would find this very name, `None` when it must search.
+fn known_paren_suffix<'a>(
+    line: &'a str,
+    body: usize,
+    trimmed: usize,
+    name: &str,
+) -> Option<(&'a str, &'a str)> {
+    let b = line.as_bytes();
+    // Where the name is in `line` (it may be a slice of other text).
+    let at = (name.as_ptr() as usize).checked_sub(b.as_ptr() as usize)?;
+    let start = line.len() - body;
+    let end = start + trimmed;
+    // ` (` before the name, inside the body; `)` ends the trimmed body.
+    if at < start + 2 || at + name.len() >= end || b[at - 1] != b'(' || b[at - 2] != b' ' {
+        return None;
+    }
+    if b[end - 1] != b')' {
+        return None;
+    }
+    // Between the name and the `)`: nothing, `:` and digits, or `:?` (what
+    // `logger_name` takes whole; no `(` there, so the search's last `(` is
+    // the name's).
+    let line_no = &b[at + name.len()..end - 1];
+    let numbered = match line_no {
+        [] | [b':', b'?'] => true,
+        [b':', digits @ ..] => !digits.is_empty() && digits.iter().all(u8::is_ascii_digit),
+        _ => false,
+    };
+    if !numbered {
+        return None;
+    }
+    debug_assert!(name.bytes().all(|c| logger::LOGGER_BYTES[usize::from(c)]) && name.contains('.'));
+    // Both ends are ASCII bytes of `line`: char boundaries.
+    Some((&line[start..at - 2], &line[at..at + name.len()]))
 }
 
 /// Does this raw line start a log record (a record head in one of the

@@ -575,3 +575,71 @@ fn time_stamps_of_a_kept_minute_read_as_in_full() {
     assert_eq!(want[4], Some((0, None)));
     assert_eq!(want[5], None);
 }
+
+/// The lines [`envelope_with`] is tried on: known loggers with and without
+/// line numbers, odd line numbers, blanks and `\r` after the logger, a
+/// thread after it, no blank before the `(`, a throwable, Debezium.
+fn known_logger_lines() -> Vec<String> {
+    let heads = [
+        "[2019-08-20 11:00:00,001] INFO ",
+        "2019-08-20 11:00:00,001 WARN  ",
+        "kafka-connect-1  | [2019-08-20 11:00:00,001] INFO ",
+        "[2019-08-20 11:00:00,001] INFO",
+    ];
+    let bodies = [
+        "[Worker clientId=connect-1, groupId=g] Joined group",
+        "[a|task-0] msg (x)",
+        "||  Started   [org.apache.kafka.connect.runtime.Worker]",
+        "",
+        "m",
+    ];
+    let tails = [
+        " (org.apache.kafka.connect.runtime.Worker:12)",
+        " (org.apache.kafka.connect.runtime.Worker)",
+        " (org.apache.kafka.connect.runtime.Worker:?)",
+        " (org.apache.kafka.connect.runtime.Worker:)",
+        " (org.apache.kafka.connect.runtime.Worker:1a)",
+        "(org.apache.kafka.connect.runtime.Worker:12)",
+        " (org.apache.kafka.connect.runtime.Worker:12)  \r",
+        " (org.apache.kafka.connect.runtime.Worker:12) [task-thread-a-0]",
+        " (org.apache.kafka.connect.runtime.Worker:12)\u{b}",
+        " (x (org.apache.kafka.connect.runtime.Worker:12)",
+        " (org.apache.kafka.connect.runtime.WorkerException)",
+        "",
+    ];
+    let mut lines = Vec::new();
+    for h in heads {
+        for b in bodies {
+            for t in tails {
+                lines.push(format!("{h}{b}{t}"));
+            }
+        }
+    }
+    lines.push(" (org.apache.kafka.connect.runtime.Worker:12)".to_string());
+    lines.push("(org.apache.kafka.connect.runtime.Worker)".to_string());
+    lines
+}
+
+#[test]
+fn a_known_trailing_logger_reads_as_the_envelope_finds_it() {
+    for line in known_logger_lines() {
+        let plain = envelope(&line);
+        // The reject's own name, as the sink hands it on (only names with
+        // `envelope_with`'s promises: the sink's known loggers).
+        if let Some(name) = trailing_logger_text(&line).filter(|n| {
+            n.bytes().all(|c| LOGGER_BYTES[usize::from(c)])
+                && n.contains('.')
+                && !logger::names_a_throwable(n)
+        }) {
+            assert_eq!(envelope_with(&line, Some(name)), plain, "{line:?}");
+        }
+        // A name that is not a slice of the line, or not at its end, is
+        // ignored.
+        let elsewhere = String::from("org.apache.kafka.connect.runtime.Worker");
+        assert_eq!(envelope_with(&line, Some(&elsewhere)), plain, "{line:?}");
+        if let Some(k) = line.find("org.apache") {
+            let early = &line[k..k + "org.apache".len()];
+            assert_eq!(envelope_with(&line, Some(early)), plain, "{line:?}");
+        }
+    }
+}

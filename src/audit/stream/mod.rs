@@ -7,8 +7,8 @@
 use crate::event::{Continuation, Event, LoggerKind, attribute, parse_message};
 use crate::input;
 use crate::input::scan::{Delivery, LineSink, Step};
+use crate::layout;
 use crate::layout::bare::BareLayout;
-use crate::layout::{self, envelope};
 use crate::model::{SourceId, SourceLine, Timestamp};
 use crate::replay::{LineCtx, WorkerReplay};
 use std::collections::BTreeMap;
@@ -670,7 +670,13 @@ impl StreamSink {
         } else {
             (&*text, false)
         };
-        let Some(env) = envelope(line) else {
+        // The logger the reject read and knows, where it found it: the
+        // envelope checks it there instead of finding it again.
+        let known = match classified {
+            Some((l, Some(_))) if !json => Some(l),
+            _ => None,
+        };
+        let Some(env) = layout::envelope_with(line, known) else {
             return Step::Next(self.continuation(number, &text));
         };
         // A new record ends the continuation of its stream (a record of
