@@ -258,8 +258,9 @@ impl WorkerReplay {
             } else {
                 facts.single_claim = Some(line.clone());
             }
+            let set: Box<[u32]> = set.into_iter().collect();
             if facts.task_set.as_ref().is_some_and(|old| *old != set) {
-                facts.count_change = Some(line.clone());
+                facts.count_change = Some(line.seq);
             }
             facts.task_set = Some(set);
         }

@@ -78,7 +78,7 @@ fn multi_connector_claim_needs_another_sign_of_change() {
         task_config_change(Some(&facts), Some(&line(4))),
         ConfigVerdict::Kafka8676(line(5))
     );
-    facts.count_change = Some(line(5));
+    facts.count_change = Some(line(5).seq);
     assert_eq!(
         task_config_change(Some(&facts), Some(&line(4))),
         ConfigVerdict::Changed(line(5))
@@ -287,7 +287,7 @@ fn a_task_started_from_a_deleted_connectors_configs_is_stale() {
     // 2.5.1+: the new connector's task configs come before its tasks start.
     let configured = ConfigFacts {
         single_claim: Some(line(7)),
-        task_set: Some([0].into()),
+        task_set: Some(Box::new([0])),
         ..recreated.clone()
     };
     assert!(stale_config::check(Some(&configured), None).is_none());

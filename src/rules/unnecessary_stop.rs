@@ -51,12 +51,16 @@ pub fn task_config_change(
     }
     if let Some(claim) = after(&f.multi_claim, start) {
         // A claim that names several connectors proves nothing by itself.
-        let sign = after(&f.updated, start)
-            .or_else(|| after(&f.count_change, start))
-            .or_else(|| after(&f.target_change, start));
-        return match sign {
-            Some(_) => ConfigVerdict::Changed(claim),
-            None => ConfigVerdict::Kafka8676(claim),
+        let later = |seq: u64| start.is_none_or(|s| s.seq < seq);
+        let sign = after(&f.updated, start).is_some()
+            || [f.count_change, f.target_change]
+                .into_iter()
+                .flatten()
+                .any(later);
+        return if sign {
+            ConfigVerdict::Changed(claim)
+        } else {
+            ConfigVerdict::Kafka8676(claim)
         };
     }
     match start {
