@@ -235,16 +235,19 @@ pub struct ConnectorCtx {
 }
 
 /// Config-topic facts the worker logged about one connector (every worker
-/// logs every record it reads through its config listener).
+/// logs every record it reads through its config listener). The lines a
+/// connector seldom has (a removal, a re-creation, a claim shared with
+/// other connectors) are boxed: each worker holds these facts for every
+/// connector of the group, and an empty line takes a pointer, not a line.
 #[derive(Debug, Clone, Default)]
 pub struct ConfigFacts {
     /// Latest `Connector X config updated`.
     pub updated: Option<SourceLine>,
     /// Latest `Connector X config removed`.
-    pub removed: Option<SourceLine>,
+    pub removed: Option<Box<SourceLine>>,
     /// The first `Connector X config updated` after the latest removal: the
     /// connector created again under the same name.
-    pub recreated: Option<SourceLine>,
+    pub recreated: Option<Box<SourceLine>>,
     /// Latest `Connector X target state change`: its place in the stream
     /// ([`SourceLine::seq`]). Only its order is read (it is never quoted),
     /// so its text is not kept: every worker logs one per connector.
@@ -252,7 +255,7 @@ pub struct ConfigFacts {
     /// Latest `Tasks [..] configs updated` naming only this connector's tasks.
     pub single_claim: Option<SourceLine>,
     /// Latest `Tasks [..] configs updated` naming this and other connectors' tasks.
-    pub multi_claim: Option<SourceLine>,
+    pub multi_claim: Option<Box<SourceLine>>,
     /// Latest claim line after which this connector's task set differs:
     /// its place in the stream ([`SourceLine::seq`]; only its order is read).
     pub count_change: Option<u64>,

@@ -636,13 +636,13 @@ impl WorkerReplay {
                 let facts = self.config.entry(c.clone()).or_default();
                 facts.updated = Some(line.clone());
                 if facts.removed.is_some() && facts.recreated.is_none() {
-                    facts.recreated = Some(line.clone());
+                    facts.recreated = Some(Box::new(line.clone()));
                 }
                 self.inc.offset = None;
             }
             Event::ConnectorConfigRemoved(c) => {
                 let facts = self.config.entry(c.clone()).or_default();
-                facts.removed = Some(line.clone());
+                facts.removed = Some(Box::new(line.clone()));
                 facts.recreated = None;
                 self.inc.offset = None;
             }

@@ -254,7 +254,7 @@ impl WorkerReplay {
         for (c, set) in by_conn {
             let facts = self.config.entry(c.clone()).or_default();
             if multi {
-                facts.multi_claim = Some(line.clone());
+                facts.multi_claim = Some(Box::new(line.clone()));
             } else {
                 facts.single_claim = Some(line.clone());
             }

@@ -25,8 +25,8 @@ pub enum ConfigVerdict {
     Unknown,
 }
 
-fn after(line: &Option<SourceLine>, start: Option<&SourceLine>) -> Option<SourceLine> {
-    let l = line.as_ref()?;
+fn after(line: Option<&SourceLine>, start: Option<&SourceLine>) -> Option<SourceLine> {
+    let l = line?;
     match start {
         Some(s) if !s.before(l) => None,
         _ => Some(l.clone()),
@@ -46,13 +46,13 @@ pub fn task_config_change(
             ConfigVerdict::Unknown
         };
     };
-    if let Some(l) = after(&f.single_claim, start) {
+    if let Some(l) = after(f.single_claim.as_ref(), start) {
         return ConfigVerdict::Changed(l);
     }
-    if let Some(claim) = after(&f.multi_claim, start) {
+    if let Some(claim) = after(f.multi_claim.as_deref(), start) {
         // A claim that names several connectors proves nothing by itself.
         let later = |seq: u64| start.is_none_or(|s| s.seq < seq);
-        let sign = after(&f.updated, start).is_some()
+        let sign = after(f.updated.as_ref(), start).is_some()
             || [f.count_change, f.target_change]
                 .into_iter()
                 .flatten()
@@ -65,9 +65,9 @@ pub fn task_config_change(
     }
     match start {
         Some(_) => {
-            let last = match (&f.single_claim, &f.multi_claim) {
+            let last = match (f.single_claim.as_ref(), f.multi_claim.as_deref()) {
                 (Some(a), Some(b)) => Some(if a.before(b) { b.clone() } else { a.clone() }),
-                (a, b) => a.clone().or_else(|| b.clone()),
+                (a, b) => a.or(b).cloned(),
             };
             ConfigVerdict::Unchanged(last)
         }
@@ -81,7 +81,7 @@ pub fn connector_config_change(
     start: Option<&SourceLine>,
 ) -> ConfigVerdict {
     let updated = facts.and_then(|f| f.updated.clone());
-    if let Some(l) = after(&updated, start) {
+    if let Some(l) = after(updated.as_ref(), start) {
         return ConfigVerdict::Changed(l);
     }
     match start {
