@@ -5,7 +5,6 @@
 use crate::event::ConnectorUpdateAction;
 use crate::model::{Assignment, Name, Protocol, Resource, SourceLine, TaskId};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// What the log has shown about one connector or task on this worker: the
@@ -236,26 +235,34 @@ pub struct ConnectorCtx {
 }
 
 /// Config-topic facts the worker logged about one connector (every worker
-/// logs every record it reads through its config listener).
+/// logs every record it reads through its config listener). The lines a
+/// connector seldom has (a removal, a re-creation, a claim shared with
+/// other connectors) are boxed: each worker holds these facts for every
+/// connector of the group, and an empty line takes a pointer, not a line.
 #[derive(Debug, Clone, Default)]
 pub struct ConfigFacts {
     /// Latest `Connector X config updated`.
     pub updated: Option<SourceLine>,
     /// Latest `Connector X config removed`.
-    pub removed: Option<SourceLine>,
+    pub removed: Option<Box<SourceLine>>,
     /// The first `Connector X config updated` after the latest removal: the
     /// connector created again under the same name.
-    pub recreated: Option<SourceLine>,
-    /// Latest `Connector X target state change`.
-    pub target_change: Option<SourceLine>,
+    pub recreated: Option<Box<SourceLine>>,
+    /// Latest `Connector X target state change`: its place in the stream
+    /// ([`SourceLine::seq`]). Only its order is read (it is never quoted),
+    /// so its text is not kept: every worker logs one per connector.
+    pub target_change: Option<u64>,
     /// Latest `Tasks [..] configs updated` naming only this connector's tasks.
     pub single_claim: Option<SourceLine>,
     /// Latest `Tasks [..] configs updated` naming this and other connectors' tasks.
-    pub multi_claim: Option<SourceLine>,
-    /// Latest claim line after which this connector's task set differs.
-    pub count_change: Option<SourceLine>,
+    pub multi_claim: Option<Box<SourceLine>>,
+    /// Latest claim line after which this connector's task set differs:
+    /// its place in the stream ([`SourceLine::seq`]; only its order is read).
+    pub count_change: Option<u64>,
     /// The task indices the last claim named for this connector.
-    pub task_set: Option<BTreeSet<u32>>,
+    /// (Sorted, without repeats; a slice: a tree's node would cost several
+    /// times more, once per worker and connector.)
+    pub task_set: Option<Box<[u32]>>,
 }
 
 /// Per-connector bookkeeping of the contexts that justify stops.

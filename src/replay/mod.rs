@@ -126,8 +126,9 @@ pub struct WorkerReplay {
     /// The leader URL of an assignment whose leader is this worker.
     leader_self_url: Option<String>,
     /// Config-topic facts per connector; they survive restarts (the config
-    /// topic does).
-    config: HashMap<crate::model::Name, ConfigFacts>,
+    /// topic does). Boxed: every worker holds one per connector of the
+    /// group, and the table's spare buckets then cost a pointer each.
+    config: HashMap<crate::model::Name, Box<ConfigFacts>>,
     findings: Vec<Finding>,
     summary: WorkerSummary,
     generations: Vec<GenerationRecord>,
@@ -635,18 +636,18 @@ impl WorkerReplay {
                 let facts = self.config.entry(c.clone()).or_default();
                 facts.updated = Some(line.clone());
                 if facts.removed.is_some() && facts.recreated.is_none() {
-                    facts.recreated = Some(line.clone());
+                    facts.recreated = Some(Box::new(line.clone()));
                 }
                 self.inc.offset = None;
             }
             Event::ConnectorConfigRemoved(c) => {
                 let facts = self.config.entry(c.clone()).or_default();
-                facts.removed = Some(line.clone());
+                facts.removed = Some(Box::new(line.clone()));
                 facts.recreated = None;
                 self.inc.offset = None;
             }
             Event::TargetStateChange(c) => {
-                self.config.entry(c.clone()).or_default().target_change = Some(line.clone());
+                self.config.entry(c.clone()).or_default().target_change = Some(line.seq);
                 self.inc.offset = None;
                 // The target state moved again: a stop it excused is over
                 // (a worker that runs none of the connector's work may log

@@ -254,12 +254,13 @@ impl WorkerReplay {
         for (c, set) in by_conn {
             let facts = self.config.entry(c.clone()).or_default();
             if multi {
-                facts.multi_claim = Some(line.clone());
+                facts.multi_claim = Some(Box::new(line.clone()));
             } else {
                 facts.single_claim = Some(line.clone());
             }
+            let set: Box<[u32]> = set.into_iter().collect();
             if facts.task_set.as_ref().is_some_and(|old| *old != set) {
-                facts.count_change = Some(line.clone());
+                facts.count_change = Some(line.seq);
             }
             facts.task_set = Some(set);
         }

@@ -198,7 +198,7 @@ impl WorkerReplay {
         }
         let mut stale_finding = None;
         if let Resource::Task(t) = r {
-            let facts = self.config.get(&t.connector);
+            let facts = self.config.get(&t.connector).map(|f| &**f);
             if let Some(stale) = stale_config::check(facts, self.inc.process_start.as_ref()) {
                 let f = stale_config::finding(&self.who(), r, line, &stale);
                 stale_finding = Some(self.push(f));

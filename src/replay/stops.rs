@@ -66,7 +66,8 @@ impl WorkerReplay {
             let handling = tu.line.clone();
             self.inc.tasks_to_restart.insert(t.clone(), line.clone());
             let start = stop.prev.as_ref().and_then(ResState::started_at);
-            let verdict = unnecessary_stop::task_config_change(self.config.get(&conn), start);
+            let verdict =
+                unnecessary_stop::task_config_change(self.config.get(&conn).map(|f| &**f), start);
             let owned_line = self
                 .inc
                 .owned
@@ -92,8 +93,10 @@ impl WorkerReplay {
                 }
                 ConnectorUpdateAction::Restarting => {
                     let start = stop.prev.as_ref().and_then(ResState::started_at);
-                    let verdict =
-                        unnecessary_stop::connector_config_change(self.config.get(&conn), start);
+                    let verdict = unnecessary_stop::connector_config_change(
+                        self.config.get(&conn).map(|f| &**f),
+                        start,
+                    );
                     match unnecessary_stop::connector_config(
                         &self.who(),
                         &stop,

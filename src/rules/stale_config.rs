@@ -27,8 +27,8 @@ pub fn check(facts: Option<&ConfigFacts>, process_start: Option<&SourceLine>) ->
     let f = facts?;
     // Unknown is not empty: without the removal in the log there is no
     // re-creation to speak of.
-    let removed = f.removed.as_ref()?;
-    let recreated = f.recreated.as_ref()?;
+    let removed = f.removed.as_deref()?;
+    let recreated = f.recreated.as_deref()?;
     // A start between the removal and the re-creation read the config topic
     // silently too (a restarted worker logs no `config updated` for the
     // records it reads at start-up: 3.6.2 kill-worker capture): the
@@ -40,7 +40,7 @@ pub fn check(facts: Option<&ConfigFacts>, process_start: Option<&SourceLine>) ->
     // Any `Tasks [...] configs updated` line naming the connector's tasks
     // since the re-creation may carry the new connector's configs (2.5.1+:
     // the tasks are assigned only after it).
-    let claimed = [&f.single_claim, &f.multi_claim]
+    let claimed = [f.single_claim.as_ref(), f.multi_claim.as_deref()]
         .into_iter()
         .flatten()
         .any(|c| recreated.before(c));

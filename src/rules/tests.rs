@@ -57,7 +57,7 @@ fn single_connector_claim_after_start_justifies_a_task_config_stop() {
 #[test]
 fn multi_connector_claim_needs_another_sign_of_change() {
     let mut facts = ConfigFacts {
-        multi_claim: Some(line(5)),
+        multi_claim: Some(Box::new(line(5))),
         ..ConfigFacts::default()
     };
     assert_eq!(
@@ -78,7 +78,7 @@ fn multi_connector_claim_needs_another_sign_of_change() {
         task_config_change(Some(&facts), Some(&line(4))),
         ConfigVerdict::Kafka8676(line(5))
     );
-    facts.count_change = Some(line(5));
+    facts.count_change = Some(line(5).seq);
     assert_eq!(
         task_config_change(Some(&facts), Some(&line(4))),
         ConfigVerdict::Changed(line(5))
@@ -271,8 +271,8 @@ fn offset_mismatch_reasons() {
 #[test]
 fn a_task_started_from_a_deleted_connectors_configs_is_stale() {
     let recreated = ConfigFacts {
-        removed: Some(line(3)),
-        recreated: Some(line(5)),
+        removed: Some(Box::new(line(3))),
+        recreated: Some(Box::new(line(5))),
         updated: Some(line(5)),
         ..ConfigFacts::default()
     };
@@ -287,7 +287,7 @@ fn a_task_started_from_a_deleted_connectors_configs_is_stale() {
     // 2.5.1+: the new connector's task configs come before its tasks start.
     let configured = ConfigFacts {
         single_claim: Some(line(7)),
-        task_set: Some([0].into()),
+        task_set: Some(Box::new([0])),
         ..recreated.clone()
     };
     assert!(stale_config::check(Some(&configured), None).is_none());
@@ -300,7 +300,7 @@ fn a_task_started_from_a_deleted_connectors_configs_is_stale() {
     // A claim naming other connectors' tasks as well may hold the new
     // configs too: nothing is proved.
     let multi = ConfigFacts {
-        multi_claim: Some(line(8)),
+        multi_claim: Some(Box::new(line(8))),
         ..recreated.clone()
     };
     assert!(stale_config::check(Some(&multi), None).is_none());
@@ -317,7 +317,7 @@ fn no_stale_start_without_the_removal_in_the_log() {
     assert!(stale_config::check(None, None).is_none());
     // Removed and not created again (yet).
     let removed = ConfigFacts {
-        removed: Some(line(3)),
+        removed: Some(Box::new(line(3))),
         ..ConfigFacts::default()
     };
     assert!(stale_config::check(Some(&removed), None).is_none());

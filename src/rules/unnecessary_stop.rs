@@ -25,8 +25,8 @@ pub enum ConfigVerdict {
     Unknown,
 }
 
-fn after(line: &Option<SourceLine>, start: Option<&SourceLine>) -> Option<SourceLine> {
-    let l = line.as_ref()?;
+fn after(line: Option<&SourceLine>, start: Option<&SourceLine>) -> Option<SourceLine> {
+    let l = line?;
     match start {
         Some(s) if !s.before(l) => None,
         _ => Some(l.clone()),
@@ -46,24 +46,28 @@ pub fn task_config_change(
             ConfigVerdict::Unknown
         };
     };
-    if let Some(l) = after(&f.single_claim, start) {
+    if let Some(l) = after(f.single_claim.as_ref(), start) {
         return ConfigVerdict::Changed(l);
     }
-    if let Some(claim) = after(&f.multi_claim, start) {
+    if let Some(claim) = after(f.multi_claim.as_deref(), start) {
         // A claim that names several connectors proves nothing by itself.
-        let sign = after(&f.updated, start)
-            .or_else(|| after(&f.count_change, start))
-            .or_else(|| after(&f.target_change, start));
-        return match sign {
-            Some(_) => ConfigVerdict::Changed(claim),
-            None => ConfigVerdict::Kafka8676(claim),
+        let later = |seq: u64| start.is_none_or(|s| s.seq < seq);
+        let sign = after(f.updated.as_ref(), start).is_some()
+            || [f.count_change, f.target_change]
+                .into_iter()
+                .flatten()
+                .any(later);
+        return if sign {
+            ConfigVerdict::Changed(claim)
+        } else {
+            ConfigVerdict::Kafka8676(claim)
         };
     }
     match start {
         Some(_) => {
-            let last = match (&f.single_claim, &f.multi_claim) {
+            let last = match (f.single_claim.as_ref(), f.multi_claim.as_deref()) {
                 (Some(a), Some(b)) => Some(if a.before(b) { b.clone() } else { a.clone() }),
-                (a, b) => a.clone().or_else(|| b.clone()),
+                (a, b) => a.or(b).cloned(),
             };
             ConfigVerdict::Unchanged(last)
         }
@@ -77,7 +81,7 @@ pub fn connector_config_change(
     start: Option<&SourceLine>,
 ) -> ConfigVerdict {
     let updated = facts.and_then(|f| f.updated.clone());
-    if let Some(l) = after(&updated, start) {
+    if let Some(l) = after(updated.as_ref(), start) {
         return ConfigVerdict::Changed(l);
     }
     match start {
