@@ -143,7 +143,7 @@ impl Reducer {
         if self.checker.out.is_empty() {
             self.checker.out = out;
         }
-        Ok(())
+        sink.batch_end()
     }
 
     /// Everything up to `watermark` has been fed: what waited for log time

@@ -41,6 +41,13 @@ pub trait Sink: Send {
         self.finding(names, finding)
     }
 
+    /// The end of a batch of findings (what the reducer hands on at
+    /// once, and the end of the run): a printer that keeps its lines
+    /// writes and flushes them here, so that a live audit shows them.
+    fn batch_end(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+
     /// The kept findings, if this sink keeps them; they end up in
     /// [`super::Report::findings`].
     fn take_kept(&mut self) -> Vec<Finding> {

@@ -148,6 +148,10 @@ impl Sink for Filtered<'_> {
         self.inner.finding(names, f)
     }
 
+    fn batch_end(&mut self) -> io::Result<()> {
+        self.inner.batch_end()
+    }
+
     fn take_kept(&mut self) -> Vec<Finding> {
         self.inner.take_kept()
     }

@@ -75,7 +75,11 @@ pub(super) fn run(
             return EXIT_ERROR;
         }
     };
-    let mut report = match audit(&mut filtered) {
+    // The printer's last lines are written before anything that follows,
+    // and before the run's error is told.
+    let audited = audit(&mut filtered);
+    let ended = filtered.batch_end();
+    let mut report = match audited.and_then(|r| ended.map(|()| r)) {
         Ok(r) => r,
         Err(e) => return output_failed("herder-audit", Err(e)).unwrap_or(EXIT_ERROR),
     };

@@ -228,64 +228,51 @@ pub fn message_text(line: &str) -> String {
 }
 
 /// Replaces every run of hexadecimal characters that holds a digit by `#`
-/// and collapses blanks. The result is never longer than `s` (a run
-/// becomes one `#` or stays, blanks become one space), so it is written
-/// by index into a buffer of `s`'s size: a run of hexadecimal characters
-/// is copied as it goes, and a digit in it takes it back for `#`. Runs of
-/// hexadecimal characters and ASCII blanks are ASCII, so the cuts fall
-/// between characters.
+/// and collapses blanks. Only digits, blanks other than a single space,
+/// and non-ASCII characters change anything: the text up to the next of
+/// them ([`next_special`]) is copied in one piece. A digit takes back the
+/// hexadecimal letters just before it (they are the start of its run:
+/// what was written before them is not hexadecimal) and skips the rest of
+/// its run; a blank after a copied space continues that space's run.
+/// Runs of hexadecimal characters and ASCII blanks are ASCII, so the cuts
+/// fall between characters.
 fn mask(s: &str) -> String {
     let b = s.as_bytes();
-    let mut out = vec![0u8; b.len()];
-    // Bytes written; never more than read.
-    let mut o = 0;
+    let mut out: Vec<u8> = Vec::with_capacity(b.len());
     let mut i = 0;
-    while let Some(&c) = b.get(i) {
-        let class = CLASS[usize::from(c)];
-        if class == PLAIN {
-            out[o] = c;
-            o += 1;
-            i += 1;
-            continue;
-        }
-        if class == HEX {
-            let start = o;
-            // `0`–`9` are the hexadecimal bytes up to `9`.
-            let mut digit = false;
-            while let Some(&h) = b.get(i)
-                && CLASS[usize::from(h)] == HEX
-            {
-                out[o] = h;
-                digit |= h <= b'9';
-                o += 1;
+    while i < b.len() {
+        let next = next_special(b, i);
+        out.extend_from_slice(&b[i..next]);
+        i = next;
+        let Some(&c) = b.get(i) else { break };
+        if c.is_ascii_digit() {
+            while out.last().is_some_and(u8::is_ascii_hexdigit) {
+                out.pop();
+            }
+            while b.get(i).is_some_and(u8::is_ascii_hexdigit) {
                 i += 1;
             }
-            if digit {
-                out[start] = b'#';
-                o = start + 1;
-            }
+            out.push(b'#');
             continue;
         }
         // An ASCII blank, or the first byte of a non-ASCII character.
-        if c < 0x80 {
-            i = after_blanks(s, i + 1);
-            out[o] = b' ';
-            o += 1;
-            continue;
-        }
-        let ch = s[i..].chars().next().unwrap_or(' ');
-        let n = ch.len_utf8();
-        if ch.is_whitespace() {
-            i = after_blanks(s, i + n);
-            out[o] = b' ';
-            o += 1;
+        let n = if c < 0x80 {
+            0
         } else {
-            out[o..o + n].copy_from_slice(&b[i..i + n]);
-            o += n;
-            i += n;
+            let ch = s[i..].chars().next().unwrap_or(' ');
+            if !ch.is_whitespace() {
+                out.extend_from_slice(&b[i..i + ch.len_utf8()]);
+                i += ch.len_utf8();
+                continue;
+            }
+            ch.len_utf8()
+        };
+        i = after_blanks(s, i + n.max(1));
+        // A space just copied is this run's start: its byte before in `s`.
+        if out.last() != Some(&b' ') {
+            out.push(b' ');
         }
     }
-    out.truncate(o);
     let out = String::from_utf8(out)
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     let trimmed = out.trim();
@@ -295,6 +282,73 @@ fn mask(s: &str) -> String {
         trimmed.to_string()
     }
 }
+
+/// The first byte from `i` on that [`mask`] does not copy as it is (a
+/// digit, an ASCII blank other than a space after a non-space, a
+/// non-ASCII byte), or `b.len()`. Eight bytes at a time: a word holds
+/// none of them when none of its bytes is below a space (blanks, and
+/// control characters, which are then looked at one by one), none has its
+/// high bit set, none is between `/` and `:`, and no space follows a
+/// space (the word one byte before, compared byte by byte).
+fn next_special(b: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const HIGH: u64 = ONES * 0x80;
+    const LOW7: u64 = ONES * 0x7f;
+    const SPACES: u64 = ONES * 0x20;
+    let word = |at: usize| {
+        b.get(at..at + 8)
+            .and_then(|w| w.try_into().ok())
+            .map(u64::from_le_bytes)
+    };
+    // The high bit of each byte of `x` that is a space (exact, byte by
+    // byte: no carry crosses a byte).
+    let spaces = |x: u64| {
+        let z = x ^ SPACES;
+        !(((z & LOW7).wrapping_add(LOW7)) | z | LOW7)
+    };
+    while let Some(x) = word(i) {
+        // Bytes below a space (exact in whether any is: Bit Twiddling
+        // Hacks, "determine if a word has a byte less than n").
+        let below = x.wrapping_sub(SPACES) & !x & HIGH;
+        // Bytes between `/` and `:` among those whose high bit is clear
+        // (exact, byte by byte: "determine if a word has a byte between
+        // m and n").
+        let low = x & LOW7;
+        let digit = (ONES * (127 + 0x3a)).wrapping_sub(low)
+            & !x
+            & low.wrapping_add(ONES * (127 - 0x2f))
+            & HIGH;
+        let before = match i.checked_sub(1) {
+            Some(p) => word(p).unwrap_or(0),
+            None => x << 8,
+        };
+        let doubled = spaces(x) & spaces(before);
+        if below | digit | (x & HIGH) | doubled != 0 {
+            break;
+        }
+        i += 8;
+    }
+    while let Some(&c) = b.get(i) {
+        if SPECIAL[usize::from(c)] || (c == b' ' && i > 0 && b[i - 1] == b' ') {
+            break;
+        }
+        i += 1;
+    }
+    i
+}
+
+/// The bytes [`mask`] does not copy as they are, but for a space, which
+/// it copies unless a space comes before it.
+static SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_digit() || b >= 0x80 || matches!(b, b'\t'..=b'\r');
+        c += 1;
+    }
+    t
+};
 
 /// Where the run of blanks (`char::is_whitespace`) at `i` of `s` ends
 /// (`i` itself when there is none).
@@ -375,7 +429,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn mask_is_the_char_by_char_mask(s in "[ -~\t\n\r\x0b\x0c\x1c\u{85}\u{a0}\u{2003}é0-9a-fA-F]{0,60}") {
+        fn mask_is_the_char_by_char_mask(s in "[ -~\t\n\r\x0b\x0c\x1c\u{85}\u{a0}\u{2003}é0-9a-fA-F]{0,60}|([ a-fA-F0-9xz.:\t\u{a0}]{0,4}[ ]{0,3}){0,30}") {
             prop_assert_eq!(mask(&s), mask_by_chars(&s));
         }
     }

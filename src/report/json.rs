@@ -362,31 +362,35 @@ impl Serialize for Findings<'_> {
 /// `out` in one piece.
 pub fn write_jsonl_finding(names: &dyn Names, f: &Finding, out: &mut dyn Write) -> io::Result<()> {
     thread_local! {
-        static LINE: std::cell::RefCell<LineWriter> = std::cell::RefCell::new(LineWriter::default());
+        static LINE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
     }
-    LINE.with_borrow_mut(|w| {
-        let LineWriter { buf, carried } = w;
+    LINE.with_borrow_mut(|buf| {
         buf.clear();
-        finding_line(names, f, carried, buf);
-        buf.push(b'\n');
+        push_jsonl_finding(names, f, buf);
         let r = out.write_all(buf);
         if buf.capacity() > 1 << 20 {
             // One huge finding does not keep its buffer.
-            *w = LineWriter::default();
+            *buf = Vec::new();
         }
         r
     })
 }
 
-/// What writing JSON lines keeps from one finding to the next: the
-/// buffer, and the last trigger's quoted text and time stamp (the
-/// findings of one line follow each other).
-#[derive(Default)]
-struct LineWriter {
-    buf: Vec<u8>,
-    carried: Carry,
+/// Appends the JSON line of `f` (with its newline) to `buf`, as
+/// [`write_jsonl_finding`] writes it.
+pub fn push_jsonl_finding(names: &dyn Names, f: &Finding, buf: &mut Vec<u8>) {
+    thread_local! {
+        static CARRY: std::cell::RefCell<Carry> = std::cell::RefCell::new(Carry::default());
+    }
+    CARRY.with_borrow_mut(|carried| {
+        finding_line(names, f, carried, buf);
+        buf.push(b'\n');
+    })
 }
 
+/// What writing JSON lines keeps from one finding to the next: the last
+/// trigger's quoted text and time stamp (the findings of one line follow
+/// each other) and the quoted forms of shared strings and source names.
 #[derive(Default)]
 struct Carry {
     text: json_write::Carried,
