@@ -431,21 +431,25 @@ fn nom_prefixes(i: &str) -> (Prefix<'_>, Prefix<'_>) {
     (compose(i).ok(), kubectl(i).ok())
 }
 
-#[test]
-fn stream_prefixes_read_as_nom_reads_them() {
-    let parts = ["[", "]", "/", " ", "|", "a", "-", "é", "\t"];
+/// Every string of up to `n` of `parts`, the empty one first.
+fn words(parts: &[&str], n: usize) -> Vec<String> {
     let mut cases = vec![String::new()];
     let mut frontier = vec![String::new()];
-    for _ in 0..5 {
-        let mut next = Vec::new();
-        for p in &frontier {
-            for c in parts {
-                next.push(format!("{p}{c}"));
-            }
-        }
+    for _ in 0..n {
+        let next: Vec<String> = frontier
+            .iter()
+            .flat_map(|p| parts.iter().map(move |c| format!("{p}{c}")))
+            .collect();
         cases.extend(next.iter().cloned());
         frontier = next;
     }
+    cases
+}
+
+#[test]
+fn stream_prefixes_read_as_nom_reads_them() {
+    let parts = ["[", "]", "/", " ", "|", "a", "-", "é", "\t"];
+    let mut cases = words(&parts, 5);
     cases.push("[pod/connect-0/connect] [2024-05-02 10:28:17,775] INFO x".into());
     cases.push("kafka-connect-1  | [2024-05-02 10:28:17,775] INFO x".into());
     for c in &cases {
@@ -466,18 +470,7 @@ fn worker_prefix_closed_at_reads_as_the_parser() {
         "[",
         "é",
     ];
-    let mut cases = vec![String::new()];
-    let mut frontier = vec![String::new()];
-    for _ in 0..5 {
-        let mut next = Vec::new();
-        for p in &frontier {
-            for c in parts {
-                next.push(format!("{p}{c}"));
-            }
-        }
-        cases.extend(next.iter().cloned());
-        frontier = next;
-    }
+    let cases = words(&parts, 5);
     for c in &cases {
         let Some(close) = c.find(']') else {
             continue;
