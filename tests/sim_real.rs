@@ -11,8 +11,8 @@
 
 mod sim_common;
 use flate2::read::GzDecoder;
-use herder_audit::event::{LoggerKind, parse_message};
-use herder_audit::layout::{Level, envelope};
+use herder_audit::event::{Event, LoggerKind, parse_message};
+use herder_audit::layout::{Envelope, Level, envelope};
 use herder_audit::sim::{self, Params, Proto, Version};
 use sim_common::Buf;
 use std::collections::{BTreeMap, BTreeSet};
@@ -252,17 +252,20 @@ fn level_name(l: Level) -> &'static str {
     }
 }
 
+/// Every line of `text` that parses into an event: its envelope, logger
+/// and event.
+fn events(text: &str) -> impl Iterator<Item = (Envelope<'_>, &str, Event)> {
+    text.lines().filter_map(|line| {
+        let env = envelope(line)?;
+        let logger = env.logger?;
+        let ev = parse_message(LoggerKind::classify(logger)?, env.message)?;
+        Some((env, logger, ev))
+    })
+}
+
 /// The shapes of every line of `text` that parses into an event.
 fn shapes(text: &str, into: &mut Shapes) {
-    for line in text.lines() {
-        let Some(env) = envelope(line) else { continue };
-        let Some(logger) = env.logger else { continue };
-        let Some(kind) = LoggerKind::classify(logger) else {
-            continue;
-        };
-        let Some(ev) = parse_message(kind, env.message) else {
-            continue;
-        };
+    for (env, logger, ev) in events(text) {
         let debug = format!("{ev:?}");
         let names = names_of(&debug);
         let mdc = env.mdc.map(|m| template(&format!("{m:?}"), &names));
@@ -414,15 +417,7 @@ fn templates_mask_what_varies() {
 /// assignment (consecutive repeats as one).
 fn startup_order(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for line in text.lines() {
-        let Some(env) = envelope(line) else { continue };
-        let Some(logger) = env.logger else { continue };
-        let Some(kind) = LoggerKind::classify(logger) else {
-            continue;
-        };
-        let Some(ev) = parse_message(kind, env.message) else {
-            continue;
-        };
+    for (_, _, ev) in events(text) {
         let k = kind_of(&format!("{ev:?}"));
         if k.starts_with("JoinedGeneration") || k.starts_with("Assignment") {
             break;
