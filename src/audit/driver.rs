@@ -8,13 +8,13 @@
 //! now is idle; it holds the watermark back for at most the idle timeout.
 
 use super::merge::{Item, Merger, Reducer};
+use super::observe::{Observe, StreamStat};
 use super::plan;
 use super::processor::{Advance, StreamEnd, StreamProcessor};
 use super::sink::{Collect, Sink, SourceTable};
 use super::stream::Until;
 use super::{InputReport, Options, Report};
 use crate::input::Input;
-use super::observe::{Observe, StreamStat};
 use crate::input::live::{FollowEvents, LiveOpen, Notify};
 use crate::model::Key;
 use crate::model::{SourceId, Timestamp};
@@ -455,7 +455,11 @@ impl<'a> Run<'a> {
             })
             .collect();
         o.streams(now, &stats);
-        let forget = self.opts.live.as_ref().is_some_and(|l| l.forget_ended.is_some());
+        let forget = self
+            .opts
+            .live
+            .as_ref()
+            .is_some_and(|l| l.forget_ended.is_some());
         if !forget || self.slots.iter().all(|s| s.end.is_none()) {
             return;
         }

@@ -74,6 +74,10 @@ enum Command {
     /// Second stage: combine `map` outputs (and partial reduces) from any
     /// number of machines into the report a single run prints.
     Reduce(stages::ReduceArgs),
+    /// Run beside a Connect cluster: follow its workers' logs, emit each
+    /// finding once as a JSON line as soon as it is provable, serve
+    /// Prometheus metrics, health and the timeline over HTTP.
+    Watch(Box<crate::watch::WatchArgs>),
 }
 
 /// How the report is printed (every audit command).
@@ -170,6 +174,7 @@ pub fn run() -> i32 {
         Some(Command::Plan(a)) => stages::plan(&a),
         Some(Command::Map(a)) => stages::map(&a),
         Some(Command::Reduce(a)) => stages::reduce(&a),
+        Some(Command::Watch(a)) => crate::watch::run(&a),
         Some(Command::Replay(a)) => audit_command(&a, true),
         None => audit_command(&cli.audit, false),
     }

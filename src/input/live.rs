@@ -303,7 +303,13 @@ impl Follow {
             return None;
         }
         self.looked_for_next = Some(std::time::Instant::now());
-        let n: u64 = self.path.file_name()?.to_str()?.strip_suffix(".log")?.parse().ok()?;
+        let n: u64 = self
+            .path
+            .file_name()?
+            .to_str()?
+            .strip_suffix(".log")?
+            .parse()
+            .ok()?;
         std::fs::read_dir(&dir)
             .ok()?
             .filter_map(|e| {
@@ -321,7 +327,9 @@ impl Follow {
         let Some(after) = self.gone_after else {
             return false;
         };
-        let since = *self.missing_since.get_or_insert_with(std::time::Instant::now);
+        let since = *self
+            .missing_since
+            .get_or_insert_with(std::time::Instant::now);
         let dir_gone = self.path.parent().is_some_and(|d| !d.exists());
         dir_gone || since.elapsed() >= after
     }
