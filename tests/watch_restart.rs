@@ -118,13 +118,19 @@ fn kill_9_at_many_points_emits_every_finding_exactly_once() {
         .output()
         .unwrap();
     let expected = finding_keys(&batch.stdout);
-    assert!(expected.len() >= 6, "the faults make findings: {expected:?}");
+    assert!(
+        expected.len() >= 6,
+        "the faults make findings: {expected:?}"
+    );
     // The kills came between findings, not only before the first.
     let between = at_kill
         .iter()
         .filter(|&&n| n > 0 && n < expected.len())
         .count();
-    assert!(between >= 3, "findings in the output at each kill: {at_kill:?}");
+    assert!(
+        between >= 3,
+        "findings in the output at each kill: {at_kill:?}"
+    );
     let mut child = spawn(&live, &state, &out);
     let deadline = Instant::now() + Duration::from_secs(60);
     wait_for_lines(&out, expected.len(), deadline);

@@ -311,6 +311,11 @@ impl Metrics {
 
     /// A fact of a worker, in key order.
     pub fn fact(&mut self, worker: &Arc<str>, group: Option<&Arc<str>>, kind: &FactKind) {
+        if matches!(kind, FactKind::End) {
+            // Its stream ended: the worker's series go.
+            self.worker_models.remove(worker);
+            return;
+        }
         let w = self.worker_models.entry(worker.clone()).or_default();
         if let Some(g) = group {
             w.group = Some(g.clone());
@@ -331,8 +336,11 @@ impl Metrics {
             FactKind::StartFailed { resource } | FactKind::Stop { resource } => {
                 w.running.remove(resource);
             }
-            FactKind::Reset | FactKind::End => w.running.clear(),
-            FactKind::Left | FactKind::Finding(_) | FactKind::ForeignStart { .. } => {}
+            FactKind::Reset => w.running.clear(),
+            FactKind::Left
+            | FactKind::End
+            | FactKind::Finding(_)
+            | FactKind::ForeignStart { .. } => {}
         }
     }
 

@@ -21,8 +21,23 @@ pub fn scratch(name: &str) -> PathBuf {
 /// A simulated 3-worker cluster with one fault, in `out`.
 pub fn simulate(out: &Path, group: &str, fault: &str, seed: u64) {
     let st = std::process::Command::new(bin())
-        .args(["simulate", "--workers", "3", "--events", "30", "--noise", "0.2"])
-        .args(["--group", group, "--fault", fault, "--seed", &seed.to_string()])
+        .args([
+            "simulate",
+            "--workers",
+            "3",
+            "--events",
+            "30",
+            "--noise",
+            "0.2",
+        ])
+        .args([
+            "--group",
+            group,
+            "--fault",
+            fault,
+            "--seed",
+            &seed.to_string(),
+        ])
         .arg("--out")
         .arg(out)
         .stderr(std::process::Stdio::null())
@@ -72,4 +87,111 @@ impl Rng {
         self.0 ^= self.0 << 17;
         (self.0 % n.max(1) as u64) as usize
     }
+}
+
+/// A running watcher and the address it serves.
+pub struct Watcher {
+    pub child: std::process::Child,
+    pub addr: String,
+    /// Its standard error, as read so far by a thread.
+    pub stderr: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+impl Watcher {
+    /// Starts `herder-audit watch ARGS --listen 127.0.0.1:0` and waits for
+    /// the address it serves.
+    pub fn start(args: &[&std::ffi::OsStr]) -> Watcher {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new(bin())
+            .arg("watch")
+            .args(args)
+            .args(["--listen", "127.0.0.1:0"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let err = child.stderr.take().unwrap();
+        let stderr = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let keep = stderr.clone();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(err).lines().map_while(Result::ok) {
+                if let Some(rest) = line.split("serving http://").nth(1) {
+                    let _ = tx.send(rest.split('/').next().unwrap_or("").to_string());
+                }
+                let mut s = keep.lock().unwrap();
+                s.push_str(&line);
+                s.push('\n');
+            }
+        });
+        let addr = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the watcher serves");
+        Watcher {
+            child,
+            addr,
+            stderr,
+        }
+    }
+
+    /// GET `path`: (status, body).
+    pub fn get(&self, path: &str) -> (u16, String) {
+        http_get(&self.addr, path)
+    }
+
+    /// The value of one series of `/metrics` (its name and labels as
+    /// printed), or `None`.
+    pub fn metric(&self, series: &str) -> Option<f64> {
+        let (_, body) = self.get("/metrics");
+        body.lines()
+            .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
+    }
+
+    /// Waits until `cond` holds (or panics after `secs`).
+    pub fn until(&self, secs: u64, what: &str, mut cond: impl FnMut(&Watcher) -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        while Instant::now() < deadline {
+            if cond(self) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!(
+            "timed out waiting for {what}; stderr:\n{}",
+            self.stderr.lock().unwrap()
+        );
+    }
+
+    /// SIGTERM, then waits for it to end.
+    pub fn stop(mut self) -> std::process::ExitStatus {
+        let _ = std::process::Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        self.child.wait().unwrap()
+    }
+}
+
+/// A plain HTTP/1.1 GET: (status, body).
+pub fn http_get(addr: &str, path: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let Ok(mut s) = std::net::TcpStream::connect(addr) else {
+        return (0, String::new());
+    };
+    let _ = s.set_read_timeout(Some(Duration::from_secs(30)));
+    let _ = write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    );
+    let mut buf = Vec::new();
+    let _ = s.read_to_end(&mut buf);
+    let text = String::from_utf8_lossy(&buf).to_string();
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = text
+        .split_once("\r\n\r\n")
+        .map_or(String::new(), |(_, b)| b.to_string());
+    (status, body)
 }
