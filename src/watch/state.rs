@@ -522,7 +522,7 @@ mod tests {
         all.push_str("{\"type\":\"finding\",\"ki");
         std::fs::write(&out, &all).unwrap();
         let (b, r) = Book::open(Some(&st), Some(&out), Retention::default()).unwrap();
-        assert_eq!((r.findings, r.from_output, r.cut), (1, 1, 20));
+        assert_eq!((r.findings, r.from_output, r.cut), (1, 1, 21));
         assert_eq!(b.len(), 2);
         assert_eq!(
             std::fs::read_to_string(&out).unwrap(),
