@@ -246,8 +246,9 @@ impl<'a> Run<'a> {
         let (found, _) = crate::input::expand(&live.roots);
         let mut fresh: Vec<Input> = Vec::new();
         let mut fams = std::collections::HashSet::new();
+        let observer = live.observer.clone();
         for i in found {
-            if self.reading.contains(&i) {
+            if self.reading.contains(&i) || observer.as_ref().is_some_and(|o| !o.accept(&i)) {
                 continue;
             }
             match family_of(&i) {

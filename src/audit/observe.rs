@@ -26,6 +26,13 @@ pub struct StreamStat<'a> {
 /// Told what the audit reads and hands on. Calls come from the run's
 /// thread, in order; an implementation keeps its own state behind a lock.
 pub trait Observe: Send + Sync + std::fmt::Debug {
+    /// Whether a log found in a followed directory is read (`false`: it is
+    /// not a Connect worker's, as the watcher was told).
+    fn accept(&self, input: &crate::input::Input) -> bool {
+        let _ = input;
+        true
+    }
+
     /// An item, as it goes to the cross-worker stage (in key order).
     fn item(&self, item: &Item) {
         let _ = item;

@@ -100,6 +100,8 @@ pub struct Core {
     pub suppressed: u64,
     /// The audit's thread has ended (the run is over or failed).
     pub finished: bool,
+    /// Only logs whose path holds one of these are read (none: all).
+    pub include: Vec<String>,
     /// Set when the watcher is asked to end (SIGTERM): streams then end
     /// without being gone.
     pub stopping: Option<Arc<std::sync::atomic::AtomicBool>>,
@@ -119,6 +121,7 @@ impl Core {
             emitted: 0,
             suppressed: 0,
             finished: false,
+            include: Vec::new(),
             stopping: None,
         }
     }
@@ -212,7 +215,25 @@ impl Sink for Watcher {
     }
 }
 
+impl Core {
+    /// Is `input` one of the logs to read (`--include`)?
+    pub fn accepts(&self, input: &crate::input::Input) -> bool {
+        match input.named_path() {
+            // Standard input is read whatever it holds.
+            None => true,
+            Some(p) => {
+                let p = p.to_string_lossy();
+                self.include.is_empty() || self.include.iter().any(|s| p.contains(s.as_str()))
+            }
+        }
+    }
+}
+
 impl Observe for Watcher {
+    fn accept(&self, input: &crate::input::Input) -> bool {
+        self.lock().accepts(input)
+    }
+
     fn item(&self, item: &Item) {
         self.lock()
             .metrics

@@ -122,7 +122,7 @@ pub struct Metrics {
     suppressed: Counter,
     state_writes: Family<ReasonLabels, Counter>,
     ready: Gauge,
-    last_finding: FloatGauge,
+    last_finding: Family<FindingLabels, FloatGauge>,
     /// Connector label values handed out.
     connectors: HashSet<String>,
     groups: HashMap<Arc<str>, i32>,
@@ -168,7 +168,7 @@ impl Metrics {
             suppressed: Counter::default(),
             state_writes: Family::default(),
             ready: Gauge::default(),
-            last_finding: FloatGauge::default(),
+            last_finding: Family::default(),
             connectors: HashSet::new(),
             groups: HashMap::new(),
             worker_models: HashMap::new(),
@@ -260,7 +260,7 @@ impl Metrics {
         );
         r.register_with_unit(
             "last_finding_timestamp",
-            "Unix time when the last finding was emitted",
+            "Unix time when the last finding of the kind, group and connector was emitted",
             Unit::Seconds,
             m.last_finding.clone(),
         );
@@ -301,7 +301,7 @@ impl Metrics {
             connector: self.connector_label(f.resource.as_ref()),
         };
         self.findings.get_or_create(&labels).inc();
-        self.last_finding.set(unix_now());
+        self.last_finding.get_or_create(&labels).set(unix_now());
     }
 
     /// A finding found again after a restart, not emitted.
@@ -544,7 +544,53 @@ impl Metrics {
         self.started.elapsed()
     }
 
-    /// The kinds a finding counter may carry (for the documentation test).
+    /// The name of every series the watcher exports (each family touched
+    /// once, then encoded): what the dashboard, the rules and the
+    /// documentation may name.
+    pub fn series_names() -> BTreeSet<String> {
+        let mut m = Metrics::new(Limits { connectors: 1 });
+        let any = || "x".to_string();
+        m.findings.get_or_create(&FindingLabels {
+            kind: any(),
+            severity: any(),
+            group: any(),
+            connector: any(),
+        });
+        m.last_finding.get_or_create(&FindingLabels {
+            kind: any(),
+            severity: any(),
+            group: any(),
+            connector: any(),
+        });
+        let g = GroupLabels { group: any() };
+        m.rebalances.get_or_create(&g);
+        m.generation.get_or_create(&g);
+        let s = StreamLabels { worker: any() };
+        m.lines.get_or_create(&s);
+        m.bytes.get_or_create(&s);
+        m.unordered.get_or_create(&s);
+        m.input_error("read", 1);
+        m.follow_event("rotated");
+        m.state_write(true);
+        let w: Arc<str> = Arc::from("w");
+        let g: Arc<str> = Arc::from("g");
+        m.fact(
+            &w,
+            Some(&g),
+            &FactKind::Stop {
+                resource: Resource::Connector("c".into()),
+            },
+        );
+        m.stream("w", 1, 1, true, Instant::now());
+        m.encode(Instant::now(), false)
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.is_empty())
+            .filter_map(|l| l.split(['{', ' ']).next())
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// The finding kinds a `kind` label may carry.
     pub fn kinds() -> impl Iterator<Item = Kind> {
         Kind::ALL.iter().copied()
     }

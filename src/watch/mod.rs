@@ -68,6 +68,10 @@ pub struct WatchArgs {
     /// ends.
     #[arg(long, value_name = "SECONDS", default_value_t = 1.0)]
     pub state_interval: f64,
+    /// Read only the logs whose path holds this text (repeatable; e.g. the
+    /// `namespace_pod` prefix of the Connect workers' pod directories).
+    #[arg(long, value_name = "TEXT")]
+    pub include: Vec<String>,
     /// Worker threads (default: one per core).
     #[arg(short = 'j', long)]
     pub jobs: Option<usize>,
@@ -147,7 +151,12 @@ fn watch(args: &WatchArgs) -> std::io::Result<()> {
         "herder-audit watch: serving http://{}/metrics, /healthz, /readyz and / (the timeline)",
         server.addr
     );
+    watcher.lock().include = args.include.clone();
     let (inputs, walk_errors) = input::expand(&paths);
+    let inputs: Vec<_> = {
+        let core = watcher.lock();
+        inputs.into_iter().filter(|i| core.accepts(i)).collect()
+    };
     for (input, message) in &walk_errors {
         eprintln!("herder-audit watch: {input}: {message}");
     }

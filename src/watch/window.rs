@@ -145,7 +145,11 @@ mod tests {
         let text = recent(&inputs, &[0], 3600 * 1000).unwrap();
         let text = String::from_utf8(text).unwrap();
         assert!(!text.contains("old") && text.contains("recent") && text.contains("continuation"));
-        let page = render(std::slice::from_ref(&d), std::time::Duration::from_secs(3600)).unwrap();
+        let page = render(
+            std::slice::from_ref(&d),
+            std::time::Duration::from_secs(3600),
+        )
+        .unwrap();
         assert!(String::from_utf8(page).unwrap().contains("<html"));
         let _ = std::fs::remove_dir_all(&d);
     }
