@@ -33,6 +33,7 @@ const DOCS: &str = "\
 Documentation (docs/ in the source tree; README.md is the front page):
   docs/guide.md            user guide: install, every command and flag, the logs read, completions, man page
   docs/live.md             live use: kubectl logs -f, docker compose logs -f, --follow
+  docs/watch.md            watch: the audit as a service (metrics, alerts, dashboard, Kubernetes)
   docs/html-report.md      the HTML report (--format html)
   docs/testing-connect.md  testing Connect itself: check, --bless, baselines, diff
   docs/spark.md            split runs (plan, map, reduce) and Spark
