@@ -550,25 +550,25 @@ impl Metrics {
     pub fn series_names() -> BTreeSet<String> {
         let mut m = Metrics::new(Limits { connectors: 1 });
         let any = || "x".to_string();
-        m.findings.get_or_create(&FindingLabels {
+        let _ = m.findings.get_or_create(&FindingLabels {
             kind: any(),
             severity: any(),
             group: any(),
             connector: any(),
         });
-        m.last_finding.get_or_create(&FindingLabels {
+        let _ = m.last_finding.get_or_create(&FindingLabels {
             kind: any(),
             severity: any(),
             group: any(),
             connector: any(),
         });
         let g = GroupLabels { group: any() };
-        m.rebalances.get_or_create(&g);
-        m.generation.get_or_create(&g);
+        let _ = m.rebalances.get_or_create(&g);
+        let _ = m.generation.get_or_create(&g);
         let s = StreamLabels { worker: any() };
-        m.lines.get_or_create(&s);
-        m.bytes.get_or_create(&s);
-        m.unordered.get_or_create(&s);
+        let _ = m.lines.get_or_create(&s);
+        let _ = m.bytes.get_or_create(&s);
+        let _ = m.unordered.get_or_create(&s);
         m.input_error("read", 1);
         m.follow_event("rotated");
         m.state_write(true);
