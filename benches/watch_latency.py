@@ -210,10 +210,16 @@ def sim(binary, seeds, work):
                 continue
             live = os.path.join(d, "live")
             os.makedirs(live)
+            # The logs exist when the watcher starts, as a running
+            # cluster's do (a log that appears later joins the others up
+            # to a second late: the rescan's period).
+            for name in os.listdir(simdir):
+                if name.endswith(".log"):
+                    open(os.path.join(live, name), "wb").close()
             findings = os.path.join(d, "findings.jsonl")
             url = f"http://127.0.0.1:{port}/metrics"
             w = subprocess.Popen([binary, "watch", live, "--listen", f"127.0.0.1:{port}", "-o", findings,
-                                  "-j", "1"], stderr=subprocess.DEVNULL)
+                                  "-j", "1"] + os.environ.get("WATCH_ARGS", "").split(), stderr=subprocess.DEVNULL)
             while findings_sum(url) is None:
                 time.sleep(0.01)
             finished = threading.Event()

@@ -84,9 +84,9 @@ EOF
         >"$dir/harness.out" 2>&1 &
     harness=$!
     pids+=("$harness")
-    # The harness made its fresh log directory.
-    for _ in $(seq 600); do [ -d "$run/logs" ] && break; sleep 0.1; done
-    [ -d "$run/logs" ] || { echo "watch-e2e: $r: no log directory" >&2; status=1; continue; }
+    # The harness made its fresh log directory (once it holds the lock).
+    while [ ! -d "$run/logs" ] && kill -0 "$harness" 2>/dev/null; do sleep 0.1; done
+    [ -d "$run/logs" ] || { echo "watch-e2e: $r: the harness ended before it made its logs: $dir/harness.out" >&2; status=1; continue; }
     "$bin" watch "$run/logs" --listen "127.0.0.1:$watch_port" -o "$dir/findings.jsonl" --state "$dir/state.json" \
         2>"$dir/watch.stderr" &
     watcher=$!
