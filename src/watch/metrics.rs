@@ -131,6 +131,20 @@ pub struct Metrics {
     started: Instant,
 }
 
+/// Registers `metric` under `name` (with the unit's suffix, if any).
+fn add(
+    r: &mut Registry,
+    name: &str,
+    help: &str,
+    unit: Option<Unit>,
+    metric: impl prometheus_client::registry::Metric,
+) {
+    match unit {
+        Some(u) => r.register_with_unit(name, help, u, metric),
+        None => r.register(name, help, metric),
+    }
+}
+
 /// The git commit the binary was built from (`--version` names it), or
 /// `unknown`.
 fn commit() -> &'static str {
@@ -175,93 +189,123 @@ impl Metrics {
             stream_models: HashMap::new(),
             started: Instant::now(),
         };
-        r.register(
+        add(
+            &mut r,
             "findings",
             "Findings emitted, by kind, severity, group and connector (capped: _other)",
+            None,
             m.findings.clone(),
         );
-        r.register(
+        add(
+            &mut r,
             "rebalances",
             "Rebalances seen per group: each new generation (or epoch) of the group",
+            None,
             m.rebalances.clone(),
         );
-        r.register(
+        add(
+            &mut r,
             "generation",
             "The latest generation an assignment line of the group named",
+            None,
             m.generation.clone(),
         );
-        r.register(
+        add(
+            &mut r,
             "workers",
             "Workers of the group being read",
+            None,
             m.workers.clone(),
         );
-        r.register_with_unit(
+        add(
+            &mut r,
             "worker_last_line_timestamp",
             "Unix time when the worker's log last gave a line",
-            Unit::Seconds,
+            Some(Unit::Seconds),
             m.last_line.clone(),
         );
-        r.register_with_unit(
+        add(
+            &mut r,
             "worker_silence",
             "Seconds since the worker's log last gave a line",
-            Unit::Seconds,
+            Some(Unit::Seconds),
             m.silent.clone(),
         );
-        r.register(
+        add(
+            &mut r,
             "running",
             "Connectors and tasks the worker runs, as its log shows (type: connector or task)",
+            None,
             m.running.clone(),
         );
-        r.register(
+        add(
+            &mut r,
             "lines_read",
             "Lines read from the worker's log",
+            None,
             m.lines.clone(),
         );
-        r.register_with_unit(
+        add(
+            &mut r,
             "read",
             "Bytes read from the worker's log (compressed bytes of gzip segments)",
-            Unit::Bytes,
+            Some(Unit::Bytes),
             m.bytes.clone(),
         );
-        r.register(
+        add(
+            &mut r,
             "unordered_lines",
             "Lines whose order within their time stamp the input does not say (findings quoting them are withheld)",
+            None,
             m.unordered.clone(),
         );
-        r.register(
+        add(
+            &mut r,
             "input_errors",
             "Input problems: read errors, lines skipped for their length, internal errors",
+            None,
             m.input_errors.clone(),
         );
-        r.register(
+        add(
+            &mut r,
             "follow_events",
             "Followed files rotated, truncated, handed to a restarted container's next log, or gone",
+            None,
             m.follow_events.clone(),
         );
-        r.register(
+        add(
+            &mut r,
             "streams",
             "Streams being read (state: reading or idle)",
+            None,
             m.streams.clone(),
         );
-        r.register(
+        add(
+            &mut r,
             "findings_suppressed",
             "Findings found again after a restart and not emitted (already emitted before it)",
+            None,
             m.suppressed.clone(),
         );
-        r.register(
+        add(
+            &mut r,
             "state_writes",
             "State file writes (reason: ok or failed)",
+            None,
             m.state_writes.clone(),
         );
-        r.register(
+        add(
+            &mut r,
             "ready",
             "1 once every stream has been read up to its end once (caught up)",
+            None,
             m.ready.clone(),
         );
-        r.register_with_unit(
+        add(
+            &mut r,
             "last_finding_timestamp",
             "Unix time when the last finding of the kind, group and connector was emitted",
-            Unit::Seconds,
+            Some(Unit::Seconds),
             m.last_finding.clone(),
         );
         r.register(
