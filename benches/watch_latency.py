@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Detection latency of `herder-audit watch`: from the moment a finding's
 proving line is in a log file to the moment `/metrics` counts the finding.
+The proving line is the last written of the lines the finding quotes
+(its trigger and evidence).
 
 The measuring point does not depend on a Prometheus scrape: this probe
 reads the logs' growth and `/metrics` every 2 ms itself. A thread stamps
 each log line when it first sees it in its file; another reads
 `herder_audit_findings_total` and, when the sum grows, takes the new
-findings from the watcher's `-o` file and looks up when their trigger line
-(its whole text) was first seen.
+findings from the watcher's `-o` file and looks up when the lines they
+quote (their whole text) were first seen.
 
 Two uses:
 
@@ -120,10 +122,16 @@ def measure(url, logs, findings_file, done):
             for raw in data[:cut].splitlines():
                 v = json.loads(raw)
                 text = v["trigger"]["text"]
-                written = lines.when(text)
-                if written is None:
+                # The proving line: the last written of the lines it
+                # quotes (a cross-worker zombie's trigger is the other
+                # worker's start; what proves it comes later).
+                quoted = [text] + [e["text"] for e in v.get("evidence", [])]
+                seen = [lines.when(t) for t in quoted]
+                if any(w is None for w in seen):
                     time.sleep(0.05)
-                    written = lines.when(text)
+                    seen = [lines.when(t) for t in quoted]
+                seen = [w for w in seen if w is not None]
+                written = max(seen) if seen else None
                 ms = (now - written) * 1000 if written is not None else None
                 out.append((v["kind"], text, ms))
                 print(f"{v['kind']:24} {'?' if ms is None else f'{ms:8.1f} ms'}  {text[:100]}", flush=True)
