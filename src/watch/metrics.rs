@@ -656,3 +656,78 @@ impl std::fmt::Debug for Metrics {
             .finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{SourceId, SourceLine, TaskId};
+
+    fn line() -> SourceLine {
+        SourceLine {
+            source: SourceId(0),
+            line: 1,
+            seq: 1,
+            ts: None,
+            text: Arc::from(""),
+            msg: (0, 0),
+        }
+    }
+
+    /// docs/watch.md's count: a clean 200-worker cluster running 2,000
+    /// tasks of 300 connectors is about 1,220 series, and the task count
+    /// does not matter.
+    #[test]
+    fn a_200_worker_cluster_costs_about_1220_series() {
+        let series = |tasks_per_worker: u32| {
+            let mut m = Metrics::new(Limits { connectors: 200 });
+            let g: Arc<str> = Arc::from("connect-cluster");
+            let now = Instant::now();
+            for w in 0..200u32 {
+                let name = format!("kafka/connect-{w}/connect");
+                let label: Arc<str> = Arc::from(name.as_str());
+                let live: Vec<(Resource, SourceLine)> = (0..tasks_per_worker)
+                    .map(|i| {
+                        let id = TaskId {
+                            connector: format!("c{}", (w * tasks_per_worker + i) % 300).into(),
+                            index: i,
+                        };
+                        (Resource::Task(id), line())
+                    })
+                    .collect();
+                m.fact(
+                    &label,
+                    Some(&g),
+                    &FactKind::Assignment {
+                        generation: 7,
+                        assigned: Arc::from(Vec::new()),
+                        revoked: Arc::from(Vec::new()),
+                        leader: String::new(),
+                        leader_url: String::new(),
+                        offset: 1,
+                        error: 0,
+                        live,
+                    },
+                );
+                m.stream(&name, 100, 10, true, now);
+            }
+            m.state_write(true);
+            m.encode(now, false)
+                .lines()
+                .filter(|l| !l.starts_with('#') && !l.is_empty())
+                .count()
+        };
+        let n = series(10);
+        assert_eq!(n, series(100), "tasks do not add series");
+        assert!((1_200..=1_220).contains(&n), "{n} series");
+    }
+
+    #[test]
+    fn connector_values_are_capped() {
+        let mut m = Metrics::new(Limits { connectors: 2 });
+        let labels: Vec<String> = ["a", "b", "c", "a"]
+            .iter()
+            .map(|c| m.connector_label(Some(&Resource::Connector((*c).into()))))
+            .collect();
+        assert_eq!(labels, ["a", "b", OTHER, "a"]);
+    }
+}
