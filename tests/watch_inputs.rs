@@ -197,3 +197,33 @@ fn a_node_directory_through_rotation_truncation_restarts_bursts_and_deletion() {
     assert_eq!(unique, got);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Standard input: findings on standard output as JSON lines while the
+/// pipe is open; the watcher ends when it closes.
+#[test]
+fn standard_input_in_findings_out() {
+    use std::io::Read;
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/fault-kafka-8676-2.3.0.log");
+    let mut child = std::process::Command::new(watch_common::bin())
+        .args(["watch", "--listen", "127.0.0.1:0"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&std::fs::read(corpus).unwrap())
+        .unwrap();
+    let mut out = Vec::new();
+    child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
+    assert!(child.wait().unwrap().success());
+    let got = finding_keys(&out);
+    assert_eq!(got.len(), 2, "{}", String::from_utf8_lossy(&out));
+    assert!(
+        got.iter()
+            .all(|k| k.0 == "unnecessary-stop" && k.1 == "<stdin>")
+    );
+}
