@@ -97,18 +97,28 @@ fn kill_9_at_many_points_emits_every_finding_exactly_once() {
     let kills = 14;
     // Findings in the output when each kill came.
     let mut at_kill = Vec::new();
-    for _ in 0..kills {
+    let emitted = |out: &Path| finding_keys(&std::fs::read(out).unwrap_or_default()).len();
+    for round in 0..kills {
+        let before = emitted(&out);
         let mut child = spawn(&live, &state, &out);
-        // Lines keep coming while it runs; it dies at a random moment:
-        // while it reads the logs again, or later.
+        // Lines keep coming while it runs; it dies at a random moment
+        // while it reads the logs again, or (every other round) just
+        // after it emitted a finding.
         let steps = rng.below(4) + 1;
         for _ in 0..steps {
             append(&live, &logs, &mut written, total_lines / (kills * 3));
-            std::thread::sleep(Duration::from_millis(rng.below(700) as u64));
+            std::thread::sleep(Duration::from_millis(rng.below(400) as u64));
+        }
+        if round % 2 == 1 {
+            let deadline = Instant::now() + Duration::from_secs(8);
+            while emitted(&out) <= before && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            std::thread::sleep(Duration::from_millis(rng.below(30) as u64));
         }
         child.kill().unwrap();
         child.wait().unwrap();
-        at_kill.push(finding_keys(&std::fs::read(&out).unwrap_or_default()).len());
+        at_kill.push(emitted(&out));
     }
     append(&live, &logs, &mut written, usize::MAX);
     // The audit of the whole logs.
