@@ -237,8 +237,10 @@ pub struct Witness {
 /// Reads and checks the topics, numbering their inputs from `first`.
 pub fn witness(a: &TopicsArgs, first: u32) -> Witness {
     let r = read_all(a, first);
-    let topics = check::Topics::new(r.records);
-    let findings = check::check(&topics);
+    let findings = check::by_cluster(r.records)
+        .iter()
+        .flat_map(check::check)
+        .collect();
     Witness {
         inputs: r.inputs,
         errors: r.errors,

@@ -11,6 +11,7 @@
 //! Each finding quotes the records it rests on, each naming its topic,
 //! partition and offset.
 
+use super::Role;
 use super::config::{Family, Replay};
 use super::record::{Body, Record, StateKind};
 use super::status::{Timelines, ends_run};
@@ -155,6 +156,99 @@ impl Topics {
     }
 }
 
+/// The records of several clusters' topics apart: each status topic goes
+/// with the config (and offsets) topic whose name shares the longest
+/// beginning with it (`connect-a-status` with `connect-a-configs`), or the
+/// only one when there is one of each; records of a dump that names no
+/// topic are one topic. The clusters come in the order of their topics'
+/// names.
+pub fn by_cluster(records: Vec<Record>) -> Vec<Topics> {
+    type TopicName = Option<Arc<str>>;
+    let names = |role: Role| -> Vec<TopicName> {
+        let mut v: Vec<TopicName> = records
+            .iter()
+            .filter(|r| r.role() == role)
+            .map(|r| r.raw.at.topic.clone())
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let (configs, statuses, offsets) = (
+        names(Role::Config),
+        names(Role::Status),
+        names(Role::Offsets),
+    );
+    let common = |a: &TopicName, b: &TopicName| -> usize {
+        match (a, b) {
+            (Some(a), Some(b)) => a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count(),
+            (None, None) => usize::MAX,
+            _ => 0,
+        }
+    };
+    // pairs by the longest common beginning first (the only pair when
+    // there is one topic of each)
+    let mut pairs: Vec<(usize, &TopicName, &TopicName)> = Vec::new();
+    for st in &statuses {
+        for c in &configs {
+            let n = if statuses.len() == 1 && configs.len() == 1 {
+                usize::MAX
+            } else {
+                common(st, c)
+            };
+            if n > 0 {
+                pairs.push((n, st, c));
+            }
+        }
+    }
+    pairs.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| (a.1, a.2).cmp(&(b.1, b.2))));
+    let mut cluster_of: BTreeMap<(Role, TopicName), usize> = BTreeMap::new();
+    let mut n = 0;
+    for (_, st, c) in pairs {
+        let (sk, ck) = ((Role::Status, st.clone()), (Role::Config, c.clone()));
+        if !cluster_of.contains_key(&sk) && !cluster_of.contains_key(&ck) {
+            cluster_of.insert(sk, n);
+            cluster_of.insert(ck, n);
+            n += 1;
+        }
+    }
+    for st in &statuses {
+        if !cluster_of.contains_key(&(Role::Status, st.clone())) {
+            cluster_of.insert((Role::Status, st.clone()), n);
+            n += 1;
+        }
+    }
+    for c in &configs {
+        if !cluster_of.contains_key(&(Role::Config, c.clone())) {
+            cluster_of.insert((Role::Config, c.clone()), n);
+            n += 1;
+        }
+    }
+    for o in &offsets {
+        let home = configs
+            .iter()
+            .map(|c| (common(o, c), c))
+            .filter(|(k, _)| *k > 0)
+            .max_by_key(|(k, _)| *k)
+            .and_then(|(_, c)| cluster_of.get(&(Role::Config, c.clone())).copied());
+        let k = home.unwrap_or_else(|| {
+            n += 1;
+            n - 1
+        });
+        cluster_of.insert((Role::Offsets, o.clone()), k);
+    }
+    let mut groups: Vec<Vec<Record>> = (0..n).map(|_| Vec::new()).collect();
+    for r in records {
+        let k = cluster_of[&(r.role(), r.raw.at.topic.clone())];
+        groups[k].push(r);
+    }
+    groups
+        .into_iter()
+        .filter(|g| !g.is_empty())
+        .map(Topics::new)
+        .collect()
+}
+
 /// Runs of digits as `#`.
 fn mask_digits(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -216,11 +310,13 @@ struct Run {
 ///   generation went back (a new process, or the group's generations
 ///   started again), nor unless a later status record shows the group at
 ///   gV or later (its generations did not start again).
-/// * Z2: worker X, running it since generation gX, writes its stop at
-///   generation g ≥ gV after V started it at gV > gX: X was a member of
-///   generation gV or later and still ran it while V did (a worker back
-///   from a freeze or a partition, stopping its copy only when it
-///   rejoined).
+/// * Z2: worker X, running it since generation gX, writes its stop after
+///   V started it at gV > gX, at a generation g ≥ gV (X was a member of
+///   generation gV or later and still ran it while V did: a worker back
+///   from a freeze, stopping its copy only when it rejoined) or with a
+///   time stamp later than V's RUNNING (by the writers' clocks X still
+///   ran it when V started it: a worker cut off from the cluster, its
+///   stop written when the partition healed).
 ///
 /// A worker killed with SIGKILL writes nothing: its run stays open, and no
 /// record of it follows unless it starts the resource again (a new run);
@@ -313,19 +409,32 @@ fn zombies(t: &Topics, tl: &Timelines, out: &mut Vec<(usize, Finding)>) {
                     let Some(mine) = open.remove(&s.worker) else {
                         continue;
                     };
+                    let ts = |i: usize| t.records[i].raw.timestamp;
+                    let stopped_after = |r: &Run| match (ts(e.at), ts(r.at)) {
+                        (Some(a), Some(b)) => a > b,
+                        _ => false,
+                    };
                     let newer = open
                         .iter()
                         .filter(|(w, r)| {
                             **w != s.worker
                                 && r.generation > mine.generation
                                 && r.ord > mine.ord
-                                && s.generation >= r.generation
+                                && (s.generation >= r.generation || stopped_after(r))
                         })
                         .min_by_key(|(_, r)| r.generation);
                     if let Some((v, vr)) = newer {
+                        let how = if s.generation >= vr.generation {
+                            format!("stopped it only at generation {}", s.generation)
+                        } else {
+                            format!(
+                                "stopped it (generation {}) later by its clock than {v} started it",
+                                s.generation
+                            )
+                        };
                         let reason = format!(
-                            "{resource} ran on worker {} from generation {} until it stopped it at generation {}, while worker {v} ran it since generation {}: two workers ran it at once (by the status topic)",
-                            s.worker, mine.generation, s.generation, vr.generation
+                            "{resource} ran on worker {} from generation {} and {how}, while worker {v} ran it since generation {}: two workers ran it at once (by the status topic)",
+                            s.worker, mine.generation, vr.generation
                         );
                         let ev = vec![
                             t.ev(

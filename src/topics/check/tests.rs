@@ -1,1 +1,251 @@
+//! The checks on real dumps (tests/topics/: the config and status topics of
+//! real clusters, conformance/topics.sh) and on the record patterns the
+//! real ones show, built line by line.
 
+use super::*;
+use crate::finding::Kind;
+use crate::model::SourceId;
+use crate::topics::{dump, record};
+
+/// The typed records of console dumps (one source per dump).
+fn records(dumps: &[(&str, &str)]) -> Vec<Record> {
+    let mut out = Vec::new();
+    for (k, (topic, text)) in dumps.iter().enumerate() {
+        let d = dump::read(SourceId(k as u32), text.as_bytes());
+        assert!(d.skipped.is_empty(), "{:?}", d.skipped);
+        for mut raw in d.records {
+            raw.at.topic = Some(Arc::from(*topic));
+            out.push(record::classify(raw).map_err(|(_, e)| e).unwrap());
+        }
+    }
+    out
+}
+
+fn findings(dumps: &[(&str, &str)]) -> Vec<Finding> {
+    by_cluster(records(dumps)).iter().flat_map(check).collect()
+}
+
+fn real(dir: &str) -> Vec<Finding> {
+    let base = format!("{}/tests/topics/{dir}", env!("CARGO_MANIFEST_DIR"));
+    let mut dumps = Vec::new();
+    for e in std::fs::read_dir(&base).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_str().unwrap().to_string();
+        let topic = name.strip_suffix(".console.txt").unwrap().to_string();
+        dumps.push((topic, std::fs::read_to_string(&p).unwrap()));
+    }
+    dumps.sort();
+    let refs: Vec<(&str, &str)> = dumps
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    findings(&refs)
+}
+
+fn summary(f: &[Finding]) -> Vec<String> {
+    f.iter()
+        .map(|f| {
+            let at = f.evidence.iter().find(|e| e.line == f.trigger).unwrap();
+            format!(
+                "{} {} {} gen {} @{}",
+                f.kind,
+                f.resource.as_ref().unwrap().id(),
+                f.worker,
+                f.generation.unwrap(),
+                at.record.as_ref().unwrap()
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn real_2_4_1_kafka_8869_stale_task_configs() {
+    let f = real("2.4.1-kafka-8869");
+    assert_eq!(
+        summary(&f),
+        [
+            "stale-config-start c-0 127.0.0.1:18083 gen 6 @connect-2-4-1-kafka-8869-status[0]@10",
+            "stale-config-start c-1 127.0.0.1:18083 gen 6 @connect-2-4-1-kafka-8869-status[0]@11",
+        ]
+    );
+    assert_eq!(f[0].upstream, Some("KAFKA-8869"));
+    // the records it rests on, each named by topic, partition and offset
+    let named: Vec<String> = f[0]
+        .evidence
+        .iter()
+        .map(|e| e.record.as_ref().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        named,
+        [
+            "connect-2-4-1-kafka-8869-configs[0]@2",
+            "connect-2-4-1-kafka-8869-configs[0]@4",
+            "connect-2-4-1-kafka-8869-configs[0]@5",
+            "connect-2-4-1-kafka-8869-configs[0]@7",
+            "connect-2-4-1-kafka-8869-status[0]@10",
+            "connect-2-4-1-kafka-8869-configs[0]@11",
+        ]
+    );
+    assert!(f[0].fingerprint.is_some());
+}
+
+#[test]
+fn real_captures_without_a_provable_finding() {
+    // 3.9.1 removes the deleted incarnation's tasks (no stale start); a
+    // SIGKILLed worker back under the same id; a frozen worker that stops
+    // its copy without a record (2.4.1, 3.9.1); KAFKA-16056's worker that
+    // left the group and stopped its copies silently.
+    for dir in [
+        "3.9.1-kafka-8869",
+        "3.9.1-kill-worker",
+        "4.4.0-kill-worker",
+        "2.4.1-freeze-worker",
+        "3.9.1-freeze-worker",
+        "3.9.1-kafka-16056",
+    ] {
+        assert_eq!(summary(&real(dir)), Vec::<String>::new(), "{dir}");
+    }
+}
+
+#[test]
+fn clusters_are_kept_apart() {
+    // two clusters whose workers have the same ids: read together, no
+    // record of one is set against the other's
+    let base = format!("{}/tests/topics", env!("CARGO_MANIFEST_DIR"));
+    let read =
+        |d: &str, t: &str| std::fs::read_to_string(format!("{base}/{d}/{t}.console.txt")).unwrap();
+    let a = read("4.4.0-kill-worker", "connect-4-4-0-kill-worker-status");
+    let b = read("2.4.1-freeze-worker", "connect-2-4-1-freeze-worker-status");
+    let c = read("2.4.1-kafka-8869", "connect-2-4-1-kafka-8869-status");
+    let cc = read("2.4.1-kafka-8869", "connect-2-4-1-kafka-8869-configs");
+    let f = findings(&[
+        ("connect-4-4-0-kill-worker-status", &a),
+        ("connect-2-4-1-freeze-worker-status", &b),
+        ("connect-2-4-1-kafka-8869-status", &c),
+        ("connect-2-4-1-kafka-8869-configs", &cc),
+    ]);
+    assert_eq!(f.len(), 2, "{:#?}", summary(&f));
+    assert!(f.iter().all(|f| f.kind == Kind::StaleConfigStart));
+}
+
+/// A status record as the 3.9.1 console consumer prints it.
+fn st(ms: i64, offset: i64, key: &str, state: &str, worker: u16, generation: i32) -> String {
+    format!(
+        "CreateTime:{ms}\tPartition:0\tOffset:{offset}\tstatus-{key}\t{{\"state\":\"{state}\",\"trace\":null,\"worker_id\":\"127.0.0.1:{worker}\",\"generation\":{generation}}}\n"
+    )
+}
+
+fn status(lines: &[String]) -> Vec<Finding> {
+    findings(&[("connect-status", &lines.concat())])
+}
+
+#[test]
+fn a_start_from_a_replaced_assignment_is_a_zombie() {
+    // w1 runs t-0 at 6, is frozen; w3 gets it at 8; w1, back, finishes a
+    // start from generation 6; the group goes on at 9
+    let f = status(&[
+        st(1000, 0, "task-t-0", "RUNNING", 18083, 6),
+        st(2000, 1, "task-t-0", "RUNNING", 18085, 8),
+        st(3000, 2, "task-t-0", "RUNNING", 18083, 6),
+        st(4000, 3, "task-t-0", "UNASSIGNED", 18085, 9),
+    ]);
+    assert_eq!(
+        summary(&f),
+        ["zombie t-0 127.0.0.1:18083 gen 6 @connect-status[0]@2"]
+    );
+    assert_eq!(f[0].evidence.len(), 2);
+    assert!(
+        f[0].reason.contains("two workers ran it at once"),
+        "{}",
+        f[0].reason
+    );
+}
+
+#[test]
+fn a_group_that_started_again_is_no_zombie() {
+    // the same records, but nothing later shows the group at 8 or more:
+    // its generations may have started again (an emptied group)
+    let f = status(&[
+        st(1000, 0, "task-t-0", "RUNNING", 18083, 6),
+        st(2000, 1, "task-t-0", "RUNNING", 18085, 8),
+        st(3000, 2, "task-t-0", "RUNNING", 18083, 2),
+        st(4000, 3, "task-t-0", "UNASSIGNED", 18083, 3),
+    ]);
+    assert!(f.is_empty(), "{:?}", summary(&f));
+    // the late writer's own generation went back: a new process
+    let f = status(&[
+        st(500, 0, "connector-t", "RUNNING", 18083, 7),
+        st(1000, 1, "task-t-0", "RUNNING", 18085, 8),
+        st(3000, 2, "task-t-0", "RUNNING", 18083, 2),
+        st(4000, 3, "task-t-0", "UNASSIGNED", 18085, 9),
+    ]);
+    assert!(f.is_empty(), "{:?}", summary(&f));
+}
+
+#[test]
+fn a_stop_only_at_a_newer_generation_is_a_zombie() {
+    let f = status(&[
+        st(1000, 0, "task-t-0", "RUNNING", 18083, 6),
+        st(2000, 1, "task-t-0", "RUNNING", 18085, 8),
+        st(3000, 2, "task-t-0", "UNASSIGNED", 18083, 9),
+    ]);
+    assert_eq!(
+        summary(&f),
+        ["zombie t-0 127.0.0.1:18083 gen 9 @connect-status[0]@2"]
+    );
+    assert_eq!(f[0].evidence.len(), 3);
+}
+
+#[test]
+fn a_stop_written_after_the_new_start_by_the_clocks_is_a_zombie() {
+    // a worker cut off: its stop, at its old generation, stamped after the
+    // new owner's start
+    let f = status(&[
+        st(1000, 0, "task-t-0", "RUNNING", 18083, 6),
+        st(20000, 1, "task-t-0", "RUNNING", 18085, 8),
+        st(30000, 2, "task-t-0", "UNASSIGNED", 18083, 6),
+    ]);
+    assert_eq!(
+        summary(&f),
+        ["zombie t-0 127.0.0.1:18083 gen 6 @connect-status[0]@2"]
+    );
+    // the same stop stamped before the new start: written late, no overlap
+    let f = status(&[
+        st(1000, 0, "task-t-0", "RUNNING", 18083, 6),
+        st(20000, 1, "task-t-0", "RUNNING", 18085, 8),
+        st(15000, 2, "task-t-0", "UNASSIGNED", 18083, 6),
+    ]);
+    assert!(f.is_empty(), "{:?}", summary(&f));
+}
+
+#[test]
+fn what_looks_like_two_owners_but_is_not() {
+    // SIGKILL: w3 writes nothing, w1 takes over, w3 comes back under the
+    // same id and starts it again at a newer generation
+    let kill = [
+        st(1000, 0, "task-t-0", "RUNNING", 18085, 7),
+        st(2000, 1, "task-t-0", "RUNNING", 18083, 9),
+        st(3000, 2, "task-t-0", "UNASSIGNED", 18083, 11),
+        st(4000, 3, "task-t-0", "RUNNING", 18085, 12),
+    ];
+    assert!(status(&kill).is_empty());
+    // restarts on one worker; an orderly move (stop, then start elsewhere)
+    let f = status(&[
+        st(1000, 0, "task-t-0", "RUNNING", 18083, 3),
+        st(1100, 1, "task-t-0", "UNASSIGNED", 18083, 3),
+        st(1200, 2, "task-t-0", "RUNNING", 18083, 3),
+        st(2000, 3, "task-t-0", "UNASSIGNED", 18083, 4),
+        st(2100, 4, "task-t-0", "RUNNING", 18084, 5),
+        st(2200, 5, "task-t-0", "PAUSED", 18084, 5),
+        st(2300, 6, "task-t-0", "RUNNING", 18084, 5),
+    ]);
+    assert!(f.is_empty(), "{:?}", summary(&f));
+    // a deleted connector's tombstone ends every run
+    let f = status(&[
+        st(1000, 0, "task-t-0", "RUNNING", 18083, 6),
+        "CreateTime:1500\tPartition:0\tOffset:1\tstatus-task-t-0\tnull\n".to_string(),
+        st(2000, 2, "task-t-0", "RUNNING", 18085, 8),
+        st(3000, 3, "task-t-0", "UNASSIGNED", 18083, 9),
+    ]);
+    assert!(f.is_empty(), "{:?}", summary(&f));
+}
