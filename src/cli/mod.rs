@@ -39,6 +39,7 @@ Documentation (docs/ in the source tree; README.md is the front page):
   docs/spark.md            split runs (plan, map, reduce) and Spark
   docs/simulator.md        the simulator (simulate)
   docs/json-schema.md      the JSON output (--format json, jsonl)
+  docs/topics.md           Connect's internal topics as a witness (--topics, --bootstrap)
   docs/performance.md      benchmarks and their figures
   docs/real-kafka.md       traces captured from real Kafka clusters
   docs/log-sources.md      where worker logs come from

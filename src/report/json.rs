@@ -725,6 +725,17 @@ mod tests {
                         line: b.clone(),
                         record: None,
                     },
+                    // a record of an internal topic (docs/topics.md)
+                    Evidence {
+                        role: "RUNNING here".into(),
+                        worker: None,
+                        line: b.clone(),
+                        record: Some(RecordRef {
+                            topic: (k != 1).then(|| "connect-status".into()),
+                            partition: Some(k as i32),
+                            offset: (k != 2).then_some(57),
+                        }),
+                    },
                     Evidence::new("then", &c),
                 ],
                 reason: format!("reason {k}: \"x\"\n"),
