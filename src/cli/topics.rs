@@ -145,11 +145,7 @@ fn read_all(a: &TopicsArgs, first: u32) -> Read {
                     typed += 1;
                     r.records.push(rec);
                 }
-                Err((raw, message)) => r.skipped.push(Skipped {
-                    source: raw.line.source,
-                    line: raw.line.line,
-                    message,
-                }),
+                Err(skipped) => r.skipped.push(skipped),
             }
         }
         r.inputs[(id.0 - first) as usize].events = typed;

@@ -18,6 +18,7 @@ use super::status::{Timelines, ends_run};
 use crate::finding::{Evidence, Finding, Fingerprint, Kind, resource_spec};
 use crate::model::{Name, Resource, TaskId};
 use std::borrow::Cow;
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
@@ -113,17 +114,17 @@ impl Topics {
         }
     }
 
-    fn finding(
-        &self,
-        kind: Kind,
-        worker: &Arc<str>,
-        generation: i32,
-        resource: Resource,
-        trigger: usize,
-        mut evidence: Vec<Evidence>,
-        reason: String,
-        upstream: Option<&'static str>,
-    ) -> Finding {
+    fn finding(&self, p: Proof) -> Finding {
+        let Proof {
+            kind,
+            worker,
+            generation,
+            resource,
+            trigger,
+            mut evidence,
+            reason,
+            upstream,
+        } = p;
         // the records in time order (the dumps' own orders do not compare)
         evidence.sort_by_key(|e| (e.line.ts, e.line.source, e.line.line));
         let mut f = Finding {
@@ -213,14 +214,14 @@ pub fn by_cluster(records: Vec<Record>) -> Vec<Topics> {
         }
     }
     for st in &statuses {
-        if !cluster_of.contains_key(&(Role::Status, st.clone())) {
-            cluster_of.insert((Role::Status, st.clone()), n);
+        if let Entry::Vacant(e) = cluster_of.entry((Role::Status, st.clone())) {
+            e.insert(n);
             n += 1;
         }
     }
     for c in &configs {
-        if !cluster_of.contains_key(&(Role::Config, c.clone())) {
-            cluster_of.insert((Role::Config, c.clone()), n);
+        if let Entry::Vacant(e) = cluster_of.entry((Role::Config, c.clone())) {
+            e.insert(n);
             n += 1;
         }
     }
@@ -262,6 +263,20 @@ fn mask_digits(s: &str) -> String {
         }
     }
     out
+}
+
+/// What a check proved: the finding's parts.
+struct Proof<'a> {
+    kind: Kind,
+    /// The worker id the proving record names.
+    worker: &'a Arc<str>,
+    generation: i32,
+    resource: Resource,
+    /// The record that made it provable.
+    trigger: usize,
+    evidence: Vec<Evidence>,
+    reason: String,
+    upstream: Option<&'static str>,
 }
 
 /// Every finding the records prove by themselves, in the order of the
@@ -383,16 +398,16 @@ fn zombies(t: &Topics, tl: &Timelines, out: &mut Vec<(usize, Finding)>) {
                                     e.at,
                                 ),
                             ];
-                            let f = t.finding(
-                                Kind::Zombie,
-                                &s.worker,
-                                s.generation,
-                                resource.clone(),
-                                e.at,
-                                ev,
+                            let f = t.finding(Proof {
+                                kind: Kind::Zombie,
+                                worker: &s.worker,
+                                generation: s.generation,
+                                resource: resource.clone(),
+                                trigger: e.at,
+                                evidence: ev,
                                 reason,
-                                None,
-                            );
+                                upstream: None,
+                            });
                             out.push((e.at, f));
                         }
                     }
@@ -455,16 +470,16 @@ fn zombies(t: &Topics, tl: &Timelines, out: &mut Vec<(usize, Finding)>) {
                                 e.at,
                             ),
                         ];
-                        let f = t.finding(
-                            Kind::Zombie,
-                            &s.worker,
-                            s.generation,
-                            resource.clone(),
-                            e.at,
-                            ev,
+                        let f = t.finding(Proof {
+                            kind: Kind::Zombie,
+                            worker: &s.worker,
+                            generation: s.generation,
+                            resource: resource.clone(),
+                            trigger: e.at,
+                            evidence: ev,
                             reason,
-                            None,
-                        );
+                            upstream: None,
+                        });
                         out.push((e.at, f));
                     }
                 }
@@ -583,16 +598,16 @@ fn stale_start(
     let reason = format!(
         "task {id} was started after connector {name} was deleted and created again, {new}: it ran with the deleted connector's task config (by the config and status topics)"
     );
-    let f = t.finding(
-        Kind::StaleConfigStart,
-        &s.worker,
-        s.generation,
+    let f = t.finding(Proof {
+        kind: Kind::StaleConfigStart,
+        worker: &s.worker,
+        generation: s.generation,
         resource,
-        i,
-        ev,
+        trigger: i,
+        evidence: ev,
         reason,
-        Some("KAFKA-8869"),
-    );
+        upstream: Some("KAFKA-8869"),
+    });
     out.push((i, f));
 }
 

@@ -4,7 +4,7 @@
 //! "Record shapes"). Values are JSON (Connect's internal JsonConverter,
 //! schemas off); a tombstone is a null value.
 
-use super::{RawRecord, Role};
+use super::{RawRecord, Role, Skipped};
 use crate::model::{Name, TaskId};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -181,12 +181,16 @@ impl Record {
     }
 }
 
-/// Types a record by its key; `Err` says why it cannot be read (what
-/// Connect would log and discard).
-pub fn classify(raw: RawRecord) -> Result<Record, (RawRecord, String)> {
+/// Types a record by its key; `Err` says where it is and why it cannot be
+/// read (what Connect would log and discard).
+pub fn classify(raw: RawRecord) -> Result<Record, Skipped> {
     match body(&raw) {
         Ok(body) => Ok(Record { raw, body }),
-        Err(e) => Err((raw, e)),
+        Err(message) => Err(Skipped {
+            source: raw.line.source,
+            line: raw.line.line,
+            message,
+        }),
     }
 }
 
@@ -434,7 +438,10 @@ mod tests {
     }
 
     fn typed(key: &str, value: Option<&str>) -> Body {
-        classify(raw(key, value)).map_err(|(_, e)| e).unwrap().body
+        classify(raw(key, value))
+            .map_err(|e| e.message)
+            .unwrap()
+            .body
     }
 
     #[test]

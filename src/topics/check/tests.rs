@@ -15,7 +15,7 @@ fn records(dumps: &[(&str, &str)]) -> Vec<Record> {
         assert!(d.skipped.is_empty(), "{:?}", d.skipped);
         for mut raw in d.records {
             raw.at.topic = Some(Arc::from(*topic));
-            out.push(record::classify(raw).map_err(|(_, e)| e).unwrap());
+            out.push(record::classify(raw).map_err(|e| e.message).unwrap());
         }
     }
     out
