@@ -13,7 +13,7 @@
 
 use super::Role;
 use super::config::{Family, Replay};
-use super::record::{Body, Record, StateKind};
+use super::record::{Body, Record, State, StateKind};
 use super::status::{Timelines, ends_run};
 use crate::finding::{Evidence, Finding, Fingerprint, Kind, resource_spec};
 use crate::model::{Name, Resource, TaskId};
@@ -303,9 +303,8 @@ fn state_of(t: &Topics, i: usize) -> Option<&super::record::State> {
     }
 }
 
-/// An instance one worker runs: its RUNNING record and generation, and
-/// the first record of another worker that started the same resource at a
-/// newer generation while it ran.
+/// An instance one worker runs: its RUNNING record, its place among the
+/// resource's records, and its generation.
 #[derive(Debug, Clone, Copy)]
 struct Run {
     at: usize,
@@ -339,31 +338,7 @@ struct Run {
 /// (a stop's UNASSIGNED is not written when the stopping worker already
 /// saw another's newer RUNNING).
 fn zombies(t: &Topics, tl: &Timelines, out: &mut Vec<(usize, Finding)>) {
-    let pos: BTreeMap<usize, usize> = t
-        .status_by_time
-        .iter()
-        .enumerate()
-        .map(|(p, &i)| (i, p))
-        .collect();
-    // suffix maximum of the generations, in time order
-    let gens: Vec<i32> = t
-        .status_by_time
-        .iter()
-        .map(|&i| state_of(t, i).map_or(i32::MIN, |s| s.generation))
-        .collect();
-    let mut later_max = vec![i32::MIN; gens.len() + 1];
-    for p in (0..gens.len()).rev() {
-        later_max[p] = later_max[p + 1].max(gens[p]);
-    }
-    // the highest generation each worker wrote before a position
-    let before_max = |w: &Arc<str>, p: usize| -> Option<i32> {
-        tl.workers
-            .get(w)?
-            .iter()
-            .filter(|(i, _)| pos.get(i).is_some_and(|&q| q < p))
-            .map(|(_, g)| *g)
-            .max()
-    };
+    let z = Zombies::new(t, tl);
     for (resource, entries) in &tl.resources {
         let mut open: BTreeMap<Arc<str>, Run> = BTreeMap::new();
         for (ord, e) in entries.iter().enumerate() {
@@ -371,121 +346,195 @@ fn zombies(t: &Topics, tl: &Timelines, out: &mut Vec<(usize, Finding)>) {
                 open.clear();
                 continue;
             };
-            let p = pos[&e.at];
             match s.state {
                 StateKind::Running => {
-                    let newer = open
-                        .iter()
-                        .filter(|(w, r)| **w != s.worker && r.generation > s.generation)
-                        .max_by_key(|(_, r)| r.generation);
-                    if let Some((v, vr)) = newer {
-                        let went_back = before_max(&s.worker, p).is_some_and(|m| m > s.generation);
-                        if !went_back && later_max[p + 1] >= vr.generation {
-                            let reason = format!(
-                                "{resource} was started by worker {} at generation {} while worker {v} ran it since generation {}, and had not stopped it: two workers ran it at once (by the status topic)",
-                                s.worker, s.generation, vr.generation
-                            );
-                            let ev = vec![
-                                t.ev(
-                                    format!("RUNNING on {v}, generation {}", vr.generation),
-                                    vr.at,
-                                ),
-                                t.ev(
-                                    format!(
-                                        "RUNNING on {} at the older generation {}",
-                                        s.worker, s.generation
-                                    ),
-                                    e.at,
-                                ),
-                            ];
-                            let f = t.finding(Proof {
-                                kind: Kind::Zombie,
-                                worker: &s.worker,
-                                generation: s.generation,
-                                resource: resource.clone(),
-                                trigger: e.at,
-                                evidence: ev,
-                                reason,
-                                upstream: None,
-                            });
-                            out.push((e.at, f));
-                        }
+                    if let Some(f) = z.late_start(resource, &open, e.at, s) {
+                        out.push((e.at, f));
                     }
-                    open.insert(
-                        s.worker.clone(),
-                        Run {
-                            at: e.at,
-                            ord,
-                            generation: s.generation,
-                        },
-                    );
+                    let run = Run {
+                        at: e.at,
+                        ord,
+                        generation: s.generation,
+                    };
+                    open.insert(s.worker.clone(), run);
                 }
                 k if ends_run(&k) => {
                     let Some(mine) = open.remove(&s.worker) else {
                         continue;
                     };
-                    let ts = |i: usize| t.records[i].raw.timestamp;
-                    let stopped_after = |r: &Run| match (ts(e.at), ts(r.at)) {
-                        (Some(a), Some(b)) => a > b,
-                        _ => false,
-                    };
-                    let newer = open
-                        .iter()
-                        .filter(|(w, r)| {
-                            **w != s.worker
-                                && r.generation > mine.generation
-                                && r.ord > mine.ord
-                                && (s.generation >= r.generation || stopped_after(r))
-                        })
-                        .min_by_key(|(_, r)| r.generation);
-                    if let Some((v, vr)) = newer {
-                        let how = if s.generation >= vr.generation {
-                            format!("stopped it only at generation {}", s.generation)
-                        } else {
-                            format!(
-                                "stopped it (generation {}) later by its clock than {v} started it",
-                                s.generation
-                            )
-                        };
-                        let reason = format!(
-                            "{resource} ran on worker {} from generation {} and {how}, while worker {v} ran it since generation {}: two workers ran it at once (by the status topic)",
-                            s.worker, mine.generation, vr.generation
-                        );
-                        let ev = vec![
-                            t.ev(
-                                format!("RUNNING on {}, generation {}", s.worker, mine.generation),
-                                mine.at,
-                            ),
-                            t.ev(
-                                format!("RUNNING on {v}, generation {}", vr.generation),
-                                vr.at,
-                            ),
-                            t.ev(
-                                format!(
-                                    "{} on {} only now, at generation {}",
-                                    k.as_str(),
-                                    s.worker,
-                                    s.generation
-                                ),
-                                e.at,
-                            ),
-                        ];
-                        let f = t.finding(Proof {
-                            kind: Kind::Zombie,
-                            worker: &s.worker,
-                            generation: s.generation,
-                            resource: resource.clone(),
-                            trigger: e.at,
-                            evidence: ev,
-                            reason,
-                            upstream: None,
-                        });
+                    if let Some(f) = z.late_stop(resource, &open, mine, e.at, s) {
                         out.push((e.at, f));
                     }
                 }
                 _ => {}
             }
         }
+    }
+}
+
+/// The status topic in time order, for the zombie rules.
+struct Zombies<'a> {
+    t: &'a Topics,
+    tl: &'a Timelines,
+    /// Each status record's place in time order.
+    pos: BTreeMap<usize, usize>,
+    /// From each place on, the highest generation written.
+    later_max: Vec<i32>,
+}
+
+impl<'a> Zombies<'a> {
+    fn new(t: &'a Topics, tl: &'a Timelines) -> Zombies<'a> {
+        let pos = t
+            .status_by_time
+            .iter()
+            .enumerate()
+            .map(|(p, &i)| (i, p))
+            .collect();
+        let gens: Vec<i32> = t
+            .status_by_time
+            .iter()
+            .map(|&i| state_of(t, i).map_or(i32::MIN, |s| s.generation))
+            .collect();
+        let mut later_max = vec![i32::MIN; gens.len() + 1];
+        for p in (0..gens.len()).rev() {
+            later_max[p] = later_max[p + 1].max(gens[p]);
+        }
+        Zombies {
+            t,
+            tl,
+            pos,
+            later_max,
+        }
+    }
+
+    /// The highest generation worker `w` wrote before place `p`.
+    fn before_max(&self, w: &Arc<str>, p: usize) -> Option<i32> {
+        self.tl
+            .workers
+            .get(w)?
+            .iter()
+            .filter(|(i, _)| self.pos.get(i).is_some_and(|&q| q < p))
+            .map(|(_, g)| *g)
+            .max()
+    }
+
+    /// Z1: RUNNING `at` (state `s`) started from an assignment another
+    /// open run's newer generation had replaced.
+    fn late_start(
+        &self,
+        resource: &Resource,
+        open: &BTreeMap<Arc<str>, Run>,
+        at: usize,
+        s: &State,
+    ) -> Option<Finding> {
+        let (v, vr) = open
+            .iter()
+            .filter(|(w, r)| **w != s.worker && r.generation > s.generation)
+            .max_by_key(|(_, r)| r.generation)?;
+        let p = self.pos[&at];
+        let went_back = self
+            .before_max(&s.worker, p)
+            .is_some_and(|m| m > s.generation);
+        if went_back || self.later_max[p + 1] < vr.generation {
+            return None;
+        }
+        let t = self.t;
+        let reason = format!(
+            "{resource} was started by worker {} at generation {} while worker {v} ran it since generation {}, and had not stopped it: two workers ran it at once (by the status topic)",
+            s.worker, s.generation, vr.generation
+        );
+        let evidence = vec![
+            t.ev(
+                format!("RUNNING on {v}, generation {}", vr.generation),
+                vr.at,
+            ),
+            t.ev(
+                format!(
+                    "RUNNING on {} at the older generation {}",
+                    s.worker, s.generation
+                ),
+                at,
+            ),
+        ];
+        Some(t.finding(Proof {
+            kind: Kind::Zombie,
+            worker: &s.worker,
+            generation: s.generation,
+            resource: resource.clone(),
+            trigger: at,
+            evidence,
+            reason,
+            upstream: None,
+        }))
+    }
+
+    /// Z2: the stop `at` (state `s`) of `mine`, written after another
+    /// worker's newer RUNNING at a generation at least as new or later by
+    /// the clocks.
+    fn late_stop(
+        &self,
+        resource: &Resource,
+        open: &BTreeMap<Arc<str>, Run>,
+        mine: Run,
+        at: usize,
+        s: &State,
+    ) -> Option<Finding> {
+        let t = self.t;
+        let ts = |i: usize| t.records[i].raw.timestamp;
+        let stopped_after = |r: &Run| match (ts(at), ts(r.at)) {
+            (Some(a), Some(b)) => a > b,
+            _ => false,
+        };
+        let (v, vr) = open
+            .iter()
+            .filter(|(w, r)| {
+                **w != s.worker
+                    && r.generation > mine.generation
+                    && r.ord > mine.ord
+                    && (s.generation >= r.generation || stopped_after(r))
+            })
+            .min_by_key(|(_, r)| r.generation)?;
+        let how = if s.generation >= vr.generation {
+            format!("stopped it only at generation {}", s.generation)
+        } else {
+            format!(
+                "stopped it (generation {}) later by its clock than {v} started it",
+                s.generation
+            )
+        };
+        let reason = format!(
+            "{resource} ran on worker {} from generation {} and {how}, while worker {v} ran it since generation {}: two workers ran it at once (by the status topic)",
+            s.worker, mine.generation, vr.generation
+        );
+        let evidence = vec![
+            t.ev(
+                format!("RUNNING on {}, generation {}", s.worker, mine.generation),
+                mine.at,
+            ),
+            t.ev(
+                format!("RUNNING on {v}, generation {}", vr.generation),
+                vr.at,
+            ),
+            t.ev(
+                format!(
+                    "{} on {} only now, at generation {}",
+                    s.state.as_str(),
+                    s.worker,
+                    s.generation
+                ),
+                at,
+            ),
+        ];
+        Some(t.finding(Proof {
+            kind: Kind::Zombie,
+            worker: &s.worker,
+            generation: s.generation,
+            resource: resource.clone(),
+            trigger: at,
+            evidence,
+            reason,
+            upstream: None,
+        }))
     }
 }
 
