@@ -93,14 +93,16 @@ fn real_2_4_1_kafka_8869_stale_task_configs() {
 fn real_captures_without_a_provable_finding() {
     // 3.9.1 removes the deleted incarnation's tasks (no stale start); a
     // SIGKILLed worker back under the same id; a frozen worker that stops
-    // its copy without a record (2.4.1, 3.9.1); KAFKA-16056's worker that
+    // its copy without a record (2.4.1, 3.9.1, 4.4.0); KAFKA-16056's worker that
     // left the group and stopped its copies silently.
     for dir in [
         "3.9.1-kafka-8869",
+        "2.5.1-kill-worker",
         "3.9.1-kill-worker",
         "4.4.0-kill-worker",
         "2.4.1-freeze-worker",
         "3.9.1-freeze-worker",
+        "4.4.0-freeze-worker",
         "3.9.1-kafka-16056",
     ] {
         assert_eq!(summary(&real(dir)), Vec::<String>::new(), "{dir}");
