@@ -418,6 +418,27 @@ impl<'a> Zombies<'a> {
             .max()
     }
 
+    /// A zombie finding made provable by record `at` (state `s`).
+    fn zombie(
+        &self,
+        resource: &Resource,
+        at: usize,
+        s: &State,
+        evidence: Vec<Evidence>,
+        reason: String,
+    ) -> Finding {
+        self.t.finding(Proof {
+            kind: Kind::Zombie,
+            worker: &s.worker,
+            generation: s.generation,
+            resource: resource.clone(),
+            trigger: at,
+            evidence,
+            reason,
+            upstream: None,
+        })
+    }
+
     /// Z1: RUNNING `at` (state `s`) started from an assignment another
     /// open run's newer generation had replaced.
     fn late_start(
@@ -456,16 +477,7 @@ impl<'a> Zombies<'a> {
                 at,
             ),
         ];
-        Some(t.finding(Proof {
-            kind: Kind::Zombie,
-            worker: &s.worker,
-            generation: s.generation,
-            resource: resource.clone(),
-            trigger: at,
-            evidence,
-            reason,
-            upstream: None,
-        }))
+        Some(self.zombie(resource, at, s, evidence, reason))
     }
 
     /// Z2: the stop `at` (state `s`) of `mine`, written after another
@@ -525,16 +537,7 @@ impl<'a> Zombies<'a> {
                 at,
             ),
         ];
-        Some(t.finding(Proof {
-            kind: Kind::Zombie,
-            worker: &s.worker,
-            generation: s.generation,
-            resource: resource.clone(),
-            trigger: at,
-            evidence,
-            reason,
-            upstream: None,
-        }))
+        Some(self.zombie(resource, at, s, evidence, reason))
     }
 }
 

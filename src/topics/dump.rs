@@ -140,13 +140,7 @@ impl Reader<'_> {
     fn console(&mut self, data: &[u8]) {
         let mut sep: Option<String> = None;
         let mut keyless = 0u64;
-        for (i, raw) in data.split(|&b| b == b'\n').enumerate() {
-            let n = i as u64 + 1;
-            let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-            if raw.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            let text = String::from_utf8_lossy(raw);
+        for (n, text) in text_lines(data) {
             // what the console consumer prints on standard error at its end
             if text.starts_with("Processed a total of ") {
                 continue;
@@ -218,19 +212,22 @@ impl Reader<'_> {
     // ------------------------------------------------------------ JSON lines
 
     fn json_lines(&mut self, data: &[u8]) {
-        for (i, raw) in data.split(|&b| b == b'\n').enumerate() {
-            let n = i as u64 + 1;
-            let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-            if raw.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            let text = String::from_utf8_lossy(raw);
+        for (n, text) in text_lines(data) {
             match json_line(&text) {
                 Ok((at, ts, kv)) => self.push(at, ts, kv, n, &text),
                 Err(e) => self.skip(n, e),
             }
         }
     }
+}
+
+/// The lines that are not blank, numbered from 1, without their line end.
+fn text_lines(data: &[u8]) -> impl Iterator<Item = (u64, std::borrow::Cow<'_, str>)> {
+    data.split(|&b| b == b'\n')
+        .enumerate()
+        .map(|(i, raw)| (i as u64 + 1, raw.strip_suffix(b"\r").unwrap_or(raw)))
+        .filter(|(_, raw)| !raw.iter().all(u8::is_ascii_whitespace))
+        .map(|(n, raw)| (n, String::from_utf8_lossy(raw)))
 }
 
 /// A record's key and value, and the byte span of both in its line.
