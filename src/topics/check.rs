@@ -545,11 +545,11 @@ impl<'a> Zombies<'a> {
 /// task of C written RUNNING (by its time stamp) after the re-creation and
 /// before the new incarnation's first commit of task configs: the only
 /// task configs committed for it were the deleted incarnation's, which a
-/// worker up to 2.5 keeps after the deletion and starts the task with.
+/// worker up to 2.5.0 keeps after the deletion and starts the task with.
 /// The order between the two topics is the order of their records' time
 /// stamps (the writers' clocks).
 fn stale_task_configs(t: &Topics, out: &mut Vec<(usize, Finding)>) {
-    let replay = t.config_replay(Family::UpTo2_5);
+    let replay = t.config_replay(Family::UpTo2_5_0);
     let ts = |i: usize| t.records[i].raw.timestamp;
     for (name, h) in &replay.history {
         for (k, inc) in h.incarnations.iter().enumerate().skip(1) {

@@ -13,39 +13,41 @@ use std::collections::{BTreeMap, BTreeSet};
 /// How a release reads the config topic where releases differ.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Family {
-    /// 2.0–2.5: a connector's tombstone removes its config only; its
+    /// Up to 2.5.0: a connector's tombstone removes its config only; its
     /// committed task configs and task count stay (KAFKA-8869).
-    UpTo2_5,
-    /// 2.6–3.3: the tombstone also removes its task configs and count.
-    From2_6,
-    /// 3.4–3.7: and the task configs written but not yet committed.
+    UpTo2_5_0,
+    /// 2.5.1–3.3: the tombstone also removes its task configs and count.
+    From2_5_1,
+    /// 3.4.0–3.7.0: and the task configs written but not yet committed.
     From3_4,
-    /// 3.8+: a commit for a connector without a config is ignored (the
+    /// 3.7.1+: a commit for a connector without a config is ignored (the
     /// connector is removed again).
-    From3_8,
+    From3_7_1,
 }
 
 impl Family {
     pub fn latest() -> Family {
-        Family::From3_8
+        Family::From3_7_1
     }
     /// The family of a release `major.minor[.patch]`.
     pub fn of_release(v: &str) -> Option<Family> {
+        let num = |s: Option<&str>| -> Option<u32> {
+            let s = s?;
+            let end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+            s[..end].parse().ok()
+        };
         let mut it = v.split('.');
-        let major: u32 = it.next()?.parse().ok()?;
-        let minor: u32 = it
-            .next()?
-            .trim_end_matches(|c: char| !c.is_ascii_digit())
-            .parse()
-            .ok()?;
-        Some(match (major, minor) {
-            (0..=1, _) | (2, 0..=5) => Family::UpTo2_5,
-            (2, _) | (3, 0..=3) => Family::From2_6,
-            (3, 4..=7) => Family::From3_4,
-            _ => Family::From3_8,
+        let major = num(it.next())?;
+        let minor = num(it.next())?;
+        let patch = num(it.next()).unwrap_or(0);
+        Some(match (major, minor, patch) {
+            (0..=1, _, _) | (2, 0..=4, _) | (2, 5, 0) => Family::UpTo2_5_0,
+            (2, _, _) | (3, 0..=3, _) => Family::From2_5_1,
+            (3, 4..=6, _) | (3, 7, 0) => Family::From3_4,
+            _ => Family::From3_7_1,
         })
     }
-}
+}}
 
 /// A record's index in the replayed sequence.
 pub type At = usize;
@@ -217,7 +219,7 @@ impl Replay {
             i.deleted = Some(at);
         }
         s.connectors.remove(name);
-        if family >= Family::From2_6 {
+        if family >= Family::From2_5_1 {
             s.task_counts.remove(name);
             s.task_configs.retain(|t, _| t.connector != *name);
         }
@@ -229,7 +231,7 @@ impl Replay {
     fn commit(&mut self, at: At, connector: &Name, tasks: u32) {
         let inc = self.incarnation(connector);
         let s = &mut self.snapshot;
-        if self.family >= Family::From3_8 && !s.connectors.contains_key(connector) {
+        if self.family >= Family::From3_7_1 && !s.connectors.contains_key(connector) {
             // processConnectorRemoval, then nothing
             s.task_counts.remove(connector);
             s.task_configs.retain(|t, _| t.connector != *connector);
@@ -315,8 +317,8 @@ mod tests {
     }
 
     #[test]
-    fn up_to_2_5_the_deleted_incarnations_tasks_stay_live() {
-        let (window, r) = replay_8869(Family::UpTo2_5);
+    fn up_to_2_5_0_the_deleted_incarnations_tasks_stay_live() {
+        let (window, r) = replay_8869(Family::UpTo2_5_0);
         assert_eq!(window.offset, Some(6));
         assert_eq!(window.tasks(&n("c")).len(), 2);
         let tc = window.task_configs[&TaskId::new("c", 0)];
@@ -330,8 +332,8 @@ mod tests {
     }
 
     #[test]
-    fn from_2_6_deletion_removes_the_tasks() {
-        for f in [Family::From2_6, Family::From3_4, Family::From3_8] {
+    fn from_2_5_1_deletion_removes_the_tasks() {
+        for f in [Family::From2_5_1, Family::From3_4, Family::From3_7_1] {
             let (window, r) = replay_8869(f);
             assert!(window.tasks(&n("c")).is_empty(), "{f:?}");
             assert_eq!(r.snapshot.tasks(&n("c")).len(), 3, "{f:?}");
@@ -356,8 +358,8 @@ mod tests {
     }
 
     #[test]
-    fn a_commit_without_a_connector_is_ignored_from_3_8() {
-        let mut r = Replay::new(Family::From3_8);
+    fn a_commit_without_a_connector_is_ignored_from_3_7_1() {
+        let mut r = Replay::new(Family::From3_7_1);
         r.apply(0, Some(0), &task("gone", 0));
         r.apply(1, Some(1), &commit("gone", 1));
         assert!(r.snapshot.task_counts.is_empty());
@@ -369,13 +371,15 @@ mod tests {
 
     #[test]
     fn families_of_releases() {
-        assert_eq!(Family::of_release("2.3.1"), Some(Family::UpTo2_5));
-        assert_eq!(Family::of_release("2.5.0"), Some(Family::UpTo2_5));
-        assert_eq!(Family::of_release("2.6.0"), Some(Family::From2_6));
-        assert_eq!(Family::of_release("3.3.2"), Some(Family::From2_6));
-        assert_eq!(Family::of_release("3.7.2"), Some(Family::From3_4));
-        assert_eq!(Family::of_release("3.9.1"), Some(Family::From3_8));
-        assert_eq!(Family::of_release("4.4.0"), Some(Family::From3_8));
+        assert_eq!(Family::of_release("2.3.1"), Some(Family::UpTo2_5_0));
+        assert_eq!(Family::of_release("2.5.0"), Some(Family::UpTo2_5_0));
+        assert_eq!(Family::of_release("2.5.1"), Some(Family::From2_5_1));
+        assert_eq!(Family::of_release("2.6.0"), Some(Family::From2_5_1));
+        assert_eq!(Family::of_release("3.3.2"), Some(Family::From2_5_1));
+        assert_eq!(Family::of_release("3.7.0"), Some(Family::From3_4));
+        assert_eq!(Family::of_release("3.7.2"), Some(Family::From3_7_1));
+        assert_eq!(Family::of_release("3.9.1"), Some(Family::From3_7_1));
+        assert_eq!(Family::of_release("4.4.0"), Some(Family::From3_7_1));
         assert_eq!(Family::of_release("x"), None);
     }
 }
