@@ -47,7 +47,7 @@ impl Family {
             _ => Family::From3_7_1,
         })
     }
-}}
+}
 
 /// A record's index in the replayed sequence.
 pub type At = usize;
