@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The internal topics read live, against a real broker: the config and
 # status records a real Connect cluster wrote (a capture's console-consumer
-# dumps, conformance/topics.sh) are produced again, key and value, tombstones
-# as tombstones, into fresh topics of a fresh single-node broker; then
+# dumps, conformance/topics.sh) are produced again, key, value and time
+# stamp, tombstones as tombstones (conformance/ReplayRecords.java), into
+# fresh topics of a fresh single-node broker; then
 #   * tests/topics_live.rs reads them back with herder-audit's Rust client
 #     (by partition and offset, no group) and compares them with the dumps;
 #   * herder-audit audits the topics live and from the dumps: same findings.
@@ -29,13 +30,13 @@ trap 'stop_pid "$work/broker/broker.pid"' EXIT
 broker_libs="$(fetch_jars "$broker_version" broker)"
 start_broker "$work/broker" "$port"
 
-# produce DUMP TOPIC: its records again, in order, into TOPIC (one partition)
+# produce DUMP TOPIC: its records again, in order, each with its own time
+# stamp, into TOPIC (one partition)
 produce() {
-    cut -f4- "$1" | java -Xmx256m -XX:+UseSerialGC -cp "$broker_libs/*" \
-        "-Dlog4j.configuration=file:$work/broker/log4j.properties" kafka.tools.ConsoleProducer \
-        --bootstrap-server "127.0.0.1:$port" --topic "$2" \
-        --property parse.key=true --property "key.separator=$(printf '\t')" \
-        --property null.marker=null > "$work/produce-$2.out" 2>&1
+    java -Xmx256m -XX:+UseSerialGC -cp "$broker_libs/*" \
+        "-Dlog4j.configuration=file:$work/broker/log4j.properties" "$here/ReplayRecords.java" \
+        "127.0.0.1:$port" "$2" "$1" > "$work/produce-$2.out" 2>&1 \
+        || { cat "$work/produce-$2.out" >&2; return 1; }
 }
 produce "$configs" live-configs
 produce "$status" live-status
