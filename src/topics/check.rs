@@ -12,7 +12,7 @@
 //! partition and offset.
 
 use super::Role;
-use super::config::{Family, Replay};
+use super::config::{Family, Replay, Snapshot};
 use super::record::{Body, Record, State, StateKind};
 use super::status::{Timelines, ends_run};
 use crate::finding::{Evidence, Finding, Fingerprint, Kind, resource_spec};
@@ -91,6 +91,23 @@ impl Topics {
             }
         }
         r
+    }
+
+    /// The snapshot a worker of `family` holds once it has read the config
+    /// topic up to `offset` (exclusive: the `config offset N` a worker
+    /// prints), when the records' offsets are known.
+    pub fn snapshot_at(&self, family: Family, offset: i64) -> Snapshot {
+        let mut r = Replay::new(family);
+        for &i in &self.config {
+            let at = self.records[i].raw.at.offset;
+            if at.is_none_or(|o| o >= offset) {
+                break;
+            }
+            if let Body::Config(c) = &self.records[i].body {
+                r.apply(i, at, c);
+            }
+        }
+        r.snapshot
     }
 
     /// The status timelines, each resource's in topic order.

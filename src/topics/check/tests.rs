@@ -4,7 +4,8 @@
 
 use super::*;
 use crate::finding::Kind;
-use crate::model::SourceId;
+use crate::model::{SourceId, TaskId};
+use crate::topics::config::Family;
 use crate::topics::{dump, record};
 
 /// The typed records of console dumps (one source per dump).
@@ -87,6 +88,35 @@ fn real_2_4_1_kafka_8869_stale_task_configs() {
         ]
     );
     assert!(f[0].fingerprint.is_some());
+}
+
+#[test]
+fn the_snapshot_a_worker_reads_at_a_config_offset() {
+    let base = format!(
+        "{}/tests/topics/2.4.1-kafka-8869",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(format!(
+        "{base}/connect-2-4-1-kafka-8869-configs.console.txt"
+    ))
+    .unwrap();
+    let t = Topics::new(records(&[("connect-2-4-1-kafka-8869-configs", &text)]));
+    let c: crate::model::Name = Arc::from("c");
+    // at offset 8 (the re-creation read, its task configs not yet): 2.4.1
+    // still holds the deleted incarnation's two tasks, 2.5.1 none
+    let old = t.snapshot_at(Family::UpTo2_5_0, 8);
+    assert_eq!(old.offset, Some(8));
+    assert_eq!(old.tasks(&c).len(), 2);
+    let cfg = old.task_configs[&TaskId::new("c", 0)];
+    assert_eq!(
+        (t.records[cfg.at].raw.at.offset, cfg.incarnation),
+        (Some(2), 0)
+    );
+    assert!(t.snapshot_at(Family::From2_5_1, 8).tasks(&c).is_empty());
+    // after the new commit (offset 11): three tasks of the new incarnation
+    let new = t.snapshot_at(Family::UpTo2_5_0, 12);
+    assert_eq!(new.tasks(&c).len(), 3);
+    assert_eq!(new.task_configs[&TaskId::new("c", 0)].incarnation, 1);
 }
 
 #[test]
