@@ -91,6 +91,34 @@ fn real_2_4_1_kafka_8869_stale_task_configs() {
 }
 
 #[test]
+fn real_3_9_1_partition_zombie_by_the_status_topic_alone() {
+    // w1 (18083) cut off at 06:58:01 for 35 s: w3 (18085) starts connector
+    // src at generation 8; w1's stop of its own copy, at its generation 7,
+    // is stamped 3.9 s later and reaches the topic when the partition
+    // heals. (Its copy of task src-0 it stops without a record: not
+    // provable here; the logs prove both.)
+    let f = real("3.9.1-partition");
+    assert_eq!(
+        summary(&f),
+        ["zombie src 127.0.0.1:18083 gen 7 @connect-3-9-1-partition-status[0]@35"]
+    );
+    let named: Vec<String> = f[0]
+        .evidence
+        .iter()
+        .map(|e| e.record.as_ref().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        named,
+        [
+            "connect-3-9-1-partition-status[0]@0",
+            "connect-3-9-1-partition-status[0]@33",
+            "connect-3-9-1-partition-status[0]@35",
+        ]
+    );
+    assert!(f[0].reason.contains("later by its clock"), "{}", f[0].reason);
+}
+
+#[test]
 fn the_snapshot_a_worker_reads_at_a_config_offset() {
     let base = format!(
         "{}/tests/topics/2.4.1-kafka-8869",
