@@ -115,7 +115,11 @@ fn real_3_9_1_partition_zombie_by_the_status_topic_alone() {
             "connect-3-9-1-partition-status[0]@35",
         ]
     );
-    assert!(f[0].reason.contains("later by its clock"), "{}", f[0].reason);
+    assert!(
+        f[0].reason.contains("later by its clock"),
+        "{}",
+        f[0].reason
+    );
 }
 
 #[test]
