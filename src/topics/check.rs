@@ -176,8 +176,9 @@ impl Topics {
 
 /// The records of several clusters' topics apart: each status topic goes
 /// with the config (and offsets) topic whose name shares the longest
-/// beginning with it (`connect-a-status` with `connect-a-configs`), or the
-/// only one when there is one of each; records of a dump that names no
+/// beginning and end with it (`connect-a-status` with `connect-a-configs`,
+/// `mm2-status.a.internal` with `mm2-configs.a.internal`), or the only one
+/// when there is one of each; records of a dump that names no
 /// topic are one topic. The clusters come in the order of their topics'
 /// names.
 pub fn by_cluster(records: Vec<Record>) -> Vec<Topics> {
@@ -199,7 +200,18 @@ pub fn by_cluster(records: Vec<Record>) -> Vec<Topics> {
     );
     let common = |a: &TopicName, b: &TopicName| -> usize {
         match (a, b) {
-            (Some(a), Some(b)) => a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count(),
+            (Some(a), Some(b)) => {
+                // beginning and end: `connect-a-status` ~ `connect-a-configs`,
+                // `mm2-status.a.internal` ~ `mm2-configs.a.internal`
+                let head = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+                let tail = a
+                    .bytes()
+                    .rev()
+                    .zip(b.bytes().rev())
+                    .take_while(|(x, y)| x == y)
+                    .count();
+                head + tail.min(a.len().min(b.len()) - head)
+            }
             (None, None) => usize::MAX,
             _ => 0,
         }

@@ -120,6 +120,11 @@ fn real_3_9_1_partition_zombie_by_the_status_topic_alone() {
         "{}",
         f[0].reason
     );
+    // the same on 4.4.0
+    assert_eq!(
+        summary(&real("4.4.0-partition")),
+        ["zombie src 127.0.0.1:18083 gen 7 @connect-4-4-0-partition-status[0]@11"]
+    );
 }
 
 #[test]
@@ -190,6 +195,42 @@ fn clusters_are_kept_apart() {
     ]);
     assert_eq!(f.len(), 2, "{:#?}", summary(&f));
     assert!(f.iter().all(|f| f.kind == Kind::StaleConfigStart));
+}
+
+#[test]
+fn mirror_maker_flows_pair_by_their_source_alias() {
+    // the same records under each flow's names: a's status with a's
+    // configs, whatever the order
+    let base = format!(
+        "{}/tests/topics/2.4.1-kafka-8869",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let read = |t: &str| {
+        std::fs::read_to_string(format!("{base}/connect-2-4-1-kafka-8869-{t}.console.txt")).unwrap()
+    };
+    let (cfg, st) = (read("configs"), read("status"));
+    let t = by_cluster(records(&[
+        ("mm2-configs.b.internal", &cfg),
+        ("mm2-status.a.internal", &st),
+        ("mm2-configs.a.internal", &cfg),
+        ("mm2-status.b.internal", &st),
+    ]));
+    assert_eq!(t.len(), 2);
+    for c in &t {
+        let mut names: Vec<String> = c
+            .records
+            .iter()
+            .map(|r| r.raw.at.topic.as_deref().unwrap().to_string())
+            .collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), 2, "{names:?}");
+        assert_eq!(
+            names[0][names[0].len() - 10..],
+            names[1][names[1].len() - 10..]
+        );
+        assert_eq!(summary(&check(c)).len(), 2);
+    }
 }
 
 /// A status record as the 3.9.1 console consumer prints it.
