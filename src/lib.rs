@@ -21,4 +21,5 @@ pub mod report;
 pub mod rules;
 pub mod sim;
 pub mod state;
+pub mod topics;
 pub mod watch;
