@@ -7,7 +7,7 @@
 //! (docs/rules.md), so a correct cluster expects nothing and one injected
 //! fault expects exactly what it implies, each on its trigger line.
 
-use super::model::data::{Assign, Res};
+use super::data::{Assign, Res};
 use super::model::{Why, Worker};
 use super::truth::{Expected, Scope};
 use std::collections::{BTreeMap, BTreeSet};

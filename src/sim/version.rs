@@ -186,33 +186,9 @@ impl Version {
     pub fn herder_prefix(self) -> bool {
         self >= Version::V2_3
     }
-    /// `Rebalance started` comes from the herder's onRevoked (≤ 2.2.2).
-    pub fn herder_rebalance_started(self) -> bool {
-        self <= Version::V2_2
-    }
-    /// The herder prints the six-field V0 assignment (≤ 2.2.2).
-    pub fn v0_assignment(self) -> bool {
-        self <= Version::V2_2
-    }
-    /// `Joined group at generation N with protocol version P … with rebalance delay: D` (2.4.1+).
-    pub fn joined_with_version(self) -> bool {
-        self >= Version::V2_4
-    }
     /// Coordinator join lines print `Generation{…}` (2.6.1+).
     pub fn generation_object(self) -> bool {
         self >= Version::V2_8
-    }
-    /// `Successfully synced group in generation …` (2.6.3+).
-    pub fn synced_line(self) -> bool {
-        self >= Version::V2_8
-    }
-    /// The coordinator's logger: AbstractCoordinator up to 2.8, then WorkerCoordinator.
-    pub fn coordinator_logger(self) -> &'static str {
-        if self >= Version::V3_0 {
-            "org.apache.kafka.connect.runtime.distributed.WorkerCoordinator"
-        } else {
-            "org.apache.kafka.clients.consumer.internals.AbstractCoordinator"
-        }
     }
     /// The sink-task consumers' coordinator logger.
     pub fn consumer_coordinator_logger(self) -> &'static str {
@@ -220,26 +196,6 @@ impl Version {
             "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator"
         } else {
             "org.apache.kafka.clients.consumer.internals.AbstractCoordinator"
-        }
-    }
-    /// `Finished flushing status backing store in preparation for rebalance` (2.4.1+),
-    /// printed after `Finished stopping tasks…`.
-    pub fn flush_line(self) -> bool {
-        self >= Version::V2_4
-    }
-    /// `Member … sending LeaveGroup request to coordinator …` (2.2.2+), with
-    /// ` due to …` from 2.4.1.
-    pub fn leave_group_line(self) -> bool {
-        self >= Version::V2_2
-    }
-    pub fn leave_group_reason(self) -> bool {
-        self >= Version::V2_4
-    }
-    pub fn skip_stopping_wording(self) -> &'static str {
-        if self <= Version::V2_4 {
-            "Wasn't unable to resume work after last rebalance, can skip stopping connectors and tasks"
-        } else {
-            "Wasn't able to resume work after last rebalance, can skip stopping connectors and tasks"
         }
     }
     pub fn task_update_line(self) -> TaskUpdateLine {
@@ -251,18 +207,6 @@ impl Version {
             TaskUpdateLine::Stopping
         }
     }
-    /// W `Stopped connector X` after a connector stop (≤ 2.4.1).
-    pub fn stopped_connector_line(self) -> bool {
-        self <= Version::V2_4
-    }
-    /// WConn `Scheduled shutdown for …` / `Completed shutdown for …` (2.6.3+).
-    pub fn connector_shutdown_lines(self) -> bool {
-        self >= Version::V2_8
-    }
-    /// W `Ignoring await stop request for non-present connector X` (2.6.3+).
-    pub fn await_stop_connector_line(self) -> bool {
-        self >= Version::V2_8
-    }
     /// AC `Attempt to heartbeat failed since group is rebalancing` (≤ 2.8).
     pub fn heartbeat_line(self) -> bool {
         self <= Version::V2_8
@@ -270,11 +214,6 @@ impl Version {
     /// `Broker coordinator was unreachable … Revoking previous assignment …` (2.4.1+).
     pub fn self_revocation(self) -> bool {
         self >= Version::V2_4
-    }
-    /// `Successfully processed removal of connector 'X'` (2.2.2+); 2.0.1
-    /// prints `Removed connector X due to null configuration…`.
-    pub fn removal_line_new(self) -> bool {
-        self >= Version::V2_2
     }
     /// `Tasks [..] configs updated` names every task of every connector
     /// (2.0.1–2.3.0, KAFKA-8676); from 2.3.1 only the committed connector's.
@@ -290,21 +229,6 @@ impl Version {
     /// throws for an unknown one (3.3.0+, KIP-618).
     pub fn task_start_checks_type(self) -> bool {
         self >= Version::V3_6
-    }
-    /// AbstractCoordinator's reset on leaving: `Resetting generation and
-    /// member id due to: …` from 3.2.0, `Resetting generation due to: …` before.
-    /// A graceful leave is followed by `Resetting generation … due to:
-    /// consumer pro-actively leaving the group` (seen in the 3.1.0, 3.6.2
-    /// and 3.9.1 captures; not in 2.5.1's).
-    pub fn close_resets_generation(self) -> bool {
-        self >= Version::V3_0
-    }
-    pub fn resetting_generation(self) -> &'static str {
-        if self >= Version::V3_6 {
-            "Resetting generation and member id due to: "
-        } else {
-            "Resetting generation due to: "
-        }
     }
     /// KIP-745 restarts (`POST …/restart?includeTasks=true`, 3.0.0+).
     pub fn kip745(self) -> bool {
@@ -349,26 +273,6 @@ impl Version {
             Version::V3_6 => "35a5d2ad9e5b3b2a",
         }
     }
-    /// `Source task finished initialization and start` comes from
-    /// WorkerSourceTask up to 3.0 and AbstractWorkerSourceTask after.
-    pub fn source_task_logger(self) -> &'static str {
-        if self >= Version::V3_6 {
-            "org.apache.kafka.connect.runtime.AbstractWorkerSourceTask"
-        } else {
-            "org.apache.kafka.connect.runtime.WorkerSourceTask"
-        }
-    }
-
-    /// The logger of `Kafka cluster ID: …` at start-up: ConnectUtils up to
-    /// 3.3, WorkerConfig from 3.4.0.
-    pub fn cluster_id_logger(self) -> &'static str {
-        if self >= Version::V3_6 {
-            "org.apache.kafka.connect.runtime.WorkerConfig"
-        } else {
-            "org.apache.kafka.connect.util.ConnectUtils"
-        }
-    }
-
     /// A plausible `%L` for a log site in this release.
     pub fn line(self, site: Site) -> u32 {
         if site == Site::ClusterId {

@@ -15,13 +15,16 @@ mod lines;
 pub(super) mod noise;
 pub(super) mod out;
 pub(super) mod startup;
+mod wording;
 
-use super::model::data::{Assign, Res};
+use super::data::{Assign, Res};
 use super::rng::Rng;
 use super::version::{Site, Version};
 use noise::{Noise, NoiseCtx};
 use out::{Clock, Layout, Lvl, Mdc, Rotation, Segment, Th, WorkerLog};
 use std::io::{self, Write};
+pub(super) use wording::{Arg, Ln};
+use wording::{Ctx, Kind, Row};
 
 /// The MDC a record carries (`%X{connector.context}`): none, a connector's
 /// worker thread, or a task's thread.
@@ -55,6 +58,8 @@ pub(super) enum Lg {
 /// Every worker's log, the printed clock and the noise.
 pub(super) struct Emitter {
     v: Version,
+    /// Each line's template in this release (`wording.rs`).
+    rows: Vec<Option<&'static Row>>,
     layout: Layout,
     group: String,
     cluster_id: String,
@@ -105,6 +110,7 @@ impl Emitter {
             .collect();
         Emitter {
             v: s.version,
+            rows: wording::rows_for(s.version),
             layout: s.layout,
             group: s.group.to_string(),
             cluster_id: s.cluster_id.to_string(),
@@ -122,11 +128,6 @@ impl Emitter {
     /// The number the next line of worker `w`'s log will have.
     pub fn next_line(&self, w: usize) -> u64 {
         self.logs.get(w).map_or(0, WorkerLog::next_line)
-    }
-
-    /// Marks the next record as one that states no lifecycle fact.
-    pub fn plain(&mut self) {
-        self.plain = true;
     }
 
     /// Rotates worker `w`'s log by size from now on.
@@ -162,21 +163,6 @@ impl Emitter {
         match err {
             Some(e) => Err(e),
             None => Ok(out),
-        }
-    }
-
-    fn logger(&self, lg: Lg) -> &'static str {
-        match lg {
-            Lg::Herder => "org.apache.kafka.connect.runtime.distributed.DistributedHerder",
-            Lg::Coord | Lg::CoordHeartbeat => self.v.coordinator_logger(),
-            Lg::WCoord => "org.apache.kafka.connect.runtime.distributed.WorkerCoordinator",
-            Lg::Worker => "org.apache.kafka.connect.runtime.Worker",
-            Lg::WConn => "org.apache.kafka.connect.runtime.WorkerConnector",
-            Lg::Connect => "org.apache.kafka.connect.runtime.Connect",
-            Lg::Kcbs => "org.apache.kafka.connect.storage.KafkaConfigBackingStore",
-            Lg::KbLog => "org.apache.kafka.connect.util.KafkaBasedLog",
-            Lg::Rest => "org.apache.kafka.connect.runtime.rest.RestServer",
-            Lg::Custom(s) => s,
         }
     }
 
@@ -259,7 +245,7 @@ impl Say<'_> {
             (Lg::CoordHeartbeat, _) => Th::Heartbeat,
             _ => Th::Herder,
         };
-        let logger = em.logger(lg);
+        let logger = wording::logger(em.v, lg);
         let l_no = em.v.line(site);
         let dt = em.jit.range(1, 3);
         em.clock.set_at_least(self.lnow);
@@ -313,33 +299,37 @@ impl Say<'_> {
         l
     }
 
-    /// A herder (DH) line with a fixed message.
-    pub fn dh(&mut self, lvl: Lvl, site: Site, msg: &'static str) -> u64 {
-        self.emit(lvl, M::None, Lg::Herder, site, |l, _| l.s(msg))
-    }
-
-    /// A coordinator line with a fixed message.
-    pub fn coord(&mut self, site: Site, msg: &'static str) -> u64 {
-        self.emit(Lvl::Info, M::None, Lg::Coord, site, |l, _| l.s(msg))
+    /// Writes line `ln` as this release prints it (its row in the table
+    /// of templates), its placeholders filled from `args`; its line number,
+    /// or 0 when the release does not print it.
+    pub fn line(&mut self, ln: Ln, args: &[Arg]) -> u64 {
+        let Some(row) = self.em.rows[ln as usize] else {
+            return 0;
+        };
+        let conn = args.iter().find_map(|a| match *a {
+            Arg::Conn(c) | Arg::Task(c, _) => Some(c),
+            _ => None,
+        });
+        let task = args.iter().find_map(|a| match *a {
+            Arg::Task(c, i) => Some(M::Task(c, i)),
+            _ => None,
+        });
+        let mdc = match row.ctx {
+            Ctx::None => M::None,
+            Ctx::Conn => conn.map_or(M::None, M::Worker),
+            Ctx::Task => task.unwrap_or(M::None),
+        };
+        let body = |l: &mut WorkerLog, names: &[String]| wording::render(row.text, args, l, names);
+        match row.kind {
+            Kind::Fact => self.emit(row.lvl, mdc, row.lg, row.site, body),
+            Kind::Plain => self.emit_plain(row.lvl, mdc, row.lg, row.site, body),
+        }
     }
 }
 
 /// The name of connector `c` in a names table.
 pub(super) fn name(names: &[String], c: u16) -> &str {
     names.get(usize::from(c)).map_or("?", String::as_str)
-}
-
-/// The body of a line that is `before`, connector `c`'s name, `after`.
-fn about(
-    before: &'static str,
-    c: u16,
-    after: &'static str,
-) -> impl FnOnce(&mut WorkerLog, &[String]) {
-    move |l, n| {
-        l.s(before);
-        l.s(name(n, c));
-        l.s(after);
-    }
 }
 
 fn put_res(l: &mut WorkerLog, names: &[String], r: Res) {

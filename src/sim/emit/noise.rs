@@ -4,7 +4,7 @@
 //! traces. Every record is written whole; the auditor must skip them all.
 
 use super::out::{Clock, Lvl, Mdc, Th, WorkerLog};
-use crate::sim::model::data::TYPES;
+use crate::sim::data::TYPES;
 use crate::sim::rng::Rng;
 use crate::sim::version::Version;
 

@@ -3,7 +3,7 @@
 //! back for the scheduled rebalance delay, balance).
 
 use super::{Cluster, off};
-use crate::sim::model::data::{Assign, Res};
+use crate::sim::data::{Assign, Res};
 use crate::sim::truth::FaultKind;
 use std::collections::{BTreeMap, BTreeSet};
 

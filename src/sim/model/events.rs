@@ -3,7 +3,7 @@
 //! opportunity for it came up, events that create one.
 
 use super::{Cluster, Connector, Rec, Status, Target, Why};
-use crate::sim::model::data::{Proto, Res};
+use crate::sim::data::{Proto, Res};
 use crate::sim::truth::FaultKind;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 //! that fail.
 
 use super::{Cluster, Inst, Target, Why};
-use crate::sim::model::data::Res;
+use crate::sim::data::Res;
 
 /// What became of a start.
 #[derive(Debug, Clone, Copy)]

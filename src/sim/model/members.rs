@@ -2,8 +2,8 @@
 //! slow leave (cut off from the brokers, self-revocation, return).
 
 use super::{Cluster, SESSION_TIMEOUT_MS, Status, Timer, Why};
+use crate::sim::data::Res;
 use crate::sim::emit::startup::Identity;
-use crate::sim::model::data::Res;
 
 impl Cluster {
     /// Starts a worker process (first start or restart).

@@ -12,7 +12,6 @@
 //! number of noise lines never changes what happens.
 
 mod assignor;
-pub(super) mod data;
 mod events;
 mod lifecycle;
 mod members;
@@ -20,35 +19,19 @@ mod rebalance;
 mod topic;
 
 use super::Params;
+use super::data::{Assign, Proto, Res, connector_name};
+pub(super) use super::data::{Rec, Target, Why};
 use super::emit::{Emitter, Say, Setup};
 use super::oracle::{Names, Oracle};
 use super::rng::Rng;
 use super::truth::{FaultInfo, FaultKind, Stats};
 use super::version::Version;
-use data::{Assign, Proto, Res, connector_name};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 
 /// `off(n)`: the config offset after reading `n` records (-1 when none).
 pub(super) fn off(n: usize) -> i64 {
     if n == 0 { -1 } else { n as i64 }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Target {
-    Started,
-    Paused,
-    Stopped,
-}
-
-impl Target {
-    pub(super) fn name(self) -> &'static str {
-        match self {
-            Target::Started => "STARTED",
-            Target::Paused => "PAUSED",
-            Target::Stopped => "STOPPED",
-        }
-    }
 }
 
 #[derive(Debug, Clone)]
@@ -65,20 +48,6 @@ pub(super) struct Connector {
     pub created_at: usize,
     /// A connector-config update is behind the stale flag (vs. a count change).
     pub reconfigured: bool,
-}
-
-/// A config-topic record.
-#[derive(Debug, Clone)]
-pub(super) enum Rec {
-    ConnConfig(u16),
-    Tombstone(u16),
-    TaskConfig,
-    /// A task-config commit: the tasks the `Tasks [..] configs updated` line names.
-    Commit(Vec<(u16, u16)>),
-    Target(u16, Target),
-    SessionKey,
-    /// A KIP-745 restart request (`includeTasks=true`, `onlyFailed=false`).
-    Restart(u16),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -214,25 +183,6 @@ impl FaultState {
     pub fn ready(&self, k: FaultKind) -> bool {
         self.kind == Some(k) && self.armed && self.info.is_none()
     }
-}
-
-/// What a start or stop is for (the oracle judges with it; a failed
-/// start prints per path).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Why {
-    StartPhase,
-    /// A plain REST restart.
-    Restart,
-    /// A KIP-745 restart plan.
-    RestartPlan,
-    ConnectorConfig,
-    Revoked,
-    Eager,
-    TaskConfig,
-    Removed,
-    Shutdown,
-    SelfRevocation,
-    Spurious,
 }
 
 pub(super) struct Cluster {

@@ -5,7 +5,7 @@
 //! the config-offset checks and the start of work.
 
 use super::{Cluster, Rec, Target, Timer, Why, off};
-use crate::sim::model::data::{Assign, Res};
+use crate::sim::data::{Assign, Res};
 use crate::sim::truth::FaultKind;
 use std::collections::BTreeSet;
 

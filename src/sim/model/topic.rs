@@ -4,7 +4,7 @@
 //! restart plans), and the leader's task-config writes.
 
 use super::{Cluster, Rec, Status, Target, Why, off};
-use crate::sim::model::data::Res;
+use crate::sim::data::Res;
 use crate::sim::truth::FaultKind;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -97,7 +97,7 @@ impl Cluster {
                 self.workers[w].q_restart.push(*c);
             }
             Rec::SessionKey => {
-                if self.proto == crate::sim::model::data::Proto::Sessioned {
+                if self.proto == crate::sim::data::Proto::Sessioned {
                     // A config-topic record like any other: the herder's next
                     // snapshot includes it, so the log no longer pins the
                     // offset down.
