@@ -22,7 +22,7 @@ use super::Params;
 use super::data::{Assign, Proto, Res, connector_name};
 pub(super) use super::data::{Rec, Target, Why};
 use super::emit::{Emitter, Say, Setup};
-use super::oracle::{Names, Oracle};
+use super::oracle::{Oracle, World};
 use super::rng::Rng;
 use super::truth::{FaultInfo, FaultKind, Stats};
 use super::version::Version;
@@ -213,6 +213,47 @@ pub(super) struct Cluster {
     pub oracle: Oracle,
 }
 
+/// The cluster as the oracle reads it at a step.
+pub(super) struct Names<'a> {
+    workers: &'a [Worker],
+    names: &'a [String],
+    /// The logs written so far (their records' time stamps).
+    em: &'a Emitter,
+}
+
+impl World for Names<'_> {
+    fn workers(&self) -> usize {
+        self.workers.len()
+    }
+    fn host(&self, w: usize) -> &str {
+        &self.workers[w].host
+    }
+    fn generation(&self, w: usize) -> i32 {
+        self.workers[w].cur_gen
+    }
+    fn last_received(&self, w: usize) -> Option<&Assign> {
+        self.workers[w].last_received.as_ref()
+    }
+    fn instance(&self, w: usize, r: Res) -> Option<u64> {
+        self.workers[w].running.get(&r).map(|i| i.start_line)
+    }
+    fn running(&self, w: usize) -> Vec<Res> {
+        self.workers[w].running.keys().copied().collect()
+    }
+    fn assigned(&self, w: usize) -> &BTreeSet<Res> {
+        &self.workers[w].assigned
+    }
+    fn failed(&self, w: usize, r: Res) -> bool {
+        self.workers[w].failed.contains(&r)
+    }
+    fn name(&self, c: u16) -> &str {
+        self.names.get(usize::from(c)).map_or("?", String::as_str)
+    }
+    fn last_ms(&self, w: usize) -> i64 {
+        self.em.last_ms(w)
+    }
+}
+
 pub(super) const SESSION_TIMEOUT_MS: i64 = 10_000;
 const KEY_TTL_MS: i64 = 3_600_000;
 
@@ -316,7 +357,7 @@ impl Cluster {
         }
     }
 
-    /// The oracle and the tables it names things with.
+    /// The oracle and what it reads of the cluster.
     pub fn judge(&mut self) -> (&mut Oracle, Names<'_>) {
         (
             &mut self.oracle,
