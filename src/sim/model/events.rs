@@ -367,6 +367,21 @@ impl Cluster {
     }
 
     pub(super) fn apply(&mut self, ev: Ev) {
+        match ev {
+            Ev::RestartConnector(_) | Ev::RestartTask(..) => self.rest_restart(ev),
+            Ev::Leave(_)
+            | Ev::Crash(_)
+            | Ev::Start(_)
+            | Ev::Bounce(_)
+            | Ev::SlowLeave(_)
+            | Ev::PollTimeout(_) => self.worker_event(ev),
+            Ev::Idle => self.count_event("idle"),
+            _ => self.config_event(ev),
+        }
+    }
+
+    /// A user's (or a connector's) change of the config: a record.
+    fn config_event(&mut self, ev: Ev) {
         let max = self.p.max_tasks.max(1);
         match ev {
             Ev::Create => {
@@ -425,6 +440,25 @@ impl Cluster {
                 }
                 self.commit_tasks(c, n, false);
             }
+            Ev::RestartAll(c) => {
+                self.count_event("restart-connector-and-tasks");
+                self.append(Rec::Restart(c));
+            }
+            Ev::Recreate(c) => self.recreate(c),
+            Ev::KeyRotation => {
+                if self.group.leader.is_some() {
+                    self.count_event("session-key");
+                    self.group.key_at = Some(self.lnow);
+                    self.append(Rec::SessionKey);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A plain REST restart of a connector or a task, on its owner.
+    fn rest_restart(&mut self, ev: Ev) {
+        match ev {
             Ev::RestartConnector(c) => {
                 self.count_event("restart-connector");
                 if let Some(w) = self.owner_of(Res::Conn(c)) {
@@ -451,10 +485,13 @@ impl Cluster {
                     }
                 }
             }
-            Ev::RestartAll(c) => {
-                self.count_event("restart-connector-and-tasks");
-                self.append(Rec::Restart(c));
-            }
+            _ => {}
+        }
+    }
+
+    /// A worker process's event.
+    fn worker_event(&mut self, ev: Ev) {
+        match ev {
             Ev::Leave(w) => {
                 if self.live().len() > 1 && self.workers[w].status == Status::Live {
                     self.shutdown_worker(w);
@@ -492,15 +529,7 @@ impl Cluster {
                     self.poll_timeout_leave(w);
                 }
             }
-            Ev::Recreate(c) => self.recreate(c),
-            Ev::KeyRotation => {
-                if self.group.leader.is_some() {
-                    self.count_event("session-key");
-                    self.group.key_at = Some(self.lnow);
-                    self.append(Rec::SessionKey);
-                }
-            }
-            Ev::Idle => self.count_event("idle"),
+            _ => {}
         }
     }
 
