@@ -23,9 +23,18 @@ pub enum Version {
     V3_0,
     /// 3.6.2: `Handling task config update by stopping tasks …`, STOPPED.
     V3_6,
+    /// 3.9.1: `Herder started` after the first assignment, client ids
+    /// `connect-<host>:<port>`, no `Handling connector-only config update by
+    /// stopping connector X` (the rebalance revokes a deleted connector),
+    /// the herder's own poll-timeout warning.
+    V3_9,
+    /// 4.4.0 (log4j2): as 3.9.1, plus the coordinator printed as
+    /// `(id: +1 rack: null isFenced: false)` and AppInfoParser under
+    /// `common.utils.internals`.
+    V4_4,
 }
 
-pub const ALL: [Version; 7] = [
+pub const ALL: [Version; 9] = [
     Version::V2_0,
     Version::V2_2,
     Version::V2_3,
@@ -33,6 +42,8 @@ pub const ALL: [Version; 7] = [
     Version::V2_8,
     Version::V3_0,
     Version::V3_6,
+    Version::V3_9,
+    Version::V4_4,
 ];
 
 /// Which wording the cooperative task-config stop line uses.
@@ -143,6 +154,8 @@ impl Version {
             "2.8" | "2.8.2" => Version::V2_8,
             "3.0" | "3.0.2" => Version::V3_0,
             "3.6" | "3.6.2" | "3" | "3.x" => Version::V3_6,
+            "3.9" | "3.9.1" => Version::V3_9,
+            "4.4" | "4.4.0" | "4" | "4.x" => Version::V4_4,
             _ => return None,
         })
     }
@@ -156,6 +169,8 @@ impl Version {
             Version::V2_8 => "2.8.2",
             Version::V3_0 => "3.0.2",
             Version::V3_6 => "3.6.2",
+            Version::V3_9 => "3.9.1",
+            Version::V4_4 => "4.4.0",
         }
     }
 
@@ -170,6 +185,8 @@ impl Version {
             Version::V2_8 => 18_920, // 2021-10-20
             Version::V3_0 => 19_080, // 2022-03-29
             Version::V3_6 => 19_845, // 2024-05-02
+            Version::V3_9 => 20_305, // 2025-08-05
+            Version::V4_4 => 20_790, // 2026-12-03
         };
         days * 86_400_000 + 9 * 3_600_000
     }
@@ -234,6 +251,27 @@ impl Version {
     pub fn kip745(self) -> bool {
         self >= Version::V3_0
     }
+    /// A worker's default client id: `connect-1` for every worker up to
+    /// 3.6, `connect-<advertised host>:<port>` in the 3.9.1 and 4.4.0
+    /// captures (member ids begin with it).
+    pub fn client_id(self, host: &str) -> String {
+        if self >= Version::V3_9 {
+            format!("connect-{host}:8083")
+        } else {
+            "connect-1".to_string()
+        }
+    }
+    /// `Herder started` comes after the worker's first assignment line
+    /// (3.9.1, 4.4.0), not before its first join.
+    pub fn herder_started_after_join(self) -> bool {
+        self >= Version::V3_9
+    }
+    /// The cooperative herder stops a deleted connector as it reads the
+    /// removal (`Handling connector-only config update by stopping
+    /// connector X`); from 3.9 the rebalance's revocation stops it.
+    pub fn removal_stops_in_tick(self) -> bool {
+        self <= Version::V3_6
+    }
     /// Target state STOPPED and the zero-task commit (3.5.2+).
     pub fn stop_connector(self) -> bool {
         self >= Version::V3_6
@@ -250,7 +288,6 @@ impl Version {
     pub fn default_mdc_layout(self) -> bool {
         self >= Version::V3_0
     }
-    /// Every worker's default client id is `connect-1` up to 3.6.
     pub fn kafka_build(self) -> &'static str {
         match self {
             Version::V2_0 => "2.0.1",
@@ -260,6 +297,8 @@ impl Version {
             Version::V2_8 => "2.8.2",
             Version::V3_0 => "3.0.2",
             Version::V3_6 => "3.6.2",
+            Version::V3_9 => "3.9.1",
+            Version::V4_4 => "4.4.0",
         }
     }
     pub fn commit_id(self) -> &'static str {
@@ -271,6 +310,8 @@ impl Version {
             Version::V2_8 => "c3b6ad5a69cbcc17",
             Version::V3_0 => "25b1aea02e37da14",
             Version::V3_6 => "35a5d2ad9e5b3b2a",
+            Version::V3_9 => "f745dfdcee2b9851",
+            Version::V4_4 => "1156b2752aaa28ea",
         }
     }
     /// A plausible `%L` for a log site in this release.
@@ -280,7 +321,8 @@ impl Version {
             return match self {
                 Version::V2_0 | Version::V2_2 | Version::V2_3 | Version::V2_4 => 59,
                 Version::V2_8 | Version::V3_0 => 65,
-                Version::V3_6 => 300,
+                Version::V3_6 | Version::V3_9 => 300,
+                Version::V4_4 => 322,
             };
         }
         // Line numbers as of 3.6; older files were shorter.
@@ -295,7 +337,7 @@ impl Version {
             Version::V2_4 => 70,
             Version::V2_8 => 82,
             Version::V3_0 => 88,
-            Version::V3_6 => 100,
+            Version::V3_6 | Version::V3_9 | Version::V4_4 => 100,
         };
         base * pct / 100
     }

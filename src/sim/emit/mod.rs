@@ -39,6 +39,9 @@ pub(super) enum M {
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Lg {
     Herder,
+    /// The herder's statements from the coordinator's heartbeat thread
+    /// (its poll-timeout warning, 3.8+).
+    HerderHeartbeat,
     /// AbstractCoordinator's statements: under AbstractCoordinator up to
     /// 2.8, under WorkerCoordinator (the subclass) from 3.0.
     Coord,
@@ -91,7 +94,8 @@ pub(super) struct Written {
 pub(super) struct Setup<'a> {
     pub version: Version,
     pub layout: Layout,
-    pub client_id: &'a str,
+    /// Each worker's herder client id.
+    pub client_ids: &'a [&'a str],
     pub group: &'a str,
     /// The Kafka cluster's id (`Kafka cluster ID: …`).
     pub cluster_id: &'a str,
@@ -106,7 +110,11 @@ impl Emitter {
     pub fn new(s: Setup, outs: Vec<Box<dyn Write>>) -> Emitter {
         let logs: Vec<WorkerLog> = outs
             .into_iter()
-            .map(|out| WorkerLog::new(out, s.layout, s.version, s.client_id, s.group))
+            .enumerate()
+            .map(|(w, out)| {
+                let client_id = s.client_ids.get(w).copied().unwrap_or("connect-1");
+                WorkerLog::new(out, s.layout, s.version, client_id, s.group)
+            })
             .collect();
         Emitter {
             v: s.version,
@@ -233,7 +241,7 @@ impl Say<'_> {
     ) -> u64 {
         let em = &mut *self.em;
         let ctx = match lg {
-            Lg::Herder => em.v.herder_prefix(),
+            Lg::Herder | Lg::HerderHeartbeat => em.v.herder_prefix(),
             Lg::Coord | Lg::WCoord | Lg::CoordHeartbeat => true,
             _ => false,
         };
@@ -242,7 +250,7 @@ impl Say<'_> {
             (_, M::Task(..)) => Th::Task,
             (Lg::Connect | Lg::Rest, _) => Th::Main,
             (Lg::Kcbs | Lg::KbLog, _) => Th::ConfigLog,
-            (Lg::CoordHeartbeat, _) => Th::Heartbeat,
+            (Lg::CoordHeartbeat | Lg::HerderHeartbeat, _) => Th::Heartbeat,
             _ => Th::Herder,
         };
         let logger = wording::logger(em.v, lg);

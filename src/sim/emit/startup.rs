@@ -169,6 +169,7 @@ impl Say<'_> {
                 Arg::Str("host", id.host),
             ],
         );
+        // (3.9.1 and 4.4.0 as 3.6.2.)
         let again = if v >= Version::V3_6 {
             3
         } else if v >= Version::V2_4 {
@@ -196,18 +197,31 @@ impl Say<'_> {
         // each); the simulator prints the one its release's captures show:
         // the main thread first in 2.4.1, 2.5.1 and 3.6.2, the herder first
         // in 2.3.x, 2.8.2, 3.1.0 and 3.2.3.
+        // From 3.9 the herder logs `Herder started` after its first
+        // assignment line (the model prints it there), and the main thread
+        // is done before: `Kafka Connect started` follows the config store
+        // and the coordinator's discovery (4.4.0 captures).
         let main_first = matches!(v, Version::V2_4 | Version::V3_6);
+        let herder_later = v.herder_started_after_join();
         if main_first {
             self.connect_started();
         }
         self.line(Ln::ConfigStoreStarting, &[]);
         self.line(Ln::ConfigLogRead, &[]);
         self.line(Ln::ConfigStoreStarted, &[]);
-        self.line(Ln::HerderStarted, &[]);
+        if !herder_later {
+            self.line(Ln::HerderStarted, &[]);
+        }
         self.line(Ln::Discovered, &[]);
         if !main_first {
             self.connect_started();
         }
+    }
+
+    /// The herder thread's `Herder started` once its first assignment is
+    /// in (3.9+).
+    pub fn herder_started(&mut self) {
+        self.line(Ln::HerderStarted, &[]);
     }
 
     fn connect_started(&mut self) {

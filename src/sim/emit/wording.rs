@@ -230,7 +230,9 @@ pub(super) fn rows_for(v: Version) -> Vec<Option<&'static Row>> {
 /// The class a line's logger names in release `v`.
 pub(super) fn logger(v: Version, lg: Lg) -> &'static str {
     match lg {
-        Lg::Herder => "org.apache.kafka.connect.runtime.distributed.DistributedHerder",
+        Lg::Herder | Lg::HerderHeartbeat => {
+            "org.apache.kafka.connect.runtime.distributed.DistributedHerder"
+        }
         // AbstractCoordinator's statements log under the subclass from 3.0.
         Lg::Coord | Lg::CoordHeartbeat if v >= Version::V3_0 => {
             "org.apache.kafka.connect.runtime.distributed.WorkerCoordinator"
@@ -255,9 +257,10 @@ use Lvl::{Error, Info, Warn};
 use Version as V;
 
 const FIRST: Version = V::V2_0;
-const LAST: Version = V::V3_6;
+const LAST: Version = V::V4_4;
 
 const APP_INFO: Lg = Lg::Custom("org.apache.kafka.common.utils.AppInfoParser");
+const APP_INFO_INTERNALS: Lg = Lg::Custom("org.apache.kafka.common.utils.internals.AppInfoParser");
 const CONNECT_UTILS: Lg = Lg::Custom("org.apache.kafka.connect.util.ConnectUtils");
 const WORKER_CONFIG: Lg = Lg::Custom("org.apache.kafka.connect.runtime.WorkerConfig");
 const ABSTRACT_HERDER: Lg = Lg::Custom("org.apache.kafka.connect.runtime.AbstractHerder");
@@ -304,8 +307,10 @@ const fn until(v: Version) -> (Version, Version) {
 #[rustfmt::skip]
 pub(super) const ROWS: &[Row] = &[
     // ---------------------------------------------------------------- start-up and shutdown
-    row(Ln::KafkaVersion, all(), Info, C::None, APP_INFO, Site::AppInfo, Plain, "Kafka version: <build>"),
-    row(Ln::KafkaCommitId, all(), Info, C::None, APP_INFO, Site::AppInfoCommit, Plain, "Kafka commitId: <commit>"),
+    row(Ln::KafkaVersion, until(V::V3_9), Info, C::None, APP_INFO, Site::AppInfo, Plain, "Kafka version: <build>"),
+    row(Ln::KafkaVersion, since(V::V4_4), Info, C::None, APP_INFO_INTERNALS, Site::AppInfo, Plain, "Kafka version: <build>"),
+    row(Ln::KafkaCommitId, until(V::V3_9), Info, C::None, APP_INFO, Site::AppInfoCommit, Plain, "Kafka commitId: <commit>"),
+    row(Ln::KafkaCommitId, since(V::V4_4), Info, C::None, APP_INFO_INTERNALS, Site::AppInfoCommit, Plain, "Kafka commitId: <commit>"),
     row(Ln::ClusterId, until(V::V3_0), Info, C::None, CONNECT_UTILS, Site::ClusterId, Fact, "Kafka cluster ID: <cluster-id>"),
     row(Ln::ClusterId, since(V::V3_6), Info, C::None, WORKER_CONFIG, Site::ClusterId, Fact, "Kafka cluster ID: <cluster-id>"),
     row(Ln::AdvertisedUri, all(), Info, C::None, Lg::Rest, Site::RestServer, Fact, "Advertised URI: http://<host>:8083/"),
@@ -331,19 +336,29 @@ pub(super) const ROWS: &[Row] = &[
     row(Ln::ConfigLogRead, all(), Info, C::None, Lg::KbLog, Site::KafkaBasedLog, Plain, "Finished reading KafkaBasedLog for topic connect-configs"),
 
     // ---------------------------------------------------------------- the coordinator
-    row(Ln::Discovered, all(), Info, C::None, Lg::Coord, Site::Discovered, Plain, "Discovered group coordinator broker-1:9092 (id: 2147483646 rack: null)"),
-    row(Ln::CoordinatorDead, all(), Info, C::None, Lg::Coord, Site::CoordinatorDead, Plain, "Group coordinator broker-1:9092 (id: 2147483646 rack: null) is unavailable or invalid, will attempt rediscovery"),
+    // 4.4.0 prints the coordinator node as `(id: +1 rack: null isFenced: false)`.
+    row(Ln::Discovered, until(V::V3_9), Info, C::None, Lg::Coord, Site::Discovered, Plain, "Discovered group coordinator broker-1:9092 (id: 2147483646 rack: null)"),
+    row(Ln::Discovered, since(V::V4_4), Info, C::None, Lg::Coord, Site::Discovered, Plain, "Discovered group coordinator broker-1:9092 (id: +1 rack: null isFenced: false)"),
+    row(Ln::CoordinatorDead, until(V::V3_6), Info, C::None, Lg::Coord, Site::CoordinatorDead, Plain, "Group coordinator broker-1:9092 (id: 2147483646 rack: null) is unavailable or invalid, will attempt rediscovery"),
+    // A worker cut off from the brokers (3.9.1, 4.4.0 `partition`): the auditor reads it as a departure.
+    row(Ln::CoordinatorDead, (V::V3_9, V::V3_9), Info, C::None, Lg::Coord, Site::CoordinatorDead, Fact, "Group coordinator broker-1:9092 (id: 2147483646 rack: null) is unavailable or invalid due to cause: session timed out without receiving a heartbeat response. isDisconnected: false. Rediscovery will be attempted."),
+    row(Ln::CoordinatorDead, since(V::V4_4), Info, C::None, Lg::Coord, Site::CoordinatorDead, Fact, "Group coordinator broker-1:9092 (id: +1 rack: null isFenced: false) is unavailable or invalid due to cause: session timed out without receiving a heartbeat response. isDisconnected: false. Rediscovery will be attempted."),
     row(Ln::HeartbeatRebalancing, until(V::V2_8), Info, C::None, Lg::Coord, Site::Heartbeat, Fact, "Attempt to heartbeat failed since group is rebalancing"),
     row(Ln::LeaveGroupOnClose, (V::V2_2, V::V2_3), Info, C::None, Lg::Coord, Site::LeaveGroup, Fact, "Member <member> sending LeaveGroup request to coordinator broker-1:9092 (id: 2147483646 rack: null)"),
-    row(Ln::LeaveGroupOnClose, since(V::V2_4), Info, C::None, Lg::Coord, Site::LeaveGroup, Fact, "Member <member> sending LeaveGroup request to coordinator broker-1:9092 (id: 2147483646 rack: null) due to the consumer is being closed"),
+    row(Ln::LeaveGroupOnClose, (V::V2_4, V::V3_9), Info, C::None, Lg::Coord, Site::LeaveGroup, Fact, "Member <member> sending LeaveGroup request to coordinator broker-1:9092 (id: 2147483646 rack: null) due to the consumer is being closed"),
+    row(Ln::LeaveGroupOnClose, since(V::V4_4), Info, C::None, Lg::Coord, Site::LeaveGroup, Fact, "Member <member> sending LeaveGroup request to coordinator broker-1:9092 (id: +1 rack: null isFenced: false) due to the consumer is being closed"),
     // (seen in the 3.1.0, 3.6.2 and 3.9.1 captures; not in 2.5.1's)
     row(Ln::ResetOnClose, (V::V3_0, V::V3_0), Info, C::None, Lg::Coord, Site::ResettingGeneration, Fact, "Resetting generation due to: consumer pro-actively leaving the group"),
     row(Ln::ResetOnClose, since(V::V3_6), Info, C::None, Lg::Coord, Site::ResettingGeneration, Fact, "Resetting generation and member id due to: consumer pro-actively leaving the group"),
-    row(Ln::PollTimeout, since(V::V3_0), Warn, C::None, Lg::CoordHeartbeat, Site::PollTimeout, Fact, "consumer poll timeout has expired. This means the time between subsequent calls to poll() was longer than the configured max.poll.interval.ms, which typically implies that the poll loop is spending too much time processing messages. You can address this either by increasing max.poll.interval.ms or by reducing the maximum size of batches returned in poll() with max.poll.records."),
-    row(Ln::LeaveGroupOnPollTimeout, since(V::V3_0), Info, C::None, Lg::CoordHeartbeat, Site::LeaveGroup, Fact, "Member <member> sending LeaveGroup request to coordinator broker-1:9092 (id: 2147483646 rack: null) due to consumer poll timeout has expired."),
+    row(Ln::PollTimeout, (V::V3_0, V::V3_6), Warn, C::None, Lg::CoordHeartbeat, Site::PollTimeout, Fact, "consumer poll timeout has expired. This means the time between subsequent calls to poll() was longer than the configured max.poll.interval.ms, which typically implies that the poll loop is spending too much time processing messages. You can address this either by increasing max.poll.interval.ms or by reducing the maximum size of batches returned in poll() with max.poll.records."),
+    // 3.8.0 to 4.4.0: the herder's own warning, which names the last action of its thread.
+    row(Ln::PollTimeout, since(V::V3_9), Warn, C::None, Lg::HerderHeartbeat, Site::PollTimeout, Fact, "worker poll timeout has expired. The last known action being performed by the worker is : not known and may contribute to the timeout. Please review the last action (if known) for any corrective actions. One of the ways of addressing this can be increasing the rebalance.timeout.ms configuration value. Please note that rebalance.timeout.ms also controls the maximum allowed time for each worker to join the group once a rebalance has begun so the set value should not be very high"),
+    row(Ln::LeaveGroupOnPollTimeout, (V::V3_0, V::V3_6), Info, C::None, Lg::CoordHeartbeat, Site::LeaveGroup, Fact, "Member <member> sending LeaveGroup request to coordinator broker-1:9092 (id: 2147483646 rack: null) due to consumer poll timeout has expired."),
+    row(Ln::LeaveGroupOnPollTimeout, (V::V3_9, V::V3_9), Info, C::None, Lg::CoordHeartbeat, Site::LeaveGroup, Fact, "Member <member> sending LeaveGroup request to coordinator broker-1:9092 (id: 2147483646 rack: null) due to worker poll timeout has expired."),
+    row(Ln::LeaveGroupOnPollTimeout, since(V::V4_4), Info, C::None, Lg::CoordHeartbeat, Site::LeaveGroup, Fact, "Member <member> sending LeaveGroup request to coordinator broker-1:9092 (id: +1 rack: null isFenced: false) due to worker poll timeout has expired."),
     row(Ln::ResetOnPollTimeout, (V::V3_0, V::V3_0), Info, C::None, Lg::CoordHeartbeat, Site::ResettingGeneration, Fact, "Resetting generation due to: consumer pro-actively leaving the group"),
     row(Ln::ResetOnPollTimeout, since(V::V3_6), Info, C::None, Lg::CoordHeartbeat, Site::ResettingGeneration, Fact, "Resetting generation and member id due to: consumer pro-actively leaving the group"),
-    row(Ln::RequestJoinOnPollTimeout, since(V::V3_0), Info, C::None, Lg::CoordHeartbeat, Site::RequestJoin, Plain, "Request joining group due to: consumer pro-actively leaving the group"),
+    row(Ln::RequestJoinOnPollTimeout, (V::V3_0, V::V3_6), Info, C::None, Lg::CoordHeartbeat, Site::RequestJoin, Plain, "Request joining group due to: consumer pro-actively leaving the group"),
     row(Ln::Unreachable, since(V::V2_4), Info, C::None, Lg::Coord, Site::Unreachable, Fact, "Broker coordinator was unreachable for 3000ms. Revoking previous assignment <assignment> to avoid running tasks while not being a member the group"),
     // `Rebalance started`: the herder's onRevoked up to 2.2.2 (only with a
     // previous assignment), WorkerCoordinator's from 2.3.0.
@@ -378,7 +393,8 @@ pub(super) const ROWS: &[Row] = &[
     row(Ln::TargetChange, all(), Info, C::None, Lg::Herder, Site::TargetChange, Fact, "Connector <conn> target state change"),
     row(Ln::RestartRequest, all(), Info, C::None, Lg::Herder, Site::RestartRequest, Fact, "Received and enqueuing restart request for {connectorName='<conn>', onlyFailed=false, includeTasks=true}"),
     row(Ln::SessionKey, all(), Info, C::None, Lg::Herder, Site::SessionKey, Fact, "Session key updated"),
-    row(Ln::HandlingRemoval, all(), Info, C::None, Lg::Herder, Site::HandlingConn, Fact, "Handling connector-only config update by stopping connector <conn>"),
+    // From 3.9 the rebalance's revocation stops a deleted connector.
+    row(Ln::HandlingRemoval, until(V::V3_6), Info, C::None, Lg::Herder, Site::HandlingConn, Fact, "Handling connector-only config update by stopping connector <conn>"),
     row(Ln::HandlingConnectorUpdate, all(), Info, C::None, Lg::Herder, Site::HandlingConn, Fact, "Handling connector-only config update by restarting connector <conn>"),
     // 2.3.0 to 3.2.x print it even with no task; 3.3.0+ leave it out then.
     row(Ln::HandlingTaskUpdate, (V::V2_3, V::V3_0), Info, C::None, Lg::Herder, Site::HandlingTask, Fact, "Handling task config update by restarting tasks <list>"),
@@ -388,9 +404,11 @@ pub(super) const ROWS: &[Row] = &[
     row(Ln::ExecutingPlan, all(), Info, C::None, Lg::Herder, Site::RestartPlan, Fact, "Executing plan to restart connector and <tasks-restarted> of <tasks-restarted> tasks for restart request for {connectorName='<conn>', onlyFailed=false, includeTasks=true}"),
     row(Ln::CompletedPlan, all(), Info, C::None, Lg::Herder, Site::RestartPlan, Fact, "Completed plan to restart connector and <tasks-restarted> of <tasks-restarted> tasks for restart request for {connectorName='<conn>', onlyFailed=false, includeTasks=true}"),
     row(Ln::TaskRestartOk, all(), Info, C::None, Lg::Herder, Site::RestartPlan, Fact, "Task '<task>' restart successful"),
-    row(Ln::ConnectorRestartOk, all(), Info, C::Conn, Lg::Herder, Site::RestartPlan, Fact, "Connector '<conn>' restart successful"),
+    row(Ln::ConnectorRestartOk, until(V::V3_6), Info, C::Conn, Lg::Herder, Site::RestartPlan, Fact, "Connector '<conn>' restart successful"),
+    row(Ln::ConnectorRestartOk, since(V::V3_9), Info, C::None, Lg::Herder, Site::RestartPlan, Fact, "Connector '<conn>' restart successful"),
     row(Ln::TaskRestartFailed, all(), Error, C::None, Lg::Herder, Site::RestartPlan, Fact, "Task '<task>' restart failed"),
-    row(Ln::ConnectorRestartFailed, all(), Error, C::Conn, Lg::Herder, Site::RestartPlan, Fact, "Connector '<conn>' restart failed"),
+    row(Ln::ConnectorRestartFailed, until(V::V3_6), Error, C::Conn, Lg::Herder, Site::RestartPlan, Fact, "Connector '<conn>' restart failed"),
+    row(Ln::ConnectorRestartFailed, since(V::V3_9), Error, C::None, Lg::Herder, Site::RestartPlan, Fact, "Connector '<conn>' restart failed"),
 
     // ---------------------------------------------------------------- starts and stops
     row(Ln::StartingConnector, all(), Info, C::None, Lg::Herder, Site::StartingConnector, Fact, "Starting connector <conn>"),

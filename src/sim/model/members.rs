@@ -34,11 +34,12 @@ impl Cluster {
             wk.lagged = false;
             wk.resuming = false;
             wk.failed.clear();
+            wk.herder_started = !self.v.herder_started_after_join();
         }
         self.oracle.worker_started(w);
         self.group.join_counter += 1;
         self.workers[w].join_seq = self.group.join_counter;
-        self.workers[w].member_id = format!("connect-1-{}", self.rng.uuid());
+        self.new_member_id(w);
         let host = self.workers[w].host.clone();
         let group = self.p.group.clone();
         let id = Identity {
@@ -51,6 +52,13 @@ impl Cluster {
         self.say(w).startup(&id);
         self.oracle.config_known(w, -1);
         self.group.needs_round = true;
+    }
+
+    /// Worker `w` joins as a new member: `<client id>-<uuid>`.
+    fn new_member_id(&mut self, w: usize) {
+        let uuid = self.rng.uuid();
+        let wk = &mut self.workers[w];
+        wk.member_id = format!("{}-{uuid}", wk.client_id);
     }
 
     /// Graceful shutdown: stops everything, leaves the group.
@@ -158,7 +166,7 @@ impl Cluster {
         self.workers[w].resuming = true;
         self.group.join_counter += 1;
         self.workers[w].join_seq = self.group.join_counter;
-        self.workers[w].member_id = format!("connect-1-{}", self.rng.uuid());
+        self.new_member_id(w);
         self.group.needs_round = true;
     }
 
@@ -169,7 +177,7 @@ impl Cluster {
         self.say(w).coordinator_found();
         self.group.join_counter += 1;
         self.workers[w].join_seq = self.group.join_counter;
-        self.workers[w].member_id = format!("connect-1-{}", self.rng.uuid());
+        self.new_member_id(w);
         self.group.needs_round = true;
     }
 }

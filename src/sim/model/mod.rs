@@ -71,6 +71,8 @@ pub(super) struct Inst {
 
 pub(super) struct Worker {
     pub host: String,
+    /// Its herder's client id (`[Worker clientId=…`).
+    pub client_id: String,
     pub url: String,
     pub status: Status,
     pub started_once: bool,
@@ -103,12 +105,16 @@ pub(super) struct Worker {
     /// Its herder runs again after a stall: it rejoins before it handles
     /// anything else.
     pub resuming: bool,
+    /// This incarnation's herder has logged `Herder started` (3.9+: after
+    /// its first assignment line).
+    pub herder_started: bool,
 }
 
 impl Worker {
-    fn new(host: String, url: String) -> Worker {
+    fn new(host: String, url: String, client_id: String) -> Worker {
         Worker {
             host,
+            client_id,
             url,
             status: Status::Offline,
             started_once: false,
@@ -135,6 +141,7 @@ impl Worker {
             lagged: false,
             failed: BTreeSet::new(),
             resuming: false,
+            herder_started: false,
         }
     }
 }
@@ -273,15 +280,16 @@ impl Cluster {
                     None => format!("connect-{}", i + 1),
                 };
                 let url = format!("http://{host}:8083/");
-                Worker::new(host, url)
+                let client_id = v.client_id(&host);
+                Worker::new(host, url, client_id)
             })
-            .collect();
-        // Every worker is `connect-1` with the default client.id up to 3.6.
+            .collect::<Vec<Worker>>();
+        let client_ids: Vec<&str> = workers.iter().map(|w| w.client_id.as_str()).collect();
         let em = Emitter::new(
             Setup {
                 version: v,
                 layout: p.layout,
-                client_id: "connect-1",
+                client_ids: &client_ids,
                 group: &p.group,
                 cluster_id: &p.kafka_cluster_id,
                 start_ms: start,

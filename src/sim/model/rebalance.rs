@@ -144,6 +144,10 @@ impl Cluster {
             None
         };
         let line = self.say(w).assignment(g, &a, proto);
+        if !self.workers[w].herder_started {
+            self.workers[w].herder_started = true;
+            self.say(w).herder_started();
+        }
         {
             let wk = &mut self.workers[w];
             wk.cur_gen = g;

@@ -150,8 +150,9 @@ impl Cluster {
             self.workers[w].rejoin = true;
         }
         self.connector_updates(w, &q_conn);
+        // (From 3.9 the rebalance the removal causes revokes it.)
         for c in q_removed {
-            if self.workers[w].assigned.contains(&Res::Conn(c)) {
+            if self.v.removal_stops_in_tick() && self.workers[w].assigned.contains(&Res::Conn(c)) {
                 self.say(w).handling_removal(c);
                 self.stop(w, Res::Conn(c), Why::Removed);
             }
