@@ -44,9 +44,11 @@ struct View {
     /// Instances (resource, start line) already reported as zombies.
     zombie_reported: BTreeSet<(Res, u64)>,
     /// The line where the worker left the group without revoking (poll
-    /// timeout): its instances keep running in every later generation
-    /// until it logs their stops.
+    /// timeout, or cut off from the brokers): its instances keep running
+    /// in every later generation until it logs their stops.
     departed: Option<u64>,
+    /// It departed cut off from the brokers (not on a poll timeout).
+    cut_off: bool,
     /// Connectors whose removal the log showed (not created again since).
     removed: BTreeSet<u16>,
     /// Connectors created again after a removal, with no task-config line
@@ -92,6 +94,8 @@ pub(super) trait World {
 struct Deferred {
     leaver: usize,
     resource: Res,
+    /// The pair of instances.
+    key: Episode,
     /// The other worker's start (epoch ms).
     start_ms: i64,
     expected: Expected,
@@ -253,9 +257,12 @@ impl Oracle {
         v.recreated.clear();
     }
 
-    /// The worker left the group without revoking (line `line`).
-    pub fn departed(&mut self, w: usize, line: u64) {
+    /// The worker left the group without revoking (line `line`): a poll
+    /// timeout, or (3.9+) its session timed out while cut off from the
+    /// brokers, until it revokes its own work.
+    pub fn departed(&mut self, w: usize, line: u64, cut_off: bool) {
         self.view[w].departed = Some(line);
+        self.view[w].cut_off = cut_off;
     }
 
     // ------------------------------------------------------------ stops
@@ -383,6 +390,7 @@ impl Oracle {
             );
         }
         if let Some((v, key)) = self.new_duplicate(n, w, r) {
+            self.deferred.retain(|d| d.key != key);
             let g = n.generation(w);
             let why = format!("also running on {} in generation {g}", n.host(v));
             self.expect(n, (w, line), "zombie", Some(r), Scope::Cluster, why);
@@ -411,10 +419,12 @@ impl Oracle {
                 (r, mine, theirs)
             };
             if self.episodes.insert(key) {
-                let why = format!(
-                    "{} left the group without revoking (line {left}) and still runs it",
-                    n.host(u)
-                );
+                let how = if self.view[u].cut_off {
+                    "was cut off from the brokers"
+                } else {
+                    "left the group without revoking"
+                };
+                let why = format!("{} {how} (line {left}) and still runs it", n.host(u));
                 self.expect(n, (w, line), "zombie", Some(r), Scope::Cluster, why);
                 // Provable once the leaver's log goes on (not if it
                 // restarts or its log ends first).
@@ -422,6 +432,7 @@ impl Oracle {
                     self.deferred.push(Deferred {
                         leaver: u,
                         resource: r,
+                        key,
                         start_ms,
                         expected,
                     });
@@ -547,7 +558,10 @@ impl Oracle {
                 ((v, theirs), (w, mine))
             };
             let key = (r, a, b);
-            (!self.episodes.contains(&key)).then_some((v, key))
+            // A duplicate only deferred (a leaver's, not provable by the
+            // clocks yet) is proven here first.
+            let open = !self.episodes.contains(&key) || self.deferred.iter().any(|d| d.key == key);
+            open.then_some((v, key))
         })
     }
 
@@ -557,6 +571,7 @@ impl Oracle {
         let g = n.generation(w);
         for r in n.running(w) {
             if let Some((v, key)) = self.new_duplicate(n, w, r) {
+                self.deferred.retain(|d| d.key != key);
                 let why = format!("also running on {} in generation {g}", n.host(v));
                 self.expect(n, (w, line), "zombie", Some(r), Scope::Cluster, why);
                 self.episodes.insert(key);

@@ -272,6 +272,13 @@ impl Version {
     pub fn removal_stops_in_tick(self) -> bool {
         self <= Version::V3_6
     }
+    /// A worker cut off from the brokers logs `Group coordinator … is
+    /// unavailable or invalid due to cause: session timed out …` (3.9.1 and
+    /// 4.4.0 `partition`), which the auditor reads as a departure; older
+    /// wordings here say only `… will attempt rediscovery`.
+    pub fn session_timeout_line(self) -> bool {
+        self >= Version::V3_9
+    }
     /// Target state STOPPED and the zero-task commit (3.5.2+).
     pub fn stop_connector(self) -> bool {
         self >= Version::V3_6

@@ -266,6 +266,39 @@ impl Say<'_> {
         self.line(Ln::FailedToStartConnector, &[Arg::Conn(c)]);
     }
 
+    /// The Worker refuses a connector that already runs here (`Connector
+    /// with name X already exists`): the herder's start callback logs it
+    /// (2.6.3+), or up to 2.5 its start callable (`Couldn't instantiate
+    /// connector X …`).
+    pub fn connector_already_exists(&mut self, c: u16) {
+        let cname = name(self.names, c).to_string();
+        let exists = format!(
+            "org.apache.kafka.connect.errors.ConnectException: Connector with name {cname} already exists"
+        );
+        if self.v().async_connector_start() {
+            self.set_trace(
+                format!("org.apache.kafka.connect.errors.ConnectException: Failed to start connector: {cname}"),
+                &[
+                    "\tat org.apache.kafka.connect.runtime.distributed.DistributedHerder.lambda$startConnector$33(DistributedHerder.java:1954)",
+                    "\tat org.apache.kafka.connect.runtime.Worker.startConnector(Worker.java:292)",
+                    "\tat org.apache.kafka.connect.runtime.distributed.DistributedHerder.startConnector(DistributedHerder.java:1975)",
+                ],
+            );
+            self.em.trace.push(format!("Caused by: {exists}"));
+            self.em.trace.push("\t... 8 more".into());
+            self.line(Ln::HerderConnectorFailed, &[Arg::Conn(c)]);
+        } else {
+            self.set_trace(
+                exists,
+                &[
+                    "\tat org.apache.kafka.connect.runtime.Worker.startConnector(Worker.java:237)",
+                    "\tat org.apache.kafka.connect.runtime.distributed.DistributedHerder.startConnector(DistributedHerder.java:1012)",
+                ],
+            );
+            self.line(Ln::CouldNotInstantiateConnector, &[Arg::Conn(c)]);
+        }
+    }
+
     /// The herder's start callback for a connector that failed (2.6.3+).
     pub fn herder_connector_failed(&mut self, c: u16) {
         let class = self.type_of(c).class;

@@ -29,9 +29,9 @@ impl Say<'_> {
         self.line(Ln::ConnectStopped, &[]);
     }
 
-    /// The worker loses the brokers (a slow leave begins).
-    pub fn coordinator_lost(&mut self) {
-        self.line(Ln::CoordinatorDead, &[]);
+    /// The worker loses the brokers (a slow leave begins); the line's number.
+    pub fn coordinator_lost(&mut self) -> u64 {
+        self.line(Ln::CoordinatorDead, &[])
     }
 
     /// The worker reaches the brokers again.

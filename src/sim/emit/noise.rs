@@ -294,14 +294,20 @@ impl Noise {
             }
             4..=6 => self.rest(log, clock),
             7 => {
+                // (4.x moved AppInfoParser to common.utils.internals.)
+                let app_info = if cx.version >= Version::V4_4 {
+                    "org.apache.kafka.common.utils.internals.AppInfoParser"
+                } else {
+                    "org.apache.kafka.common.utils.AppInfoParser"
+                };
                 log.head(clock, Lvl::Info, Mdc::None, Th::Main);
                 log.s("Kafka version: ");
                 log.s(cx.version.kafka_build());
-                log.tail("org.apache.kafka.common.utils.AppInfoParser", 119);
+                log.tail(app_info, 119);
                 log.head(clock, Lvl::Info, Mdc::None, Th::Main);
                 log.s("Kafka commitId: ");
                 log.s(cx.version.commit_id());
-                log.tail("org.apache.kafka.common.utils.AppInfoParser", 120);
+                log.tail(app_info, 120);
             }
             8 => {
                 log.head(clock, Lvl::Error, Mdc::None, Th::Main);

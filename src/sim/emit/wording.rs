@@ -116,6 +116,7 @@ pub(in crate::sim) enum Ln {
     FailedToStartConnector,
     HerderConnectorFailed,
     UnknownConnectorType,
+    CouldNotInstantiateConnector,
     CouldNotInstantiate,
 }
 
@@ -439,6 +440,8 @@ pub(super) const ROWS: &[Row] = &[
     // The herder's asynchronous start logs a failure in its callback (2.6.3+).
     row(Ln::HerderConnectorFailed, since(V::V2_8), Error, C::Conn, Lg::Herder, Site::HerderConnectorFailed, Fact, "Failed to start connector '<conn>'"),
     row(Ln::UnknownConnectorType, all(), Warn, C::None, ABSTRACT_HERDER, Site::UnknownConnectorType, Plain, "Unable to retrieve connector type"),
+    // Up to 2.5 the herder's start callable catches what the Worker's start threw.
+    row(Ln::CouldNotInstantiateConnector, until(V::V2_4), Error, C::None, Lg::Herder, Site::CouldNotInstantiate, Fact, "Couldn't instantiate connector <conn> because it has an invalid connector configuration. This connector will not execute until reconfigured."),
     row(Ln::CouldNotInstantiate, all(), Error, C::None, Lg::Herder, Site::CouldNotInstantiate, Fact, "Couldn't instantiate task <task> because it has an invalid task configuration. This task will not execute until reconfigured."),
 ];
 

@@ -317,6 +317,10 @@ impl Cluster {
                     grow_or_join(self)
                 } else if let Some(&c) = self.rng.pick(&with_tasks) {
                     Ev::Delete(c)
+                } else if offline.is_empty() {
+                    // Nothing runs tasks (every connector stopped, say):
+                    // bouncing workers revokes nothing; a new connector will.
+                    Ev::Create
                 } else {
                     grow_or_join(self)
                 }

@@ -107,7 +107,13 @@ impl Cluster {
     pub fn partition_worker(&mut self, w: usize) {
         self.count_event("worker-slow-leave");
         self.workers[w].status = Status::Partitioned;
-        self.say(w).coordinator_lost();
+        let line = self.say(w).coordinator_lost();
+        if self.v.session_timeout_line() {
+            // 3.9+: `… is unavailable or invalid due to cause: session
+            // timed out …`, a departure the auditor reads: the work it
+            // runs until it revokes it may start elsewhere meanwhile.
+            self.oracle.departed(w, line, true);
+        }
         let t = self.lnow;
         self.schedule(t + 3_000, Timer::SelfRevoke(w));
         self.schedule(t + SESSION_TIMEOUT_MS, Timer::Evict);
@@ -145,7 +151,7 @@ impl Cluster {
         self.workers[w].status = Status::Stalled;
         let member = self.workers[w].member_id.clone();
         let line = self.say(w).poll_timeout_leave(&member);
-        self.oracle.departed(w, line);
+        self.oracle.departed(w, line, false);
         let detail = format!(
             "{} leaves the group on its poll timeout without revoking its {} connector(s) and task(s)",
             self.workers[w].host,

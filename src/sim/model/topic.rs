@@ -243,16 +243,22 @@ impl Cluster {
         }
     }
 
+    /// The herder hands every target change of a connector it knows to its
+    /// Worker, which logs `Setting connector X state to S` whether or not it
+    /// runs the connector (its tasks follow the state): every worker of the
+    /// 2.3.1 to 4.4.0 `clean` captures logs each one. Only the connector's
+    /// owner then has its task configs regenerated.
     fn target_changes(&mut self, w: usize, q: &[(u16, Target)]) {
         for &(c, t) in q {
-            let r = Res::Conn(c);
-            if !self.workers[w].running.contains_key(&r) {
+            let Some(x) = self.conns.get(usize::from(c)) else {
+                continue;
+            };
+            if !x.exists {
                 continue;
             }
+            let stale = x.stale;
             self.say(w).setting_state(c, t);
-            if t == Target::Started
-                && let Some(x) = self.conns.get(usize::from(c))
-                && x.stale
+            if t == Target::Started && stale && self.workers[w].running.contains_key(&Res::Conn(c))
             {
                 self.pending_gen.push(c);
             }
