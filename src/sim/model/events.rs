@@ -449,12 +449,10 @@ impl Cluster {
                 self.append(Rec::Restart(c));
             }
             Ev::Recreate(c) => self.recreate(c),
-            Ev::KeyRotation => {
-                if self.group.leader.is_some() {
-                    self.count_event("session-key");
-                    self.group.key_at = Some(self.lnow);
-                    self.append(Rec::SessionKey);
-                }
+            Ev::KeyRotation if self.group.leader.is_some() => {
+                self.count_event("session-key");
+                self.group.key_at = Some(self.lnow);
+                self.append(Rec::SessionKey);
             }
             _ => {}
         }
@@ -495,44 +493,24 @@ impl Cluster {
 
     /// A worker process's event.
     fn worker_event(&mut self, ev: Ev) {
+        let alone = self.live().len() <= 1;
+        let live = |cl: &Cluster, w: usize| cl.workers[w].status == Status::Live;
         match ev {
-            Ev::Leave(w) => {
-                if self.live().len() > 1 && self.workers[w].status == Status::Live {
-                    self.shutdown_worker(w);
-                }
-            }
-            Ev::Crash(w) => {
-                if self.live().len() > 1 && self.workers[w].status == Status::Live {
-                    self.crash_worker(w);
-                }
-            }
-            Ev::Start(w) => {
+            Ev::Leave(w) if !alone && live(self, w) => self.shutdown_worker(w),
+            Ev::Crash(w) if !alone && live(self, w) => self.crash_worker(w),
+            Ev::Start(w) if self.workers[w].status == Status::Offline => self.start_worker(w),
+            Ev::Bounce(w) if live(self, w) => {
+                self.count_event("rolling-restart");
+                self.shutdown_worker(w);
+                self.settle();
+                let back = self.lnow + self.rng.range(5_000, 40_000);
+                self.advance_to(back);
                 if self.workers[w].status == Status::Offline {
                     self.start_worker(w);
                 }
             }
-            Ev::Bounce(w) => {
-                if self.workers[w].status == Status::Live {
-                    self.count_event("rolling-restart");
-                    self.shutdown_worker(w);
-                    self.settle();
-                    let back = self.lnow + self.rng.range(5_000, 40_000);
-                    self.advance_to(back);
-                    if self.workers[w].status == Status::Offline {
-                        self.start_worker(w);
-                    }
-                }
-            }
-            Ev::SlowLeave(w) => {
-                if self.live().len() > 1 && self.workers[w].status == Status::Live {
-                    self.partition_worker(w);
-                }
-            }
-            Ev::PollTimeout(w) => {
-                if self.live().len() > 1 && self.workers[w].status == Status::Live {
-                    self.poll_timeout_leave(w);
-                }
-            }
+            Ev::SlowLeave(w) if !alone && live(self, w) => self.partition_worker(w),
+            Ev::PollTimeout(w) if !alone && live(self, w) => self.poll_timeout_leave(w),
             _ => {}
         }
     }
