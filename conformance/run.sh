@@ -9,6 +9,7 @@
 #   conformance/run.sh --jars /path/to/connect/libs --scenario clean
 #   conformance/run.sh --release 3.9.1 --scenario clean --layout strimzi
 #   conformance/run.sh --release 4.4.0 --scenario kill-worker --layout json
+#   conformance/run.sh --release 3.9.1 --scenario chaos --seed 7
 #   conformance/run.sh --all
 #   conformance/run.sh --list
 #
@@ -27,6 +28,7 @@ scenario=""
 workers=""
 jars=""
 layout=""
+seed=""
 all=""
 out_root="${CONFORMANCE_OUT:-$repo_dir/target/conformance}"
 
@@ -63,6 +65,7 @@ while [ $# -gt 0 ]; do
         --workers) workers="$2"; shift 2 ;;
         --jars) jars="$2"; shift 2 ;;
         --layout) layout="$2"; shift 2 ;;
+        --seed) seed="$2"; shift 2 ;;
         --out) out_root="$2"; shift 2 ;;
         --all) all=1; shift ;;
         --list) printf '%s\n' "${matrix[@]}"; exit 0 ;;
@@ -78,10 +81,13 @@ out_root="$(cd "$out_root" && pwd)"
 if [ -n "$all" ]; then
     start=$(date +%s)
     failed=0
-    local pair rel sc lay
+    local pair rel sc lay sd
     for pair in "${matrix[@]}"; do
-        IFS=: read -r rel sc lay <<< "$pair"
-        "$0" --release "$rel" --scenario "$sc" ${lay:+--layout "$lay"} --out "$out_root" || failed=$((failed + 1))
+        # release:scenario[:layout][:seed=N] (a third field seed=N is a seed)
+        IFS=: read -r rel sc lay sd <<< "$pair"
+        case "$lay" in seed=*) sd="$lay"; lay="" ;; esac
+        "$0" --release "$rel" --scenario "$sc" ${lay:+--layout "$lay"} ${sd:+--seed "${sd#seed=}"} --out "$out_root" \
+            || failed=$((failed + 1))
     done
     echo "conformance: ${#matrix[@]} runs, $failed failed, $(( $(date +%s) - start )) s"
     [ "$failed" = 0 ]
@@ -108,10 +114,13 @@ fi
 
 label="$release"
 [ -n "$jars" ] && label="custom-$release"
-run="$out_root/$label/$scenario${layout:+-$layout}"
+case "$seed" in ''|[0-9]*) ;; *) echo "conformance/run.sh: --seed must be a number" >&2; exit 2 ;; esac
+# a seeded scenario (chaos) is captured per seed: chaos-s7
+variant="$scenario${seed:+-s$seed}${layout:+-$layout}"
+run="$out_root/$label/$variant"
 rm -rf "$run"
 mkdir -p "$run/logs" "$run/stdout" "$run/ground-truth" "$run/config"
-tag="$(echo "$label-$scenario${layout:+-$layout}" | tr -c 'a-zA-Z0-9\n-' '-')"
+tag="$(echo "$label-$variant" | tr -c 'a-zA-Z0-9\n-' '-')"
 broker_port="${BROKER_PORT:-19092}"
 rest_base="${REST_PORT_BASE:-18083}"
 bootstrap="127.0.0.1:$broker_port"
@@ -291,7 +300,7 @@ rest() { # rest METHOD PATH [JSON]
 # snapshot: GET /connectors?expand=status&expand=info to status.jsonl.
 snapshot() {
     local body
-    body="$(curl -sf "$(worker_url "$(live_worker)")/connectors?expand=status&expand=info" 2>/dev/null)" || return 0
+    body="$(curl -sf -m 10 "$(worker_url "$(live_worker)")/connectors?expand=status&expand=info" 2>/dev/null)" || return 0
     echo "{\"t\":\"$(date -u +%FT%T.%3NZ)\",\"connectors\":$body}" >> "$run/ground-truth/status.jsonl"
 }
 snapshots_loop() { while sleep 2; do snapshot; done; }
@@ -485,8 +494,9 @@ cat > "$run/PROVENANCE" <<PROV
 release: $release
 scenario: $scenario
 ${layout:+layout: $layout
+}${seed:+seed: $seed
 }workers: $workers
-command: conformance/run.sh --release $release --scenario $scenario --workers $workers${layout:+ --layout $layout}${custom_jars:+ --jars <dir>}
+command: ${CHAOS_DURATION:+CHAOS_DURATION=$CHAOS_DURATION }conformance/run.sh --release $release --scenario $scenario --workers $workers${layout:+ --layout $layout}${seed:+ --seed $seed}${custom_jars:+ --jars <dir>}
 jars: $( [ "$label" = "$release" ] && echo "Maven Central (conformance/pom.xml), org.apache.kafka:connect-runtime:$release" || echo "a user's build: $(ls "$jars" | grep -c '\.jar$') jars, connect-runtime $release")
 broker: Kafka $broker_version, single-node KRaft, 127.0.0.1:$broker_port
 connectors: $( [ -n "$test_connectors" ] && echo "conformance/test-connector (BlockingSourceConnector, counting tasks) in place of FileStreamSource/Sink: no connect-file jar of this release" || echo "FileStreamSource/FileStreamSink of the release")
