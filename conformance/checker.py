@@ -196,13 +196,18 @@ def check_task(task, recs, gap_ms):
             "first_ms": rs[0]["at"], "last_ms": rs[-1]["at"], "first": iso(rs[0]["at"]), "last": iso(rs[-1]["at"]),
             "active": [{"start_ms": s, "end_ms": e} for s, e in segs[inst]],
         })
-    overlaps = []
+    overlaps, held = [], []
     for i, a in enumerate(instances):
         for b in instances[i + 1:]:
             if b["first_ms"] > a["last_ms"] or a["first_ms"] > b["last_ms"]:
                 continue
             ms, first, last = intersect(segs[a["instance"]], segs[b["instance"]])
             if ms <= 0:
+                # lifetimes that intersect without both producing at once:
+                # one instance silent (frozen, cut off) while the other ran
+                lo, hi = max(a["first_ms"], b["first_ms"]), min(a["last_ms"], b["last_ms"])
+                held.append({"task": task, "instances": [a["instance"], b["instance"]], "workers": [a["worker"], b["worker"]],
+                             "start_ms": lo, "end_ms": hi, "start": iso(lo), "end": iso(hi), "ms": hi - lo})
                 continue
             sa = {r["seq"] for r in by_inst[a["instance"]]}
             both = sum(1 for r in by_inst[b["instance"]] if r["seq"] in sa)
@@ -234,7 +239,7 @@ def check_task(task, recs, gap_ms):
                 sent_by[r["seq"]] = inst["instance"]
     return {
         "records": len(recs), "distinct_seq": len(sent), "first_ms": recs[0]["at"], "last_ms": recs[-1]["at"],
-        "instances": instances, "overlaps": overlaps, "gaps": gaps, "replays": replays,
+        "instances": instances, "overlaps": overlaps, "silent_overlaps": held, "gaps": gaps, "replays": replays,
     }
 
 
@@ -257,9 +262,8 @@ def worker_name(label):
     log's path in the capture: w2/connect.log, w2/connectDistributed.out)."""
     if not label:
         return None
-    first = re.split(r"[/\\]", label)[0]
-    m = re.fullmatch(r"w\d+", first)
-    return first if m else label
+    parts = [p for p in re.split(r"[/\\]", label) if re.fullmatch(r"w\d+", p)]
+    return parts[-1] if parts else label
 
 
 def line_ref(e):
@@ -312,10 +316,17 @@ def compare(tasks, clocks, audit, overlap_ms=OVERLAP_MS):
         entry = {"resource": z["resource"], "worker": f.get("worker"), "generation": f.get("generation"),
                  "trigger": line_ref(f.get("trigger") or {})}
         if z["task"] in tasks:
-            hit = [o for t in tasks.values() for o in t["overlaps"] if matches(z, o)]
-            entry["evidence"] = "records" if hit else "none"
-            entry["confirmed"] = bool(hit)
-            entry["overlaps"] = [{"instances": o["instances"], "start": o["start"], "ms": o["ms"]} for o in hit]
+            hit = [o for o in tasks[z["task"]]["overlaps"] if matches(z, o)]
+            silent = [o for o in tasks[z["task"]]["silent_overlaps"] if matches(z, o)]
+            if hit:
+                entry["evidence"] = "records"
+            elif silent:
+                entry["evidence"] = "records-silent"
+            else:
+                entry["evidence"] = "none"
+            entry["confirmed"] = bool(hit or silent)
+            entry["overlaps"] = [{"instances": o["instances"], "workers": o["workers"], "start": o["start"], "ms": o["ms"],
+                                  "silent": o in silent} for o in hit + silent]
             if not hit:
                 entry["lines"] = [line_ref(e) for e in f.get("evidence", [])]
         else:
@@ -335,6 +346,7 @@ def compare(tasks, clocks, audit, overlap_ms=OVERLAP_MS):
         "overlaps_total": len(sig),
         "findings_confirmed": sum(f["confirmed"] for f in out_findings),
         "findings_confirmed_by_records": sum(f["confirmed"] and f["evidence"] == "records" for f in out_findings),
+        "findings_confirmed_by_silent_overlap": sum(f["confirmed"] and f["evidence"] == "records-silent" for f in out_findings),
         "findings_confirmed_by_kafka_lines": sum(f["confirmed"] and f["evidence"] == "kafka-lines" for f in out_findings),
         "findings_total": len(out_findings),
         "error_findings": {k: sum(1 for f in findings if f.get("kind") == k and f.get("severity") == "error")
@@ -385,6 +397,7 @@ def verdict(doc):
     ok = c["overlaps_caught"] == c["overlaps_total"] and c["findings_confirmed"] == c["findings_total"]
     line += (f"; overlaps caught {c['overlaps_caught']}/{c['overlaps_total']}; zombie findings confirmed "
              f"{c['findings_confirmed']}/{c['findings_total']} (records {c['findings_confirmed_by_records']}, "
+             f"a silent instance's lifetime {c['findings_confirmed_by_silent_overlap']}, "
              f"Kafka's lines {c['findings_confirmed_by_kafka_lines']})")
     return line, ok
 

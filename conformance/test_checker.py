@@ -193,6 +193,7 @@ class Input(unittest.TestCase):
 
     def test_worker_names_from_labels(self):
         self.assertEqual(checker.worker_name("w12/connect.log"), "w12")
+        self.assertEqual(checker.worker_name("/tmp/run/logs/w3/connect.log.2026-12-01-10"), "w3")
         self.assertEqual(checker.worker_name("connect.log.gz@r391a-mm2"), "connect.log.gz@r391a-mm2")
 
 
