@@ -356,6 +356,20 @@ def compare(tasks, clocks, audit, overlap_ms=OVERLAP_MS):
 
 # ---------------------------------------------------------------- document
 
+def connectors(tasks):
+    """Per connector (a task's name less its last `-N`): its tasks, their
+    gaps and the gaps' total length (a task's downtime as its records show
+    it, the first record to the last)."""
+    out = {}
+    for name, t in tasks.items():
+        c = out.setdefault(name.rsplit("-", 1)[0], {"tasks": 0, "gaps": 0, "gap_ms": 0, "longest_gap_ms": 0})
+        c["tasks"] += 1
+        c["gaps"] += len(t["gaps"])
+        c["gap_ms"] += sum(g["ms"] for g in t["gaps"])
+        c["longest_gap_ms"] = max([c["longest_gap_ms"]] + [g["ms"] for g in t["gaps"]])
+    return dict(sorted(out.items()))
+
+
 def check(records_path, audit=None, audit_name=None, gap_ms=GAP_MS, overlap_ms=OVERLAP_MS):
     records, malformed = read_records(records_path) if records_path and os.path.exists(records_path) else ([], [])
     tasks, clocks = check_records(records, gap_ms)
@@ -377,6 +391,7 @@ def check(records_path, audit=None, audit_name=None, gap_ms=GAP_MS, overlap_ms=O
             "gaps": sum(len(t["gaps"]) for t in tasks.values()),
             "replayed_records": sum(r["records"] for t in tasks.values() for r in t["replays"]),
         },
+        "connectors": connectors(tasks),
         "audit": None,
         "comparison": None,
     }

@@ -143,6 +143,7 @@ class Gap(unittest.TestCase):
         self.assertEqual((gaps[0]["ms"], gaps[0]["before"]["seq"], gaps[0]["after"]["seq"]), (500, 18, 19))
         self.assertTrue(gaps[0]["same_instance"])
         self.assertEqual(doc["tasks"]["count-1"]["instances"][0]["seq_steps_not_one"], 0)
+        self.assertEqual(doc["connectors"]["count"], {"tasks": 1, "gaps": 1, "gap_ms": 500, "longest_gap_ms": 500})
 
 
 class Clocks(unittest.TestCase):
