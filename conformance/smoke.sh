@@ -7,7 +7,10 @@
 #               finding;
 #   kafka-8676  unnecessary-stops attributed to KAFKA-8676 and nothing else,
 #               among them the tasks of connector `b` (whose config did not
-#               change) stopped for the config update of connector `a`.
+#               change) stopped for the config update of connector `a`;
+# and on both, the checker (conformance/checker.py): the counting sources'
+# records were dumped and judged, every overlap caught and every zombie
+# finding confirmed (there are none on 2.3.0 here).
 # Needs java and mvn; builds the release binary if it is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,5 +56,28 @@ PY
 
 assert_audit "$out/$release/single" none || status=1
 assert_audit "$out/$release/kafka-8676" "unnecessary-stop task:b- KAFKA-8676" || status=1
+
+# assert_checker DIR: checker.json holds producer-named records of every
+# task the run's connectors had, and its comparison with the audit holds.
+assert_checker() {
+    python3 - "$1/checker.json" <<'PY'
+import json, sys
+path = sys.argv[1]
+try:
+    doc = json.load(open(path))
+except (OSError, ValueError) as e:
+    sys.exit(f"smoke: no checker result {path}: {e}")
+c = doc["comparison"] or {}
+if doc["records"] == 0 or not doc["tasks"]:
+    sys.exit(f"smoke: {path}: no producer-named records")
+if c.get("overlaps_caught") != c.get("overlaps_total") or c.get("findings_confirmed") != c.get("findings_total"):
+    sys.exit(f"smoke: {path}: overlaps caught {c.get('overlaps_caught')}/{c.get('overlaps_total')}, "
+             f"zombie findings confirmed {c.get('findings_confirmed')}/{c.get('findings_total')}")
+print(f"smoke: {path}: {doc['records']} records of {len(doc['tasks'])} tasks, {doc['totals']['gaps']} gaps; "
+      f"overlaps caught {c['overlaps_caught']}/{c['overlaps_total']}")
+PY
+}
+assert_checker "$out/$release/single" || status=1
+assert_checker "$out/$release/kafka-8676" || status=1
 echo "conformance/smoke.sh: $(( $(date +%s) - start )) s, $([ "$status" = 0 ] && echo passed || echo FAILED)"
 exit "$status"
