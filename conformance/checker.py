@@ -267,8 +267,11 @@ def worker_name(label):
 
 
 def line_ref(e):
+    """A line the audit cites, by place: no text (checker.json lies in the
+    capture's directory trace, whose every file the auditor reads: a log
+    line quoted here would be read as one)."""
     return {"source": e.get("source"), "line": e.get("line"), "timestamp": e.get("timestamp"),
-            "worker": e.get("worker"), "role": e.get("role"), "text": e.get("text")}
+            "worker": e.get("worker"), "role": e.get("role")}
 
 
 def compare(tasks, clocks, audit, overlap_ms=OVERLAP_MS):
