@@ -34,6 +34,8 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=../lib.sh
 source "$here/../lib.sh"
+# shellcheck source=../topics.sh
+source "$here/../topics.sh"
 
 release="" out="" restart=0 one_way=0 port_base=29092 run_seconds=45 prefix="" nodes=1 freeze=0
 while [ $# -gt 0 ]; do
@@ -82,6 +84,7 @@ trap cleanup EXIT INT TERM
 
 worker_libs="$(fetch_jars "$release" worker mirror)"
 broker_libs="$(fetch_jars "$broker_version" broker)"
+tool_libs="$(fetch_jars "$broker_version" tools)"
 
 # The release's own Connect logging config, as shipped in its config/ directory.
 mkdir -p "$work/config" "$work/logs"
@@ -267,6 +270,7 @@ offsets_a="$(offsets "127.0.0.1:$port_a")"
 offsets_b="$(offsets "127.0.0.1:$port_b")"
 
 mkdir -p "$out"
+<<<<<<< HEAD
 rm -rf "$out"/connect*.log* "$out"/n[0-9]*
 if [ "$nodes" -gt 1 ]; then
     for ((n = 1; n <= nodes; n++)); do mkdir -p "$out/n$n"; cp -p "$work"/logs/n$n/connect*.log* "$out/n$n/"; done
@@ -274,6 +278,14 @@ else
     cp -p "$work"/logs/connect*.log* "$out"/
 fi
 provenance() {
+=======
+rm -rf "$out"/connect*.log* "$out/topics"
+# each flow's internal topics live on its target cluster
+dump_internal_topics "127.0.0.1:$port_a" "$out/topics" "$tool_libs" "$work/A/log4j.properties" "mm2-"{configs,status,offsets}".$alias_b.internal"
+dump_internal_topics "127.0.0.1:$port_b" "$out/topics" "$tool_libs" "$work/A/log4j.properties" "mm2-"{configs,status,offsets}".$alias_a.internal"
+cp -p "$work"/logs/connect*.log* "$out"/
+{
+>>>>>>> main
     echo "release: $release (org.apache.kafka:connect-mirror, connect-runtime from the Maven repository)"
     echo "scenario: mm2-dedicated$([ "$one_way" = 1 ] && echo "-one-way (only $alias_a->$alias_b replicates; the $alias_b->$alias_a herder runs the heartbeats)")$([ "$restart" = 1 ] && echo ", one graceful JVM restart")$([ "$nodes" -gt 1 ] && echo ", $nodes nodes (internal REST, KIP-710)")$([ "$freeze" != 0 ] && echo ", node n$nodes frozen (SIGSTOP) for $freeze s")"
     echo "harness: conformance/mm2/run.sh --release $release$([ "$restart" = 1 ] && echo " --restart")$([ "$one_way" = 1 ] && echo " --one-way")$([ "$nodes" -gt 1 ] && echo " --nodes $nodes")$([ "$freeze" != 0 ] && echo " --freeze $freeze") --prefix $prefix"
