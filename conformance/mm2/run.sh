@@ -270,22 +270,16 @@ offsets_a="$(offsets "127.0.0.1:$port_a")"
 offsets_b="$(offsets "127.0.0.1:$port_b")"
 
 mkdir -p "$out"
-<<<<<<< HEAD
-rm -rf "$out"/connect*.log* "$out"/n[0-9]*
+rm -rf "$out"/connect*.log* "$out"/n[0-9]* "$out/topics"
+# each flow's internal topics live on its target cluster
+dump_internal_topics "127.0.0.1:$port_a" "$out/topics" "$tool_libs" "$work/A/log4j.properties" "mm2-"{configs,status,offsets}".$alias_b.internal"
+dump_internal_topics "127.0.0.1:$port_b" "$out/topics" "$tool_libs" "$work/A/log4j.properties" "mm2-"{configs,status,offsets}".$alias_a.internal"
 if [ "$nodes" -gt 1 ]; then
     for ((n = 1; n <= nodes; n++)); do mkdir -p "$out/n$n"; cp -p "$work"/logs/n$n/connect*.log* "$out/n$n/"; done
 else
     cp -p "$work"/logs/connect*.log* "$out"/
 fi
 provenance() {
-=======
-rm -rf "$out"/connect*.log* "$out/topics"
-# each flow's internal topics live on its target cluster
-dump_internal_topics "127.0.0.1:$port_a" "$out/topics" "$tool_libs" "$work/A/log4j.properties" "mm2-"{configs,status,offsets}".$alias_b.internal"
-dump_internal_topics "127.0.0.1:$port_b" "$out/topics" "$tool_libs" "$work/A/log4j.properties" "mm2-"{configs,status,offsets}".$alias_a.internal"
-cp -p "$work"/logs/connect*.log* "$out"/
-{
->>>>>>> main
     echo "release: $release (org.apache.kafka:connect-mirror, connect-runtime from the Maven repository)"
     echo "scenario: mm2-dedicated$([ "$one_way" = 1 ] && echo "-one-way (only $alias_a->$alias_b replicates; the $alias_b->$alias_a herder runs the heartbeats)")$([ "$restart" = 1 ] && echo ", one graceful JVM restart")$([ "$nodes" -gt 1 ] && echo ", $nodes nodes (internal REST, KIP-710)")$([ "$freeze" != 0 ] && echo ", node n$nodes frozen (SIGSTOP) for $freeze s")"
     echo "harness: conformance/mm2/run.sh --release $release$([ "$restart" = 1 ] && echo " --restart")$([ "$one_way" = 1 ] && echo " --one-way")$([ "$nodes" -gt 1 ] && echo " --nodes $nodes")$([ "$freeze" != 0 ] && echo " --freeze $freeze") --prefix $prefix"
