@@ -222,6 +222,13 @@ def check_task(task, recs, gap_ms):
             gaps.append({"start_ms": prev["at"], "end_ms": nxt["at"], "start": iso(prev["at"]), "end": iso(nxt["at"]),
                          "ms": nxt["at"] - prev["at"], "before": point(prev), "after": point(nxt),
                          "same_instance": prev["instance"] == nxt["instance"]})
+    # each instance's start after the one before it (by first record): the
+    # task's restarts, moves and replacements, however short the pause
+    handovers = []
+    for a, b in zip(instances, instances[1:]):
+        handovers.append({"from": a["instance"], "to": b["instance"], "workers": [a["worker"], b["worker"]],
+                          "last_ms": a["last_ms"], "first_ms": b["first_ms"], "at": iso(b["first_ms"]),
+                          "ms": b["first_ms"] - a["last_ms"]})
     replays = []
     sent = set()
     sent_by = {}
@@ -239,7 +246,8 @@ def check_task(task, recs, gap_ms):
                 sent_by[r["seq"]] = inst["instance"]
     return {
         "records": len(recs), "distinct_seq": len(sent), "first_ms": recs[0]["at"], "last_ms": recs[-1]["at"],
-        "instances": instances, "overlaps": overlaps, "silent_overlaps": held, "gaps": gaps, "replays": replays,
+        "instances": instances, "handovers": handovers, "overlaps": overlaps, "silent_overlaps": held, "gaps": gaps,
+        "replays": replays,
     }
 
 
@@ -361,12 +369,16 @@ def compare(tasks, clocks, audit, overlap_ms=OVERLAP_MS):
 
 def connectors(tasks):
     """Per connector (a task's name less its last `-N`): its tasks, their
+    instances and handovers (every new instance after the first), their
     gaps and the gaps' total length (a task's downtime as its records show
     it, the first record to the last)."""
     out = {}
     for name, t in tasks.items():
-        c = out.setdefault(name.rsplit("-", 1)[0], {"tasks": 0, "gaps": 0, "gap_ms": 0, "longest_gap_ms": 0})
+        c = out.setdefault(name.rsplit("-", 1)[0], {"tasks": 0, "instances": 0, "handovers": 0, "gaps": 0, "gap_ms": 0,
+                                                    "longest_gap_ms": 0})
         c["tasks"] += 1
+        c["instances"] += len(t["instances"])
+        c["handovers"] += len(t["handovers"])
         c["gaps"] += len(t["gaps"])
         c["gap_ms"] += sum(g["ms"] for g in t["gaps"])
         c["longest_gap_ms"] = max([c["longest_gap_ms"]] + [g["ms"] for g in t["gaps"]])

@@ -120,6 +120,8 @@ class Replay(unittest.TestCase):
         self.assertEqual(g["ms"], 15_000)
         self.assertFalse(g["same_instance"])
         self.assertEqual(t["distinct_seq"], 92)
+        h = t["handovers"]
+        self.assertEqual([(x["from"], x["to"], x["workers"], x["ms"]) for x in h], [("aaaaaaaa", "bbbbbbbb", ["w3", "w1"], 15_000)])
 
     def test_a_zombie_finding_on_a_task_whose_records_show_no_overlap_is_unconfirmed(self):
         a = stream("count-0", "w3", 33, "aaaaaaaa", 0, T0, T0 + 5_000)
@@ -143,7 +145,8 @@ class Gap(unittest.TestCase):
         self.assertEqual((gaps[0]["ms"], gaps[0]["before"]["seq"], gaps[0]["after"]["seq"]), (500, 18, 19))
         self.assertTrue(gaps[0]["same_instance"])
         self.assertEqual(doc["tasks"]["count-1"]["instances"][0]["seq_steps_not_one"], 0)
-        self.assertEqual(doc["connectors"]["count"], {"tasks": 1, "gaps": 1, "gap_ms": 500, "longest_gap_ms": 500})
+        self.assertEqual(doc["connectors"]["count"], {"tasks": 1, "instances": 1, "handovers": 0, "gaps": 1, "gap_ms": 500,
+                                                      "longest_gap_ms": 500})
 
 
 class Clocks(unittest.TestCase):
