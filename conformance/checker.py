@@ -457,23 +457,35 @@ def summary(roots):
         for d, _, files in os.walk(root):
             if "checker.json" in files:
                 with open(os.path.join(d, "checker.json")) as f:
-                    rows.append((os.path.relpath(d, root), json.load(f)))
+                    doc = json.load(f)
+                wall = "-"
+                if "PROVENANCE.txt" in files:
+                    with open(os.path.join(d, "PROVENANCE.txt"), errors="replace") as f:
+                        m = re.search(r"^captured wall: (\d+ s)$", f.read(), re.M)
+                    wall = m.group(1) if m else "-"
+                rows.append((os.path.relpath(d, root), doc, wall))
     rows.sort()
-    agg = {"captures": len(rows), "overlaps_caught": 0, "overlaps_total": 0, "findings_confirmed": 0,
-           "findings_total": 0, "by_records": 0, "by_lines": 0}
-    print("| capture | records | tasks | instances | overlaps caught | zombie findings confirmed (records / lines) | gaps | replayed |")
-    print("|---|---|---|---|---|---|---|---|")
-    for name, doc in rows:
+    agg = {"captures": len(rows), "with_records": 0, "overlaps_caught": 0, "overlaps_total": 0, "findings_confirmed": 0,
+           "findings_total": 0, "by_records": 0, "by_silent": 0, "by_lines": 0}
+    print("| capture | wall | records | tasks | instances | overlaps >= 200 ms caught | zombie findings confirmed "
+          "(records / silent / lines) | gaps | replayed |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name, doc, wall in rows:
         c, t = doc.get("comparison") or {}, doc["totals"]
+        agg["with_records"] += doc["records"] > 0
         for k, src in (("overlaps_caught", "overlaps_caught"), ("overlaps_total", "overlaps_total"),
                        ("findings_confirmed", "findings_confirmed"), ("findings_total", "findings_total"),
-                       ("by_records", "findings_confirmed_by_records"), ("by_lines", "findings_confirmed_by_kafka_lines")):
+                       ("by_records", "findings_confirmed_by_records"), ("by_silent", "findings_confirmed_by_silent_overlap"),
+                       ("by_lines", "findings_confirmed_by_kafka_lines")):
             agg[k] += c.get(src, 0)
-        print(f"| {name} | {doc['records']} | {t['tasks']} | {t['instances']} | {c.get('overlaps_caught', 0)}/{c.get('overlaps_total', 0)} "
-              f"| {c.get('findings_confirmed', 0)}/{c.get('findings_total', 0)} ({c.get('findings_confirmed_by_records', 0)} / "
+        print(f"| {name} | {wall} | {doc['records']} | {t['tasks']} | {t['instances']} | "
+              f"{c.get('overlaps_caught', 0)}/{c.get('overlaps_total', 0)} | {c.get('findings_confirmed', 0)}/{c.get('findings_total', 0)} "
+              f"({c.get('findings_confirmed_by_records', 0)} / {c.get('findings_confirmed_by_silent_overlap', 0)} / "
               f"{c.get('findings_confirmed_by_kafka_lines', 0)}) | {t['gaps']} | {t['replayed_records']} |")
-    print(f"\n{agg['captures']} captures: overlaps caught {agg['overlaps_caught']}/{agg['overlaps_total']}; zombie findings "
-          f"confirmed {agg['findings_confirmed']}/{agg['findings_total']} ({agg['by_records']} by records, {agg['by_lines']} by Kafka's lines)")
+    print(f"\n{agg['captures']} captures ({agg['with_records']} with producer-named records): overlaps caught "
+          f"{agg['overlaps_caught']}/{agg['overlaps_total']}; zombie findings confirmed {agg['findings_confirmed']}/"
+          f"{agg['findings_total']} ({agg['by_records']} by overlapping records, {agg['by_silent']} by a silent instance's "
+          f"lifetime, {agg['by_lines']} by Kafka's lines)")
     return agg
 
 
