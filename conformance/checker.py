@@ -282,6 +282,51 @@ def line_ref(e):
             "worker": e.get("worker"), "role": e.get("role")}
 
 
+STAMP = re.compile(r"(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)[,.](\d{3})")
+
+
+def stop_after(finding, at_ms, offset_of):
+    """Kafka's own word that the other worker still ran the resource after
+    the finding's start: the first `Stopping task X` / `Stopping connector X`
+    line in the other worker's log (the evidence's other source, and the
+    files beside it: rotated segments) later than at_ms, each log's time put
+    on the broker's clock by its worker's offset. None when there is none
+    (a worker SIGKILLed never logs its stop)."""
+    res = finding.get("resource") or {}
+    kind = {"task": "task", "connector": "connector"}.get(res.get("type"))
+    if kind is None or at_ms is None:
+        return None
+    needle = re.compile(r"\bStopping " + kind + " " + re.escape(res.get("id", "")) + r"(?![\w-])")
+    trigger = (finding.get("trigger") or {}).get("source")
+    others = {e.get("source") for e in finding.get("evidence", []) if e.get("source") and e.get("source") != trigger}
+    best = None
+    for src in sorted(others):
+        d = os.path.dirname(src) or "."
+        base = os.path.basename(src).split(".")[0]
+        try:
+            files = sorted(os.path.join(d, f) for f in os.listdir(d) if f.startswith(base))
+        except OSError:
+            continue
+        off = offset_of.get(worker_name(src), 0)
+        for path in files:
+            try:
+                with open_text(path) as f:
+                    for n, line in enumerate(f, 1):
+                        if "Stopping" not in line or not needle.search(line):
+                            continue
+                        m = STAMP.search(line)
+                        if not m:
+                            continue
+                        t = parse_log_time(f"{m.group(1)}T{m.group(2)}.{m.group(3)}")
+                        if t is not None and t + off > at_ms and (best is None or t + off < best[0]):
+                            best = (t + off, path, n, f"{m.group(1)}T{m.group(2)}.{m.group(3)}")
+            except OSError:
+                continue
+    if best is None:
+        return None
+    return {"source": best[1], "line": best[2], "timestamp": best[3], "after_ms": best[0] - at_ms}
+
+
 def compare(tasks, clocks, audit, overlap_ms=OVERLAP_MS):
     """Overlaps against zombie findings and back."""
     offsets = {}
@@ -329,25 +374,33 @@ def compare(tasks, clocks, audit, overlap_ms=OVERLAP_MS):
         if z["task"] in tasks:
             hit = [o for o in tasks[z["task"]]["overlaps"] if matches(z, o)]
             silent = [o for o in tasks[z["task"]]["silent_overlaps"] if matches(z, o)]
+            stop = None if hit or silent else stop_after(f, z["at_ms"], offset_of)
             if hit:
                 entry["evidence"] = "records"
             elif silent:
                 entry["evidence"] = "records-silent"
+            elif stop:
+                # the other instance's records never reached the topic (a
+                # worker cut off: its buffered records are dropped), but
+                # Kafka logged its stop after this start
+                entry["evidence"] = "kafka-lines"
+                entry["stopped_there"] = stop
             else:
                 entry["evidence"] = "none"
-            entry["confirmed"] = bool(hit or silent)
+            entry["confirmed"] = bool(hit or silent or stop)
             entry["overlaps"] = [{"instances": o["instances"], "workers": o["workers"], "start": o["start"], "ms": o["ms"],
                                   "silent": o in silent} for o in hit + silent]
             if not hit:
                 entry["lines"] = [line_ref(e) for e in f.get("evidence", [])]
         else:
-            # no records of its own: Kafka's lines are the evidence (two
-            # workers' lines naming the resource)
-            ev = f.get("evidence", [])
-            workers = {e.get("worker") or f.get("worker") for e in ev}
-            entry["evidence"] = "kafka-lines"
-            entry["confirmed"] = len(workers) >= 2 or len(ev) >= 2
-            entry["lines"] = [line_ref(e) for e in ev]
+            # no records of its own (a connector, a sink or FileStream task):
+            # Kafka's lines are the evidence: the other worker's own
+            # `Stopping …` of it, logged after this start
+            stop = stop_after(f, z["at_ms"], offset_of)
+            entry["evidence"] = "kafka-lines" if stop else "none"
+            entry["confirmed"] = stop is not None
+            entry["stopped_there"] = stop
+            entry["lines"] = [line_ref(e) for e in f.get("evidence", [])]
         out_findings.append(entry)
     sig = [o for o in overlaps if o["significant"]]
     return {

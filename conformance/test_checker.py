@@ -176,13 +176,56 @@ class Input(unittest.TestCase):
         self.assertEqual(doc["records"], 1)
         self.assertEqual(doc["malformed_lines"], {"count": 4, "first": [1, 2, 3, 6]})
 
-    def test_a_connector_finding_rests_on_kafka_lines(self):
-        ev = [{"role": "running here", "worker": "w1/connect.log", "source": "w1/connect.log", "line": 3, "timestamp": "t", "text": "a"},
-              {"role": "started here", "worker": "w2/connect.log", "source": "w2/connect.log", "line": 9, "timestamp": "t", "text": "b"}]
-        doc = run([rec("s-0", "w1", 1, "a", 0, T0)], [finding("zombie", "w2", "count", T0, evidence=ev)])
+    def write_log(self, d, worker, lines):
+        os.makedirs(os.path.join(d, worker), exist_ok=True)
+        path = os.path.join(d, worker, "connect.log")
+        with open(path, "w") as f:
+            for ms, text in lines:
+                f.write(f"[{checker.iso(ms)[:-1].replace('T', ' ').replace('.', ',')}] INFO {text} (org.apache.kafka.connect.runtime.Worker:1)\n")
+        return path
+
+    def zombie_with_logs(self, d, resource, stop_at):
+        """w2 starts `resource` at T0 while w1 ran it since T0-10 s; w1 logs its
+        stop at stop_at (None: never)."""
+        kind, name = ("task", resource) if "-" in resource else ("connector", resource)
+        w1 = [(T0 - 10_000, f"Starting {kind} {name}")] + ([(stop_at, f"Stopping {kind} {name}")] if stop_at else [])
+        w1_path = self.write_log(d, "w1", w1)
+        w2_path = self.write_log(d, "w2", [(T0, f"Starting {kind} {name}")])
+        f = finding("zombie", "w2", resource, T0)
+        f["trigger"]["source"] = w2_path
+        f["evidence"] = [{"role": "the instance it kept was started here", "worker": "w1/connect.log", "source": w1_path,
+                          "line": 1, "timestamp": "t"},
+                         {"role": "starts it", "worker": "w2/connect.log", "source": w2_path, "line": 1, "timestamp": "t"}]
+        return f
+
+    def test_a_connector_finding_rests_on_the_other_workers_stop_line(self):
+        with tempfile.TemporaryDirectory() as d:
+            f = self.zombie_with_logs(d, "count", T0 + 5_000)
+            doc = run([rec("s-0", "w1", 1, "a", 0, T0)], [f])
         z = doc["comparison"]["zombie_findings"][0]
         self.assertEqual((z["resource"], z["evidence"], z["confirmed"]), ("connector:count", "kafka-lines", True))
+        self.assertEqual((z["stopped_there"]["line"], z["stopped_there"]["after_ms"]), (2, 5_000))
         self.assertEqual(doc["comparison"]["findings_confirmed_by_kafka_lines"], 1)
+
+    def test_a_finding_whose_other_worker_stopped_first_or_never_is_unconfirmed(self):
+        for stop in (T0 - 1_000, None):
+            with tempfile.TemporaryDirectory() as d:
+                f = self.zombie_with_logs(d, "count", stop)
+                doc = run([rec("s-0", "w1", 1, "a", 0, T0)], [f])
+            z = doc["comparison"]["zombie_findings"][0]
+            self.assertEqual((z["evidence"], z["confirmed"]), ("none", False), stop)
+
+    def test_a_cut_off_instance_whose_records_were_lost_rests_on_its_stop_line(self):
+        # w1's records end at the cut (T0-6 s); w2 starts the task at T0 and
+        # produces; w1 logs its stop 3 s later (its records never arrived)
+        a = stream("count-0", "w1", 11, "aaaaaaaa", 0, T0 - 20_000, T0 - 6_000)
+        b = stream("count-0", "w2", 22, "bbbbbbbb", 120, T0 + 200, T0 + 10_000)
+        with tempfile.TemporaryDirectory() as d:
+            f = self.zombie_with_logs(d, "count-0", T0 + 3_000)
+            doc = run(a + b, [f])
+        z = doc["comparison"]["zombie_findings"][0]
+        self.assertEqual((z["evidence"], z["confirmed"]), ("kafka-lines", True))
+        self.assertEqual(doc["comparison"]["findings_confirmed_by_records"], 0)
 
     def test_missing_records_file_is_an_empty_history(self):
         doc = checker.check("/nonexistent/records.txt", {"findings": []}, "audit.json")
