@@ -139,13 +139,15 @@ produce() { # BOOTSTRAP N
 produce "127.0.0.1:$port_a" 50
 produce "127.0.0.1:$port_b" 50
 
-start_mm2() {
-    java -cp "$worker_libs/*" -Xms256m -Xmx768m -XX:+UseSerialGC -Djava.net.preferIPv4Stack=true \
-        "-Dkafka.logs.dir=$work/logs" "${log_opts[@]}" \
-        org.apache.kafka.connect.mirror.MirrorMaker "$work/config/mm2.properties" \
-        >> "$work/mm2.stdout" 2>&1 &
-    echo $! > "$mm_pid_file"
+# mirror_maker LOG_DIR PROPERTIES OUT PID_FILE HEAP: one MirrorMaker JVM.
+mirror_maker() {
+    java -cp "$worker_libs/*" -Xms256m "-Xmx$5" -XX:+UseSerialGC -Djava.net.preferIPv4Stack=true \
+        "-Dkafka.logs.dir=$1" "${log_opts[@]}" \
+        org.apache.kafka.connect.mirror.MirrorMaker "$2" >> "$3" 2>&1 &
+    echo $! > "$4"
 }
+
+start_mm2() { mirror_maker "$work/logs" "$work/config/mm2.properties" "$work/mm2.stdout" "$mm_pid_file" 768m; }
 
 # start_node I: node I of a multi-node dedicated cluster: the same flows,
 # its own internal REST listener and log directory.
@@ -156,11 +158,7 @@ start_node() {
       echo "dedicated.mode.enable.internal.rest = true"
       echo "listeners = http://127.0.0.1:$((port_base + 100 + i))"
     } > "$work/config/mm2-n$i.properties"
-    java -cp "$worker_libs/*" -Xms256m -Xmx512m -XX:+UseSerialGC -Djava.net.preferIPv4Stack=true \
-        "-Dkafka.logs.dir=$work/logs/n$i" "${log_opts[@]}" \
-        org.apache.kafka.connect.mirror.MirrorMaker "$work/config/mm2-n$i.properties" \
-        >> "$work/mm2-n$i.stdout" 2>&1 &
-    echo $! > "$work/mm2-n$i.pid"
+    mirror_maker "$work/logs/n$i" "$work/config/mm2-n$i.properties" "$work/mm2-n$i.stdout" "$work/mm2-n$i.pid" 512m
 }
 
 # since DIR T OUT: each log file of DIR from its first record at or after
