@@ -89,6 +89,7 @@ pub(in crate::sim) enum Ln {
     CompletedPlan,
     TaskRestartOk,
     ConnectorRestartOk,
+    ConnectorRestartOkNotStarted,
     TaskRestartFailed,
     ConnectorRestartFailed,
     // starts and stops
@@ -360,7 +361,8 @@ pub(super) const ROWS: &[Row] = &[
     row(Ln::ResetOnPollTimeout, (V::V3_0, V::V3_0), Info, C::None, Lg::CoordHeartbeat, Site::ResettingGeneration, Fact, "Resetting generation due to: consumer pro-actively leaving the group"),
     row(Ln::ResetOnPollTimeout, since(V::V3_6), Info, C::None, Lg::CoordHeartbeat, Site::ResettingGeneration, Fact, "Resetting generation and member id due to: consumer pro-actively leaving the group"),
     row(Ln::RequestJoinOnPollTimeout, (V::V3_0, V::V3_6), Info, C::None, Lg::CoordHeartbeat, Site::RequestJoin, Plain, "Request joining group due to: consumer pro-actively leaving the group"),
-    row(Ln::Unreachable, since(V::V2_4), Info, C::None, Lg::Coord, Site::Unreachable, Fact, "Broker coordinator was unreachable for 3000ms. Revoking previous assignment <assignment> to avoid running tasks while not being a member the group"),
+    // WorkerCoordinator's own logger in every release (2.4.1 to 3.9.0 source; real 2.8.2 `chaos-s*`).
+    row(Ln::Unreachable, since(V::V2_4), Info, C::None, Lg::WCoord, Site::Unreachable, Fact, "Broker coordinator was unreachable for 3000ms. Revoking previous assignment <assignment> to avoid running tasks while not being a member the group"),
     // `Rebalance started`: the herder's onRevoked up to 2.2.2 (only with a
     // previous assignment), WorkerCoordinator's from 2.3.0.
     row(Ln::RebalanceStartedHerder, until(V::V2_2), Info, C::None, Lg::Herder, Site::HerderRebalanceStarted, Fact, "Rebalance started"),
@@ -405,11 +407,16 @@ pub(super) const ROWS: &[Row] = &[
     row(Ln::ExecutingPlan, all(), Info, C::None, Lg::Herder, Site::RestartPlan, Fact, "Executing plan to restart connector and <tasks-restarted> of <tasks-restarted> tasks for restart request for {connectorName='<conn>', onlyFailed=false, includeTasks=true}"),
     row(Ln::CompletedPlan, all(), Info, C::None, Lg::Herder, Site::RestartPlan, Fact, "Completed plan to restart connector and <tasks-restarted> of <tasks-restarted> tasks for restart request for {connectorName='<conn>', onlyFailed=false, includeTasks=true}"),
     row(Ln::TaskRestartOk, all(), Info, C::None, Lg::Herder, Site::RestartPlan, Fact, "Task '<task>' restart successful"),
-    row(Ln::ConnectorRestartOk, until(V::V3_6), Info, C::Conn, Lg::Herder, Site::RestartPlan, Fact, "Connector '<conn>' restart successful"),
-    row(Ln::ConnectorRestartOk, since(V::V3_9), Info, C::None, Lg::Herder, Site::RestartPlan, Fact, "Connector '<conn>' restart successful"),
+    // The connector's start callback: for a connector whose target state is
+    // STARTED the herder thread logs it once its task configs are requested
+    // (no MDC: real 3.6.2, 3.9.1, 4.4.0); for a PAUSED or STOPPED one the
+    // connector's thread logs it as it takes that state, in its LoggingContext.
+    row(Ln::ConnectorRestartOk, all(), Info, C::None, Lg::Herder, Site::RestartPlan, Fact, "Connector '<conn>' restart successful"),
+    row(Ln::ConnectorRestartOkNotStarted, all(), Info, C::Conn, Lg::Herder, Site::RestartPlan, Fact, "Connector '<conn>' restart successful"),
     row(Ln::TaskRestartFailed, all(), Error, C::None, Lg::Herder, Site::RestartPlan, Fact, "Task '<task>' restart failed"),
-    row(Ln::ConnectorRestartFailed, until(V::V3_6), Error, C::Conn, Lg::Herder, Site::RestartPlan, Fact, "Connector '<conn>' restart failed"),
-    row(Ln::ConnectorRestartFailed, since(V::V3_9), Error, C::None, Lg::Herder, Site::RestartPlan, Fact, "Connector '<conn>' restart failed"),
+    // The same callback, called by Worker.startConnector's catch inside the
+    // connector's LoggingContext (3.0.2 to 3.9.0 source, 4.4.0 bytecode).
+    row(Ln::ConnectorRestartFailed, all(), Error, C::Conn, Lg::Herder, Site::RestartPlan, Fact, "Connector '<conn>' restart failed"),
 
     // ---------------------------------------------------------------- starts and stops
     row(Ln::StartingConnector, all(), Info, C::None, Lg::Herder, Site::StartingConnector, Fact, "Starting connector <conn>"),
