@@ -341,9 +341,12 @@ pub(super) const ROWS: &[Row] = &[
     // 4.4.0 prints the coordinator node as `(id: +1 rack: null isFenced: false)`.
     row(Ln::Discovered, until(V::V3_9), Info, C::None, Lg::Coord, Site::Discovered, Plain, "Discovered group coordinator broker-1:9092 (id: 2147483646 rack: null)"),
     row(Ln::Discovered, since(V::V4_4), Info, C::None, Lg::Coord, Site::Discovered, Plain, "Discovered group coordinator broker-1:9092 (id: +1 rack: null isFenced: false)"),
-    row(Ln::CoordinatorDead, until(V::V3_6), Info, C::None, Lg::Coord, Site::CoordinatorDead, Plain, "Group coordinator broker-1:9092 (id: 2147483646 rack: null) is unavailable or invalid, will attempt rediscovery"),
-    // A worker cut off from the brokers (3.9.1, 4.4.0 `partition`): the auditor reads it as a departure.
-    row(Ln::CoordinatorDead, (V::V3_9, V::V3_9), Info, C::None, Lg::Coord, Site::CoordinatorDead, Fact, "Group coordinator broker-1:9092 (id: 2147483646 rack: null) is unavailable or invalid due to cause: session timed out without receiving a heartbeat response. isDisconnected: false. Rediscovery will be attempted."),
+    row(Ln::CoordinatorDead, until(V::V2_4), Info, C::None, Lg::Coord, Site::CoordinatorDead, Plain, "Group coordinator broker-1:9092 (id: 2147483646 rack: null) is unavailable or invalid, will attempt rediscovery"),
+    // A worker cut off from the brokers (2.7.0+ source; real 2.8.2 and 3.6.2
+    // `chaos-s*`, 3.9.1 and 4.4.0 `partition`): the auditor reads it as a
+    // departure. Up to 3.2.x no space before `isDisconnected`.
+    row(Ln::CoordinatorDead, (V::V2_8, V::V3_0), Info, C::None, Lg::Coord, Site::CoordinatorDead, Fact, "Group coordinator broker-1:9092 (id: 2147483646 rack: null) is unavailable or invalid due to cause: session timed out without receiving a heartbeat response.isDisconnected: false. Rediscovery will be attempted."),
+    row(Ln::CoordinatorDead, (V::V3_6, V::V3_9), Info, C::None, Lg::Coord, Site::CoordinatorDead, Fact, "Group coordinator broker-1:9092 (id: 2147483646 rack: null) is unavailable or invalid due to cause: session timed out without receiving a heartbeat response. isDisconnected: false. Rediscovery will be attempted."),
     row(Ln::CoordinatorDead, since(V::V4_4), Info, C::None, Lg::Coord, Site::CoordinatorDead, Fact, "Group coordinator broker-1:9092 (id: +1 rack: null isFenced: false) is unavailable or invalid due to cause: session timed out without receiving a heartbeat response. isDisconnected: false. Rediscovery will be attempted."),
     row(Ln::HeartbeatRebalancing, until(V::V2_8), Info, C::None, Lg::Coord, Site::Heartbeat, Fact, "Attempt to heartbeat failed since group is rebalancing"),
     row(Ln::LeaveGroupOnClose, (V::V2_2, V::V2_3), Info, C::None, Lg::Coord, Site::LeaveGroup, Fact, "Member <member> sending LeaveGroup request to coordinator broker-1:9092 (id: 2147483646 rack: null)"),
