@@ -140,7 +140,6 @@ pub enum Site {
     UnknownConnectorType,
     PollTimeout,
     ResettingGeneration,
-    RequestJoin,
 }
 
 impl Version {
@@ -427,7 +426,6 @@ fn site_base(site: Site) -> (u32, bool) {
         UnknownConnectorType => (722, false),
         PollTimeout => (1481, false),
         ResettingGeneration => (1025, false),
-        RequestJoin => (1071, false),
     }
 }
 

@@ -46,7 +46,6 @@ impl Say<'_> {
         self.line(Ln::PollTimeout, &[]);
         let line = self.line(Ln::LeaveGroupOnPollTimeout, &[Arg::Str("member", member)]);
         self.line(Ln::ResetOnPollTimeout, &[]);
-        self.line(Ln::RequestJoinOnPollTimeout, &[]);
         line
     }
 

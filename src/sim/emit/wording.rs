@@ -55,7 +55,6 @@ pub(in crate::sim) enum Ln {
     PollTimeout,
     LeaveGroupOnPollTimeout,
     ResetOnPollTimeout,
-    RequestJoinOnPollTimeout,
     Unreachable,
     RebalanceStartedHerder,
     RebalanceStarted,
@@ -363,7 +362,9 @@ pub(super) const ROWS: &[Row] = &[
     row(Ln::LeaveGroupOnPollTimeout, since(V::V4_4), Info, C::None, Lg::CoordHeartbeat, Site::LeaveGroup, Fact, "Member <member> sending LeaveGroup request to coordinator broker-1:9092 (id: +1 rack: null isFenced: false) due to worker poll timeout has expired."),
     row(Ln::ResetOnPollTimeout, (V::V3_0, V::V3_0), Info, C::None, Lg::CoordHeartbeat, Site::ResettingGeneration, Fact, "Resetting generation due to: consumer pro-actively leaving the group"),
     row(Ln::ResetOnPollTimeout, since(V::V3_6), Info, C::None, Lg::CoordHeartbeat, Site::ResettingGeneration, Fact, "Resetting generation and member id due to: consumer pro-actively leaving the group"),
-    row(Ln::RequestJoinOnPollTimeout, (V::V3_0, V::V3_6), Info, C::None, Lg::CoordHeartbeat, Site::RequestJoin, Plain, "Request joining group due to: consumer pro-actively leaving the group"),
+    // No `Request joining group due to: consumer pro-actively leaving the
+    // group` after it: WorkerCoordinator's requestRejoin(String) override
+    // logs it at DEBUG (3.0.2 to 3.9.0 source; real 3.6.2 `chaos-s0`, `-s2`).
     // WorkerCoordinator's own logger in every release (2.4.1 to 3.9.0 source; real 2.8.2 `chaos-s*`).
     row(Ln::Unreachable, since(V::V2_4), Info, C::None, Lg::WCoord, Site::Unreachable, Fact, "Broker coordinator was unreachable for 3000ms. Revoking previous assignment <assignment> to avoid running tasks while not being a member the group"),
     // `Rebalance started`: the herder's onRevoked up to 2.2.2 (only with a
