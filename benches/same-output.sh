@@ -44,10 +44,10 @@ mkdir -p "$dir/out/ref" "$dir/out/new"
 sim() {
   local name="$1"
   shift
-  if [ ! -f "$dir/sim/$name/done" ]; then
+  if [ ! -f "$dir/sim/$name.done" ]; then
     rm -rf "${dir:?}/sim/$name"
     "$dir/bin/ref/herder-audit" simulate "$@" --out "$dir/sim/$name" > /dev/null
-    touch "$dir/sim/$name/done"
+    touch "$dir/sim/$name.done"
   fi
 }
 sim v362 --workers 4 --connectors 6 --events 60 --seed 1

@@ -21,3 +21,4 @@ pub mod report;
 pub mod rules;
 pub mod sim;
 pub mod state;
+pub mod stream;

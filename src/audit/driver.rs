@@ -7,17 +7,17 @@
 //! (stdin, `--follow`) is read as it comes: a stream with nothing more for
 //! now is idle; it holds the watermark back for at most the idle timeout.
 
-use super::merge::{Item, Merger, Reducer};
+use super::merge::{Merger, Reducer};
 use super::plan;
-use super::processor::{Advance, StreamEnd, StreamProcessor};
 use super::sink::{Collect, Sink, SourceTable};
-use super::stream::Until;
 use super::{InputReport, Options, Report};
 use crate::input::Input;
 use crate::input::live::{LiveOpen, Notify};
 use crate::model::Key;
 use crate::model::{SourceId, Timestamp};
 use crate::replay::Note;
+use crate::stream::Item;
+use crate::stream::{Advance, StreamEnd, StreamProcessor, Until};
 use rayon::prelude::*;
 use std::io;
 use std::sync::Arc;
@@ -273,7 +273,7 @@ impl<'a> Run<'a> {
                 self.slots
                     .iter()
                     .any(|s| s.proc.head_pending())
-                    .then_some(super::processor::LIVE_HEAD_QUIET),
+                    .then_some(crate::stream::LIVE_HEAD_QUIET),
             )
             .fold(poll, Duration::min)
     }

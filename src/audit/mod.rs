@@ -7,7 +7,7 @@
 //! 1. per stream (a file with its rotated segments, or stdin): lines →
 //!    events → the replay of each worker in it, which hands on [`Item`]s:
 //!    its facts for the cross-worker checks and its findings once final,
-//!    each keyed by log time ([`Key`]);
+//!    each keyed by log time ([`Key`]); this stage is [`crate::stream`]'s;
 //! 2. per group: the items of all streams merged in key order, up to a
 //!    watermark no stream can still go below ([`merge`]), feed the
 //!    cross-worker checker, whose output is the run's findings in the
@@ -22,22 +22,17 @@
 //! generations every worker has left behind.
 
 mod driver;
-mod herders;
 pub mod mapred;
 pub mod merge;
 pub mod plan;
-pub mod processor;
-mod repeats;
 pub mod sink;
-pub mod stream;
 
 pub use crate::model::Key;
+pub use crate::stream::{InputError, InputReport, Item};
 pub use driver::{Live, audit, audit_to, map_to};
-pub use merge::Item;
 pub use sink::{Collect, Names, Sink};
 
 use crate::finding::{Finding, Kind, Severity};
-use crate::input;
 use crate::model::SourceId;
 use crate::replay::WorkerReport;
 use std::collections::BTreeMap;
@@ -71,44 +66,6 @@ impl Default for Options {
             timeline: false,
         }
     }
-}
-
-/// What was read from one input.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct InputReport {
-    pub id: SourceId,
-    pub name: String,
-    pub gzip: bool,
-    pub bytes: u64,
-    pub lines: u64,
-    /// Lines holding one of the prefilter literals.
-    pub candidates: u64,
-    /// Lifecycle events read (per stream: on its first segment).
-    pub events: u64,
-    /// Lines skipped for their length: (line number, length in bytes).
-    pub too_long: Vec<(u64, u64)>,
-}
-
-impl InputReport {
-    pub fn empty(id: SourceId, name: String) -> InputReport {
-        InputReport {
-            id,
-            name,
-            gzip: false,
-            bytes: 0,
-            lines: 0,
-            candidates: 0,
-            events: 0,
-            too_long: Vec::new(),
-        }
-    }
-}
-
-/// An input that could not be (fully) read.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct InputError {
-    pub input: String,
-    pub message: String,
 }
 
 /// Everything a run produced.
@@ -157,19 +114,5 @@ impl Report {
 impl Names for Report {
     fn source_name(&self, id: SourceId) -> &str {
         Report::source_name(self, id)
-    }
-}
-
-pub(crate) fn read_error(e: &std::io::Error, gzip: bool) -> String {
-    if gzip {
-        match e.kind() {
-            std::io::ErrorKind::UnexpectedEof => "gzip stream is truncated".to_string(),
-            std::io::ErrorKind::InvalidInput | std::io::ErrorKind::InvalidData => {
-                format!("gzip stream is corrupt ({})", input::describe(e))
-            }
-            _ => format!("read failed: {}", input::describe(e)),
-        }
-    } else {
-        format!("read failed: {}", input::describe(e))
     }
 }

@@ -99,9 +99,9 @@ pub fn sources(data: &[u8]) -> Vec<String> {
 /// The numbers of the lines of `data` that produced a lifecycle event (the
 /// tests check that every lifecycle line of real and simulated logs does).
 pub fn event_lines(data: &[u8]) -> std::collections::BTreeSet<u64> {
-    use crate::audit::stream::StreamSink;
     use crate::input::scan::{self, Delivery, LineSink, Step};
     use crate::model::SourceId;
+    use crate::stream::StreamSink;
 
     struct Recorder {
         inner: StreamSink,

@@ -22,11 +22,11 @@ mod reduce;
 
 pub use reduce::{reduce_partial, reduce_to};
 
-use super::processor::{StreamEnd, StreamProcessor};
 use super::{InputError, InputReport, Item};
 use crate::finding::Finding;
 use crate::model::{Key, SourceId, SourceLine};
 use crate::replay::{Fact, FactKind, WorkerReport};
+use crate::stream::{StreamEnd, StreamProcessor};
 use serde::{Deserialize, Serialize};
 use std::io::{self, Write};
 

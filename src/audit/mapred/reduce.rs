@@ -12,12 +12,13 @@ use super::{
     MAP_SCHEMA_VERSION, Record, StreamRecord, Tool, remap_fact, remap_finding, remap_worker,
     write_record,
 };
-use crate::audit::merge::{Item, Reducer};
+use crate::audit::merge::Reducer;
 use crate::audit::sink::{Names, Sink, SourceTable};
 use crate::audit::{InputError, InputReport, Report};
 use crate::finding::Finding;
 use crate::input::Input;
 use crate::model::{Key, SourceId};
+use crate::stream::Item;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::{self, BufRead, Write};
 use std::path::PathBuf;

@@ -9,7 +9,7 @@
 //! stopped. So any number of streams is read within the open-file limit,
 //! in memory of the order of threads × buffer + streams × replay state.
 
-use super::stream::{StreamSink, Until};
+use super::decoder::{StreamSink, Until};
 use super::{InputError, InputReport, Item};
 use crate::input::scan::{Outcome, Scanner};
 use crate::input::source::{FdPermit, MemPermit};

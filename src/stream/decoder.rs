@@ -1,8 +1,9 @@
-//! From selected lines to worker replays: envelope (classic or JSON),
-//! logger, message parser, then the replay of the worker the line belongs to
-//! (one per stream label in multiplexed files). A [`StreamProcessor`] reads
-//! one stream (a file, its rotated segments in time order, or stdin) in
-//! steps, pausing at a given log time so many streams can advance together.
+//! The lines of one stream, as the scan delivers them, to the replays of
+//! the workers in it: the logger read first (lines of loggers the auditor
+//! does not read are dropped), the envelope (classic or JSON), the message
+//! parsed into an event, then the replay of the worker the line belongs to
+//! (one per stream label of a multiplexed file, one per herder of a
+//! MirrorMaker JVM), whose facts are handed on as keyed items.
 
 use crate::event::{Continuation, Event, LoggerKind, attribute, parse_message};
 use crate::input;
@@ -15,23 +16,19 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::Item;
-use super::herders::{self, Herders, Route};
+use super::continuation::{DUMP_LINES, Follow, TRACE_LINES, follow_stream};
 use super::repeats::Dedupe;
+use super::route::{self as herders, Herders, Route};
+use super::select::{json_message_range, keyword_finders, unprefixed_coordinator_line_is_workers};
 use crate::model::Key;
 
 /// A replay's place: the stream label of a multiplexed file, and the
 /// herder's index among the stream's herders (MirrorMaker 2 runs several
-/// in one JVM; see [`herders`]).
-type SlotKey = (Option<String>, u32);
-
-mod continuation;
-mod select;
-
-use continuation::{DUMP_LINES, Follow, TRACE_LINES, follow_stream};
-use select::{json_message_range, keyword_finders, unprefixed_coordinator_line_is_workers};
+/// in one JVM; see [`super::route`]).
+pub(super) type SlotKey = (Option<String>, u32);
 
 /// Where an event's line is.
-struct Raw<'a> {
+pub(super) struct Raw<'a> {
     number: u64,
     text: &'a str,
     ts: Option<Timestamp>,
@@ -41,7 +38,7 @@ struct Raw<'a> {
 }
 
 impl<'a> Raw<'a> {
-    fn continuation(number: u64, text: &'a str) -> Raw<'a> {
+    pub(super) fn continuation(number: u64, text: &'a str) -> Raw<'a> {
         Raw {
             number,
             text,
@@ -125,10 +122,10 @@ pub struct StreamSink {
     slots: BTreeMap<SlotKey, Slot>,
     /// The herders of each stream label.
     herders: BTreeMap<Option<String>, Herders>,
-    follow: Follow,
+    pub(super) follow: Follow,
     /// Continuations of other streams under way (a multiplexed file or an
     /// export of several sources interleaves their lines).
-    parked: Vec<Follow>,
+    pub(super) parked: Vec<Follow>,
     /// Lines of the segments opened whose order is unknown, not yet taken.
     unordered: Vec<(SourceId, u64)>,
     until: Until,
@@ -468,7 +465,7 @@ impl StreamSink {
         None
     }
 
-    fn apply(&mut self, key: &SlotKey, ev: &Event, raw: Raw, ctx: LineCtx) {
+    pub(super) fn apply(&mut self, key: &SlotKey, ev: &Event, raw: Raw, ctx: LineCtx) {
         let stream = key.0.as_deref();
         if self.dedupe.repeat(raw.ts, raw.text) {
             return;

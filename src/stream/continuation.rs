@@ -3,7 +3,7 @@
 //! at a time, and those of other streams of a multiplexed file or export
 //! wait parked until their stream's next line.
 
-use super::{Raw, SlotKey, StreamSink};
+use super::decoder::{Raw, SlotKey, StreamSink};
 use crate::event::{Event, parse_already_exists, parse_config_value};
 use crate::layout::split_stream;
 use crate::replay::LineCtx;
