@@ -266,6 +266,11 @@ fn the_corpus_itself_is_not_wrapped() {
         } else {
             text = raw;
         }
-        assert_eq!(input::unwrap::detect(&text), None, "{}", f.display());
+        assert_eq!(
+            input::sources::terminal::detect(&text),
+            None,
+            "{}",
+            f.display()
+        );
     }
 }

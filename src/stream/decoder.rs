@@ -139,7 +139,7 @@ pub struct StreamSink {
     /// Whether the layout prints a logger (else every line is read).
     bare: BareLayout,
     /// Tells the workers of a rejoined segment so.
-    wrapped: input::unwrap::RejoinNote,
+    wrapped: input::sources::RejoinNote,
 }
 
 impl StreamSink {
@@ -166,7 +166,7 @@ impl StreamSink {
             events: 0,
             too_long: Vec::new(),
             bare: BareLayout::default(),
-            wrapped: input::unwrap::RejoinNote::default(),
+            wrapped: input::sources::RejoinNote::default(),
         }
     }
 

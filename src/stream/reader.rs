@@ -67,7 +67,7 @@ impl PendingHead {
         let mut chunk = [0u8; 16 * 1024];
         loop {
             if self.error.is_some()
-                || self.buf.len() >= input::unwrap::HEAD_BYTES
+                || self.buf.len() >= input::head::HEAD_BYTES
                 || memchr::memchr_iter(b'\n', &self.buf).count() >= LIVE_HEAD_LINES
             {
                 return true;
@@ -102,7 +102,7 @@ impl PendingHead {
             inner: reader,
             count,
         };
-        Box::new(input::unwrap::HeadThen::new(head, self.error.take(), rest))
+        Box::new(input::head::HeadThen::new(head, self.error.take(), rest))
     }
 }
 

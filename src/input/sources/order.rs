@@ -151,7 +151,7 @@ pub fn reversed<R: Read + Send + 'static>(mut inner: R) -> (Box<dyn Read + Send>
     let reader = std::io::Cursor::new(out);
     let boxed: Box<dyn Read + Send> = match error {
         None => Box::new(reader),
-        Some(e) => Box::new(super::super::unwrap::HeadThen::new(
+        Some(e) => Box::new(crate::input::head::HeadThen::new(
             reader.into_inner(),
             Some(e),
             std::io::empty(),

@@ -12,7 +12,8 @@
 //! A stream whose head shows no wrapping is handed on as it is, after its
 //! head was read once.
 
-use super::scan::MAX_LINE;
+use crate::input::head::{HEAD_BYTES, HeadThen, read_head};
+use crate::input::scan::MAX_LINE;
 use crate::layout::starts_record;
 use nom::branch::alt;
 use nom::bytes::complete::{tag, take_while1};
@@ -21,11 +22,6 @@ use nom::combinator::{eof, verify};
 use nom::sequence::{preceded, terminated};
 use nom::{IResult, Parser};
 use std::io::{self, BufRead, BufReader, Read};
-
-/// Bytes of a stream's head that [`detect`] looks at: some 700 lines,
-/// enough to see records cut at the width (a worker's start-up alone prints
-/// lines of many hundred characters: the JVM class path, the assignment).
-pub const HEAD_BYTES: usize = 128 * 1024;
 
 /// No terminal pane is narrower than this: shorter maximal lengths are not
 /// a wrap width.
@@ -229,12 +225,7 @@ pub fn reader_after<R: Read + Send + 'static>(
 ) -> (Box<dyn Read + Send>, Option<usize>) {
     let (head, error, inner) = read_head(inner);
     let width = probe_head(&head, error.is_some(), probe, earlier);
-    let whole = HeadThen {
-        head,
-        pos: 0,
-        error,
-        inner,
-    };
+    let whole = HeadThen::new(head, error, inner);
     match width {
         None => (Box::new(whole), None),
         Some(w) => (Box::new(Rejoin::new(whole, w)), Some(w)),
@@ -269,145 +260,6 @@ pub fn probe_head(
         }
     }
     width
-}
-
-/// Reads up to [`HEAD_BYTES`] of `inner`: the head, the error that ended
-/// it early if one did, and the reader of the rest.
-pub fn read_head<R: Read>(mut inner: R) -> (Vec<u8>, Option<io::Error>, R) {
-    let mut head = Vec::with_capacity(HEAD_BYTES);
-    let mut error = None;
-    loop {
-        match (&mut inner)
-            .take((HEAD_BYTES - head.len()) as u64)
-            .read_to_end(&mut head)
-        {
-            Ok(_) => break,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => {
-                error = Some(e);
-                break;
-            }
-        }
-    }
-    (head, error, inner)
-}
-
-/// A stream read again from its start: the head already read (freed once
-/// handed on), the error that ended it if one did, then the rest.
-pub struct HeadThen<R> {
-    head: Vec<u8>,
-    pos: usize,
-    error: Option<io::Error>,
-    inner: R,
-}
-
-impl<R> HeadThen<R> {
-    /// `head` (already read from `inner`), then `error` once if reading
-    /// the head ended with one, then the rest of `inner`.
-    pub fn new(head: Vec<u8>, error: Option<io::Error>, inner: R) -> HeadThen<R> {
-        HeadThen {
-            head,
-            pos: 0,
-            error,
-            inner,
-        }
-    }
-}
-
-impl<R: Read> Read for HeadThen<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.pos < self.head.len() {
-            let n = buf.len().min(self.head.len() - self.pos);
-            buf[..n].copy_from_slice(&self.head[self.pos..self.pos + n]);
-            self.pos += n;
-            if self.pos == self.head.len() {
-                self.head = Vec::new();
-                self.pos = 0;
-            }
-            return Ok(n);
-        }
-        if let Some(e) = self.error.take() {
-            return Err(e);
-        }
-        self.inner.read(buf)
-    }
-}
-
-/// Tells each worker of a rejoined segment (a multiplexed file holds
-/// several), once, that its records were rejoined, and of any envelope the
-/// reader took off the segment ([`super::sources`]).
-#[derive(Debug, Default)]
-pub struct RejoinNote {
-    /// The wrap width of the segment being read.
-    width: Option<usize>,
-    /// The width the workers in `told` were told of.
-    told_width: Option<usize>,
-    told: Vec<Option<String>>,
-    /// The envelope of the segment being read.
-    source: Option<super::sources::Decoded>,
-    /// The envelope note the workers in `told_source` were told of.
-    told_note: Option<String>,
-    told_source: Vec<Option<String>>,
-}
-
-impl RejoinNote {
-    /// A segment begins, wrapped at `width` or not wrapped (workers told
-    /// of the same width in an earlier segment are not told again), in an
-    /// envelope or not.
-    pub fn segment(&mut self, width: Option<usize>, source: Option<&super::sources::Decoded>) {
-        self.width = width;
-        if width.is_some() && width != self.told_width {
-            self.told.clear();
-            self.told_width = width;
-        }
-        self.source = source.cloned();
-        if let Some(d) = source
-            && self.told_note.as_ref() != Some(&d.note)
-        {
-            self.told_source.clear();
-            self.told_note = Some(d.note.clone());
-        }
-    }
-
-    /// The notes for the summary of the worker of stream `stream`, the
-    /// first time one of its events is read from a rejoined segment or an
-    /// envelope.
-    pub fn take(&mut self, stream: Option<&str>) -> Vec<String> {
-        let mut out = Vec::new();
-        if let Some(d) = &self.source
-            && !self.told_source.iter().any(|s| s.as_deref() == stream)
-        {
-            self.told_source.push(stream.map(str::to_string));
-            out.push(d.note.clone());
-            out.extend(d.unordered.note(stream));
-        }
-        if let Some(width) = self.width
-            && !self.told.iter().any(|s| s.as_deref() == stream)
-        {
-            self.told.push(stream.map(str::to_string));
-            out.push(format!(
-                "a terminal copy wrapped at {width} characters: its records were rejoined, and each is quoted on the line of its first part"
-            ));
-        }
-        out
-    }
-
-    /// The last lines of the streams of the segment being read (an export
-    /// of several sources): numbers as read, texts.
-    pub fn tails(&self) -> Vec<(u64, String)> {
-        self.source
-            .as_ref()
-            .map(|d| d.tails.to_vec())
-            .unwrap_or_default()
-    }
-
-    /// The line a line read is stored on, in the segment being read.
-    pub fn stored_line(&self, n: u64) -> u64 {
-        match self.source.as_ref().and_then(|d| d.lines.as_ref()) {
-            Some(m) => m.stored(n),
-            None => n,
-        }
-    }
 }
 
 /// Rejoins the fragments of records cut at `width` characters: a line of

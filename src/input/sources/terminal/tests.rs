@@ -386,55 +386,6 @@ fn a_later_segment_keeps_the_width_of_an_earlier_one() {
     assert_eq!(detect_after(&wrapped, Some(120)), Some(90));
 }
 
-#[test]
-fn each_worker_of_a_rejoined_segment_is_told_once() {
-    let mut n = RejoinNote::default();
-    n.segment(None, None);
-    assert!(n.take(None).is_empty());
-    n.segment(Some(120), None);
-    assert!(n.take(None)[0].contains("wrapped at 120 characters"));
-    assert!(n.take(None).is_empty());
-    assert_eq!(n.take(Some("connect-2")).len(), 1);
-    // A later segment of the same stream, same width: not again.
-    n.segment(None, None);
-    n.segment(Some(120), None);
-    assert!(n.take(None).is_empty());
-    n.segment(Some(80), None);
-    assert!(n.take(None)[0].contains("wrapped at 80 characters"));
-}
-
-#[test]
-fn each_worker_of_an_envelope_is_told_once_and_lines_are_mapped() {
-    use crate::input::sources::{Decoded, Format, LineMap, order::Unordered};
-    use std::sync::Arc;
-    let d = Decoded {
-        format: Format::Cri,
-        note: "read as x".to_string(),
-        lines: Some(Arc::new(LineMap(vec![4, 2]))),
-        unordered: Arc::new(Unordered {
-            streams: vec![(Some("a/b".to_string()), 1)],
-            lines: vec![1, 2],
-        }),
-        tails: Arc::from(Vec::new()),
-    };
-    let mut n = RejoinNote::default();
-    n.segment(None, Some(&d));
-    assert_eq!(n.take(None), vec!["read as x".to_string()]);
-    let a = n.take(Some("a/b"));
-    assert_eq!(a.len(), 2, "{a:?}");
-    assert!(a[1].contains("order of lines sharing a time stamp is unknown"));
-    assert!(n.take(Some("a/b")).is_empty());
-    assert_eq!(
-        (n.stored_line(1), n.stored_line(2), n.stored_line(3)),
-        (4, 2, 3)
-    );
-    // The next segment with the same envelope: not again.
-    n.segment(None, Some(&d));
-    assert!(n.take(None).is_empty());
-    n.segment(None, None);
-    assert_eq!(n.stored_line(1), 1);
-}
-
 mod props {
     use super::*;
     use proptest::prelude::*;
