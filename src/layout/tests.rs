@@ -453,7 +453,10 @@ fn stream_prefixes_read_as_nom_reads_them() {
     cases.push("[pod/connect-0/connect] [2024-05-02 10:28:17,775] INFO x".into());
     cases.push("kafka-connect-1  | [2024-05-02 10:28:17,775] INFO x".into());
     for c in &cases {
-        let got = (super::compose_prefix(c).ok(), super::kubectl_prefix(c).ok());
+        let got = (
+            super::prefix::compose_prefix(c).ok(),
+            super::prefix::kubectl_prefix(c).ok(),
+        );
         assert_eq!(got, nom_prefixes(c), "{c:?}");
     }
 }
