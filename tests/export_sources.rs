@@ -12,7 +12,6 @@
 
 mod sources_common;
 
-use herder_audit::layout;
 use serde_json::{Value, json};
 use sources_common::*;
 use std::collections::BTreeMap;
@@ -139,7 +138,7 @@ fn entries(case: &Path, orig: &Path) -> (Vec<Entry>, Vec<(String, String)>) {
             for (n, (content, term)) in lines(&l.text).into_iter().enumerate() {
                 let text = String::from_utf8_lossy(content).to_string();
                 let text = text.strip_suffix('\r').unwrap_or(&text).to_string();
-                if let Some(ts) = layout::timestamp_of(&text) {
+                if let Some(ts) = herder_audit::input::sources::timestamp_of(&text) {
                     last_ms = last_ms.max(ts.0);
                 }
                 counter += 1;

@@ -5,7 +5,7 @@
 use crate::audit::{self, Options};
 use crate::event::parse::{assignment, task_id, task_list};
 use crate::event::{LoggerKind, parse_already_exists, parse_config_value, parse_message};
-use crate::input::Input;
+use crate::input::{Input, sources};
 use crate::layout::{self, envelope, json, split_stream, trailing_logger};
 use crate::report::{json as json_out, text};
 
@@ -19,8 +19,11 @@ pub fn line(data: &[u8]) {
     }
     let text = String::from_utf8_lossy(data);
     let _ = split_stream(&text);
-    let _ = layout::timestamp_of(&text);
+    let _ = sources::timestamp_of(&text);
     if let Some(c) = json::to_classic(&text) {
+        let _ = envelope(&c);
+    }
+    if let Some(c) = sources::json_record(&text) {
         let _ = envelope(&c);
     }
     if let Some(e) = envelope(&text) {

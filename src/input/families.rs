@@ -4,7 +4,6 @@
 //! first timestamp each holds, not by name alone.
 
 use super::Input;
-use crate::layout;
 use crate::model::Timestamp;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -184,7 +183,7 @@ pub fn first_timestamp<R: Read + Send + 'static>(reader: R) -> Option<Timestamp>
         }
         let text = String::from_utf8_lossy(&line);
         let text = text.trim_end_matches(['\n', '\r']);
-        if let Some(ts) = layout::timestamp_of(text) {
+        if let Some(ts) = super::sources::timestamp_of(text) {
             return Some(ts);
         }
     }

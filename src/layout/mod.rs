@@ -459,16 +459,6 @@ pub fn is_json(line: &str) -> bool {
     rest.trim_start().starts_with('{')
 }
 
-/// The timestamp of a line in any layout (classic or JSON).
-pub fn timestamp_of(line: &str) -> Option<Timestamp> {
-    if is_json(line) {
-        let classic = json::to_classic(line)?;
-        envelope(&classic)?.ts
-    } else {
-        envelope(line)?.ts
-    }
-}
-
 /// Debezium's MDC triple `a|b|c` (usually `||`) followed by blanks.
 fn debezium_mdc(body: &str) -> Option<&str> {
     // A triple holds no `[`: most bodies open with a `[` context.

@@ -657,7 +657,7 @@ impl StreamSink {
         }
         let classic;
         let (line, json) = if how == Delivery::Candidate && layout::is_json(&text) {
-            match layout::json::to_classic(&text) {
+            match input::sources::json_record(&text) {
                 Some(c) => {
                     classic = c;
                     (classic.as_str(), true)

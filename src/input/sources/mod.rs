@@ -202,6 +202,31 @@ fn docker_attrs(head: &[u8]) -> String {
     format!(" (attrs {})", kv.join(", "))
 }
 
+/// The classic record line a JSON line (after any stream prefix) stands
+/// for: the line a Docker json-file line holds, or a JSON layout's record
+/// ([`crate::layout::json`]); `None` when it is neither.
+pub fn json_record(line: &str) -> Option<String> {
+    let start = line.find('{')?;
+    let json = line[start..].trim_end();
+    if memchr::memmem::find(json.as_bytes(), b"\"log\"").is_some()
+        && let Some(inner) = runtime::docker_log(json)
+    {
+        return Some(format!("{}{inner}", &line[..start]));
+    }
+    crate::layout::json::to_classic(line)
+}
+
+/// The time stamp of a line in any layout, classic or JSON, or held by a
+/// Docker json-file line.
+pub fn timestamp_of(line: &str) -> Option<crate::model::Timestamp> {
+    if crate::layout::is_json(line) {
+        let classic = json_record(line)?;
+        crate::layout::envelope(&classic)?.ts
+    } else {
+        crate::layout::envelope(line)?.ts
+    }
+}
+
 /// The decoded text of a whole input (for peeks such as the first time
 /// stamp of a rotated segment): the stream read through [`reader`].
 pub fn decoded_head(inner: Box<dyn Read + Send>) -> Box<dyn Read + Send> {
@@ -228,6 +253,39 @@ mod tests {
         let ecs_layout = br#"{"@timestamp":"2024-05-01T10:00:00.123Z","log.level":"INFO","message":"x","log.logger":"a.B"}"#;
         assert_eq!(detect(ecs_layout), None, "a JSON layout is the log itself");
         assert_eq!(detect(b""), None);
+    }
+
+    #[test]
+    fn docker_lines_on_their_own() {
+        let l = r#"{"log":"[2024-05-01 10:00:00,123] INFO [Worker clientId=connect-1, groupId=g] Starting task a-0 (org.apache.kafka.connect.runtime.distributed.DistributedHerder:1289)\n","stream":"stdout","time":"2024-05-01T10:00:00.124Z"}"#;
+        let c = json_record(l).unwrap();
+        let e = crate::layout::envelope(&c).unwrap();
+        let (ts, logger, msg) = (e.ts.unwrap().to_string(), e.logger, e.message);
+        assert_eq!(ts, "2024-05-01 10:00:00,123");
+        assert_eq!(
+            logger,
+            Some("org.apache.kafka.connect.runtime.distributed.DistributedHerder")
+        );
+        assert_eq!(msg, "Starting task a-0");
+    }
+
+    #[test]
+    fn json_layouts_and_prefixes_on_json_lines() {
+        let l = r#"[pod/c-0/connect] {"log":"[2024-05-01 10:00:00,123] INFO x (a.B)\r\n","stream":"stdout"}"#;
+        assert_eq!(
+            json_record(l).as_deref(),
+            Some("[pod/c-0/connect] [2024-05-01 10:00:00,123] INFO x (a.B)")
+        );
+        let ecs = r#"{"@timestamp":"2024-05-01T10:00:00.123Z","log.level":"INFO","message":"x","log.logger":"a.B"}"#;
+        assert_eq!(
+            json_record(ecs).as_deref(),
+            Some("[2024-05-01 10:00:00,123] INFO x (a.B)")
+        );
+        assert_eq!(
+            timestamp_of(ecs).map(|t| t.to_string()).as_deref(),
+            Some("2024-05-01 10:00:00,123")
+        );
+        assert_eq!(json_record(r#"{"a":1}"#), None);
     }
 
     #[test]

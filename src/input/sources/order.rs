@@ -111,7 +111,7 @@ pub fn newest_first(lines: &[&[u8]]) -> bool {
         .iter()
         .filter_map(|l| {
             let text = String::from_utf8_lossy(l);
-            crate::layout::timestamp_of(&text)
+            super::timestamp_of(&text)
         })
         .collect();
     let (mut down, mut up) = (0usize, 0usize);
