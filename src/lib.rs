@@ -22,3 +22,4 @@ pub mod rules;
 pub mod sim;
 pub mod state;
 pub mod stream;
+pub mod time;

@@ -69,14 +69,12 @@ struct JsonLine<'a> {
 fn timestamp_value(v: &Value) -> Option<Timestamp> {
     match v {
         Value::String(s) => {
-            if let Ok((_, ts)) = super::log4j_timestamp(s) {
+            if let Some((ts, _)) = crate::time::log4j(s.as_bytes()) {
                 return ts;
             }
             // Second precision: `2024-05-01T10:00:00Z`.
             let s19 = s.get(..19)?;
-            super::log4j_timestamp(&format!("{s19}.000"))
-                .ok()
-                .and_then(|(_, t)| t)
+            crate::time::log4j(format!("{s19}.000").as_bytes()).and_then(|(t, _)| t)
         }
         Value::Number(n) => {
             let ms = n

@@ -118,87 +118,13 @@ fn until2<'a>(a: u8, b: u8) -> impl Fn(&'a str) -> Res<'a, &'a str> {
 }
 
 /// `yyyy-MM-dd HH:mm:ss,SSS` (also `T` and `.` as separators), then any
-/// sub-millisecond digits. Read byte by byte at fixed places: every record
-/// line starts with one.
-///
-/// The lines of a log come minute by minute: the last minute read (its
-/// first 16 bytes, `yyyy-MM-dd HH:mm`, and the time it starts at) is kept
-/// per thread, and a line of the same minute reads only its seconds and
-/// milliseconds.
-pub fn log4j_timestamp(i: &str) -> Res<'_, Option<Timestamp>> {
-    let b = i.as_bytes();
-    let Some(minute) = b.get(..16).and_then(|m| <[u8; 16]>::try_from(m).ok()) else {
-        return fail(i, nom::error::ErrorKind::Digit);
-    };
-    if b.len() < 23 {
-        return fail(i, nom::error::ErrorKind::Digit);
+/// sub-millisecond digits: [`crate::time::log4j`] as a parser.
+fn log4j_timestamp(i: &str) -> Res<'_, Option<Timestamp>> {
+    match crate::time::log4j(i.as_bytes()) {
+        // The stamp's bytes are ASCII: a char boundary.
+        Some((ts, n)) => Ok((&i[n..], ts)),
+        None => fail(i, nom::error::ErrorKind::Digit),
     }
-    let key = u128::from_le_bytes(minute);
-    let digit = |k: usize| b[k].is_ascii_digit();
-    let tail = b[16] == b':'
-        && digit(17)
-        && digit(18)
-        && (b[19] == b',' || b[19] == b'.')
-        && digit(20)
-        && digit(21)
-        && digit(22);
-    let last = LAST_MINUTE.get();
-    let ts = if let Some((_, base)) = last.filter(|&(k, _)| tail && k == key) {
-        let d = |k: usize| i64::from(b[k] - b'0');
-        let sec = d(17) * 10 + d(18);
-        let ms = d(20) * 100 + d(21) * 10 + d(22);
-        (sec <= 60).then_some(Timestamp(base + sec * 1000 + ms))
-    } else {
-        let ts = full_timestamp(b).ok_or_else(|| {
-            nom::Err::Error(nom::error::Error::new(i, nom::error::ErrorKind::Digit))
-        })?;
-        if let Some(Timestamp(t)) = ts {
-            // The minute starts at the time less its seconds and milliseconds.
-            let into = i64::from(b[17] - b'0') * 10_000
-                + i64::from(b[18] - b'0') * 1000
-                + i64::from(b[20] - b'0') * 100
-                + i64::from(b[21] - b'0') * 10
-                + i64::from(b[22] - b'0');
-            LAST_MINUTE.set(Some((key, t - into)));
-        }
-        ts
-    };
-    let more = b[23..].iter().take_while(|c| c.is_ascii_digit()).count();
-    Ok((&i[23 + more..], ts))
-}
-
-thread_local! {
-    /// [`log4j_timestamp`]'s last minute read in full: its 16 bytes
-    /// (little-endian) and the time it starts at.
-    static LAST_MINUTE: std::cell::Cell<Option<(u128, i64)>> = const { std::cell::Cell::new(None) };
-}
-
-/// The whole `yyyy-MM-dd HH:mm:ss,SSS` of `b` (at least 23 bytes): `None`
-/// when it is not one, `Some(None)` when its fields are out of range.
-fn full_timestamp(b: &[u8]) -> Option<Option<Timestamp>> {
-    let num = |from: usize, n: usize| -> Option<u32> {
-        b[from..from + n].iter().try_fold(0u32, |a, &d| {
-            d.is_ascii_digit().then(|| a * 10 + u32::from(d - b'0'))
-        })
-    };
-    let seps = b[4] == b'-'
-        && b[7] == b'-'
-        && (b[10] == b' ' || b[10] == b'T')
-        && b[13] == b':'
-        && b[16] == b':'
-        && (b[19] == b',' || b[19] == b'.');
-    if !seps {
-        return None;
-    }
-    Some(Timestamp::from_parts(
-        i64::from(num(0, 4)?),
-        num(5, 2)?,
-        num(8, 2)?,
-        num(11, 2)?,
-        num(14, 2)?,
-        num(17, 2)?,
-        num(20, 3)?,
-    ))
 }
 
 fn level(i: &str) -> Res<'_, Level> {
