@@ -727,7 +727,7 @@ fn newest_first_copies_of_the_corpus_audit_like_the_originals() {
                 .file_name()
                 .map(|f| f.to_string_lossy().to_string())
                 .unwrap_or_default();
-            let base = herder_audit::input::families::rotation_base(&file).to_string();
+            let base = herder_audit::input::rotation::rotation_base(&file).to_string();
             if let Some(dir) = l.rel.parent() {
                 copy.labels.push((
                     orig.join(dir).join(&base).display().to_string(),

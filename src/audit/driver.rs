@@ -160,7 +160,7 @@ fn family_of(input: &Input) -> Option<(std::path::PathBuf, String)> {
     let file = p.file_name()?.to_string_lossy().to_string();
     Some((
         dir,
-        crate::input::families::rotation_base(&file).to_string(),
+        crate::input::rotation::rotation_base(&file).to_string(),
     ))
 }
 

@@ -7,7 +7,7 @@ use super::{OutputArgs, report};
 use crate::audit::mapred::{self, MapWriter};
 use crate::audit::{self, Options};
 use crate::exit::{EXIT_ERROR, EXIT_OK};
-use crate::input::{self, Input, families};
+use crate::input::{self, Input, rotation};
 use clap::Args;
 use serde_json::json;
 use std::io::{self, BufRead, Write};
@@ -118,13 +118,13 @@ pub(super) fn plan(args: &PlanArgs) -> i32 {
     inputs.sort_by(input::canonical_order);
     inputs.dedup();
     errors.sort();
-    let mut fams = families::group(&inputs);
+    let mut fams = rotation::group(&inputs);
     let none = vec![None; inputs.len()];
     let streams: Vec<_> = fams
         .iter_mut()
         .map(|f| {
-            families::order_segments(&inputs, f, &none);
-            let name = families::stream_name(&inputs, f);
+            rotation::order_segments(&inputs, f, &none);
+            let name = rotation::stream_name(&inputs, f);
             json!({
                 "stream": name,
                 "segments": f.segments.iter().map(|&i| inputs[i].display()).collect::<Vec<_>>(),

@@ -1,6 +1,6 @@
 //! Inputs: files, directories, stdin; gzip detected by its magic bytes.
 
-pub mod families;
+pub mod rotation;
 pub mod head;
 pub mod live;
 pub mod scan;

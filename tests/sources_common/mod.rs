@@ -320,7 +320,7 @@ pub fn families(logs: &[LogFile]) -> Vec<Family> {
             .file_name()
             .map(|f| f.to_string_lossy().to_string())
             .unwrap_or_default();
-        let base = input::families::rotation_base(&file).to_string();
+        let base = input::rotation::rotation_base(&file).to_string();
         let rest = file
             .strip_prefix(&base)
             .unwrap_or("")
