@@ -1,10 +1,10 @@
 //! Inputs: files, directories, stdin; gzip detected by its magic bytes.
 
-pub mod rotation;
 pub mod head;
 pub mod live;
+pub mod rotation;
 pub mod scan;
-pub mod source;
+pub mod segment;
 pub mod sources;
 
 use std::fs::File;
@@ -101,11 +101,11 @@ pub fn decoded<R: Read + Send + 'static>(inner: R) -> io::Result<(Box<dyn Read +
     }
 }
 
-/// A segment being read: plain text or gzip from a [`source::Source`]
+/// A segment being read: plain text or gzip from a [`segment::Segment`]
 /// that can be released between reads, or live input.
 pub enum Reader {
-    Plain(source::Source),
-    Gzip(Box<flate2::bufread::MultiGzDecoder<source::Source>>),
+    Plain(segment::Segment),
+    Gzip(Box<flate2::bufread::MultiGzDecoder<segment::Segment>>),
     Live(Box<dyn Read + Send>),
 }
 
@@ -161,8 +161,8 @@ impl scan::Release for Reader {
 /// gzip.
 pub fn open_segment(input: &Input, count: Arc<AtomicU64>) -> io::Result<(Reader, bool)> {
     let mut src = match input {
-        Input::File(p) | Input::Named { path: p, .. } => source::Source::file(p.clone(), count)?,
-        Input::Bytes { data, .. } => source::Source::bytes(data.clone(), count),
+        Input::File(p) | Input::Named { path: p, .. } => segment::Segment::file(p.clone(), count)?,
+        Input::Bytes { data, .. } => segment::Segment::bytes(data.clone(), count),
         Input::Stdin => {
             let (r, gzip) = open(input)?;
             return Ok((Reader::Live(r), gzip));

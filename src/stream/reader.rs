@@ -4,7 +4,7 @@
 //! for now.
 //!
 //! A paused stream keeps its open file and its buffers only while the
-//! budgets of [`crate::input::source`] allow: beyond them it closes the
+//! budgets of [`crate::input::segment`] allow: beyond them it closes the
 //! file and frees the buffers, and the next step reopens the file where it
 //! stopped. So any number of streams is read within the open-file limit,
 //! in memory of the order of threads × buffer + streams × replay state.
@@ -12,7 +12,7 @@
 use super::decoder::{StreamSink, Until};
 use super::{InputError, InputReport, Item};
 use crate::input::scan::{Outcome, Scanner};
-use crate::input::source::{FdPermit, MemPermit};
+use crate::input::segment::{FdPermit, MemPermit};
 use crate::input::{self, Input, Reader};
 use crate::model::Key;
 use crate::model::{SourceId, Timestamp};
@@ -38,7 +38,7 @@ impl<R: Read> Read for Counting<R> {
 }
 
 /// The segment being read: its id, its scanner, whether it is gzip.
-type Segment = (SourceId, Scanner<Reader>, bool);
+type Current = (SourceId, Scanner<Reader>, bool);
 
 /// The head of a live segment, gathered without blocking before the
 /// segment is prepared: the layout and the wrapping are judged from it
@@ -134,7 +134,7 @@ pub struct StreamProcessor {
     /// (source id, input) per segment, in reading order.
     segments: Vec<(SourceId, Input)>,
     next: usize,
-    current: Option<Segment>,
+    current: Option<Current>,
     sink: StreamSink,
     inputs: Vec<InputReport>,
     errors: Vec<InputError>,

@@ -2,13 +2,13 @@
 //! between steps, so that any number of streams can be audited within the
 //! open-file limit and in memory that does not grow with their number.
 //!
-//! A [`Source`] is a buffered reader over a file (or bytes in memory) that
+//! A [`Segment`] is a buffered reader over a file (or bytes in memory) that
 //! can be *released*: its descriptor closed, its buffer freed, and its
 //! position kept. The next read reopens the file (checking it is still the
 //! same file) and goes on where it stopped. A reader above it that has not
-//! consumed some bytes can hand them back ([`Source::unread`]) and get
+//! consumed some bytes can hand them back ([`Segment::unread`]) and get
 //! them again after reopening, so a paused plain-text stream holds no
-//! buffer at all. A gzip decoder above a released source keeps its state
+//! buffer at all. A gzip decoder above a released segment keeps its state
 //! (the inflate window) and reads on from the compressed offset where it
 //! stopped.
 //!
@@ -41,7 +41,7 @@ const FD_MAX: usize = 1 << 16;
 /// when it resumes.
 pub const PARKED_BYTES: usize = 8 << 20;
 
-/// Read size of a source's own buffer for compressed input: at gzip's
+/// Read size of a segment's own buffer for compressed input: at gzip's
 /// usual ratios a chunk of it inflates to more than the scanner's buffer
 /// holds, so that one call of the decoder fills that buffer (each call
 /// also copies up to 32 KiB into the inflate window).
@@ -167,7 +167,7 @@ impl Drop for MemPermit {
     }
 }
 
-/// What a source reads.
+/// What a segment reads.
 enum Origin {
     File {
         path: PathBuf,
@@ -183,7 +183,7 @@ enum Origin {
 
 /// A buffered reader over a file or bytes that can be released between
 /// reads and goes on where it stopped.
-pub struct Source {
+pub struct Segment {
     origin: Origin,
     buf: Vec<u8>,
     /// Bytes not yet handed out are `buf[pos..filled]`.
@@ -213,12 +213,12 @@ fn file_id(_: &File) -> Option<(u64, u64)> {
     None
 }
 
-impl Source {
+impl Segment {
     /// Opens a file (now, so that an unreadable file is reported at once).
-    pub fn file(path: PathBuf, count: Arc<AtomicU64>) -> io::Result<Source> {
+    pub fn file(path: PathBuf, count: Arc<AtomicU64>) -> io::Result<Segment> {
         let file = File::open(&path)?;
         let id = file_id(&file);
-        Ok(Source {
+        Ok(Segment {
             origin: Origin::File {
                 path,
                 file: Some(file),
@@ -237,8 +237,8 @@ impl Source {
     }
 
     /// Bytes in memory.
-    pub fn bytes(data: Arc<[u8]>, count: Arc<AtomicU64>) -> Source {
-        Source {
+    pub fn bytes(data: Arc<[u8]>, count: Arc<AtomicU64>) -> Segment {
+        Segment {
             origin: Origin::Bytes(data),
             buf: Vec::new(),
             pos: 0,
@@ -338,7 +338,7 @@ impl Source {
             needs_seek,
         } = &mut self.origin
         else {
-            unreachable!("only file sources have a file")
+            unreachable!("only file segments have a file")
         };
         // The input offset the next read from the file is for.
         let at = self.offset + (self.filled - self.pos) as u64;
@@ -374,7 +374,7 @@ impl Source {
     }
 }
 
-impl Read for Source {
+impl Read for Segment {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
         if let Origin::Bytes(data) = &self.origin {
             let start = (self.offset as usize).min(data.len());
@@ -405,7 +405,7 @@ impl Read for Source {
     }
 }
 
-impl BufRead for Source {
+impl BufRead for Segment {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
         let is_file = matches!(self.origin, Origin::File { .. });
         if is_file && self.pos == self.filled {
@@ -463,7 +463,7 @@ mod tests {
 
     /// Reads everything, releasing (and handing back some bytes) between
     /// reads in every way.
-    fn read_with_releases(mut s: Source, step: usize) -> Vec<u8> {
+    fn read_with_releases(mut s: Segment, step: usize) -> Vec<u8> {
         let mut out = Vec::new();
         let mut buf = vec![0; step];
         let mut round = 0usize;
@@ -491,7 +491,7 @@ mod tests {
         for step in [100, 4096, SOURCE_BUF + 1, 70_000] {
             for direct in [false, true] {
                 let count = Arc::new(AtomicU64::new(0));
-                let mut s = Source::file(p.clone(), count.clone()).unwrap();
+                let mut s = Segment::file(p.clone(), count.clone()).unwrap();
                 if direct {
                     s.set_direct();
                 }
@@ -502,10 +502,10 @@ mod tests {
     }
 
     #[test]
-    fn bytes_source_unreads() {
+    fn bytes_segment_unreads() {
         let d = data();
         let count = Arc::new(AtomicU64::new(0));
-        let s = Source::bytes(Arc::from(d.clone()), count.clone());
+        let s = Segment::bytes(Arc::from(d.clone()), count.clone());
         assert_eq!(read_with_releases(s, 999), d);
         assert_eq!(count.load(Ordering::Relaxed), d.len() as u64);
     }
@@ -518,7 +518,7 @@ mod tests {
         enc.write_all(&d).unwrap();
         let gz = enc.finish().unwrap();
         let p = temp("gz", &gz);
-        let mut s = Source::file(p, Arc::new(AtomicU64::new(0))).unwrap();
+        let mut s = Segment::file(p, Arc::new(AtomicU64::new(0))).unwrap();
         assert!(s.is_gzip().unwrap());
         let mut dec = flate2::bufread::MultiGzDecoder::new(s);
         let mut out = Vec::new();
@@ -537,7 +537,7 @@ mod tests {
     #[test]
     fn a_replaced_file_is_an_error_not_other_bytes() {
         let p = temp("replaced", &data());
-        let mut s = Source::file(p.clone(), Arc::new(AtomicU64::new(0))).unwrap();
+        let mut s = Segment::file(p.clone(), Arc::new(AtomicU64::new(0))).unwrap();
         let mut buf = vec![0; 1000];
         s.read_exact(&mut buf).unwrap();
         s.release(false, false);
