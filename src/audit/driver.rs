@@ -17,7 +17,7 @@ use crate::model::Key;
 use crate::model::{SourceId, Timestamp};
 use crate::replay::Note;
 use crate::stream::Item;
-use crate::stream::{Advance, StreamEnd, StreamProcessor, Until};
+use crate::stream::{Advance, StreamEnd, StreamReader, Until};
 use rayon::prelude::*;
 use std::io;
 use std::sync::Arc;
@@ -130,7 +130,7 @@ pub fn audit_to(inputs: &[Input], opts: &Options, sink: &mut dyn Sink) -> io::Re
 
 /// One stream being read.
 struct Slot {
-    proc: StreamProcessor,
+    proc: StreamReader,
     end: Option<StreamEnd>,
     /// Since when a live stream has had nothing to read.
     idle_since: Option<Instant>,
@@ -200,7 +200,7 @@ impl<'a> Run<'a> {
             }
             self.segments.push(s.segments.len());
             self.slots.push(Slot {
-                proc: StreamProcessor::new(s.name, rank, segs, self.opts.keep_generations, true)
+                proc: StreamReader::new(s.name, rank, segs, self.opts.keep_generations, true)
                     .with_live(live.clone())
                     .with_timeline(self.opts.timeline),
                 end: None,

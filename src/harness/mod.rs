@@ -104,10 +104,10 @@ pub fn sources(data: &[u8]) -> Vec<String> {
 pub fn event_lines(data: &[u8]) -> std::collections::BTreeSet<u64> {
     use crate::input::scan::{self, Delivery, LineSink, Step};
     use crate::model::SourceId;
-    use crate::stream::StreamSink;
+    use crate::stream::Decoder;
 
     struct Recorder {
-        inner: StreamSink,
+        inner: Decoder,
         hit: std::collections::BTreeSet<u64>,
     }
     impl LineSink for Recorder {
@@ -124,7 +124,7 @@ pub fn event_lines(data: &[u8]) -> std::collections::BTreeSet<u64> {
         }
     }
     let mut rec = Recorder {
-        inner: StreamSink::new(SourceId(0), String::new(), false),
+        inner: Decoder::new(SourceId(0), String::new(), false),
         hit: std::collections::BTreeSet::new(),
     };
     let _ = scan::scan(data, &mut rec);

@@ -3,7 +3,7 @@
 //! at a time, and those of other streams of a multiplexed file or export
 //! wait parked until their stream's next line.
 
-use super::decoder::{Raw, SlotKey, StreamSink};
+use super::decoder::{Decoder, Raw, SlotKey};
 use crate::event::{Event, parse_already_exists, parse_config_value};
 use crate::layout::split_stream;
 use crate::replay::LineCtx;
@@ -20,7 +20,7 @@ pub(super) enum Follow {
     Trace(SlotKey),
 }
 
-impl StreamSink {
+impl Decoder {
     pub(super) fn continuation(&mut self, number: u64, text: &str) -> usize {
         let (stream, rest) = split_stream(text);
         if let Some(k) = stream
@@ -79,7 +79,7 @@ pub(super) fn follow_stream(f: &Follow) -> Option<Option<&str>> {
 /// Continuations of other streams kept under way at most.
 const PARKED: usize = 64;
 
-impl StreamSink {
+impl Decoder {
     /// A continuation of a stream begins: one of another stream under
     /// way is kept (a stream's own ends).
     pub(super) fn park(&mut self) {

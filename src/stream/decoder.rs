@@ -102,7 +102,7 @@ impl Holds {
 }
 
 /// Feeds the lines of one stream to the replays of the workers in it.
-pub struct StreamSink {
+pub struct Decoder {
     source: SourceId,
     label: String,
     /// The stream's place in the run (orders items of equal time).
@@ -142,9 +142,9 @@ pub struct StreamSink {
     wrapped: input::sources::RejoinNote,
 }
 
-impl StreamSink {
-    pub fn new(source: SourceId, label: String, keep_generations: bool) -> StreamSink {
-        StreamSink {
+impl Decoder {
+    pub fn new(source: SourceId, label: String, keep_generations: bool) -> Decoder {
+        Decoder {
             source,
             label,
             rank: 0,
@@ -172,7 +172,7 @@ impl StreamSink {
 
     /// Have the replays hand on facts and findings as items (the audit
     /// pipeline); `rank` is the stream's place in the run.
-    pub fn with_facts(mut self, rank: u32) -> StreamSink {
+    pub fn with_facts(mut self, rank: u32) -> Decoder {
         self.facts = true;
         self.rank = rank;
         self
@@ -280,7 +280,7 @@ impl StreamSink {
     }
 
     /// Have the replays record their timelines (for the HTML report).
-    pub fn with_timeline(mut self) -> StreamSink {
+    pub fn with_timeline(mut self) -> Decoder {
         self.timeline = true;
         self
     }
@@ -529,7 +529,7 @@ impl StreamSink {
     /// Ends the replays, in stream order (streams without a lifecycle
     /// event, e.g. a broker's lines in a compose log, are left out); the
     /// items their ends made (the last an `End`) are added to
-    /// [`StreamSink::take_items`].
+    /// [`Decoder::take_items`].
     pub fn finish_replays(&mut self) -> Vec<Result<crate::replay::WorkerReport, String>> {
         let mut slots = std::mem::take(&mut self.slots);
         for ((stream, _), s) in slots.iter_mut() {
@@ -579,7 +579,7 @@ impl StreamSink {
     }
 }
 
-impl LineSink for StreamSink {
+impl LineSink for Decoder {
     fn line(&mut self, number: u64, bytes: &[u8], how: Delivery) -> Step {
         // A layout without a logger hides lines from the prefilter: then
         // every line is read as a candidate.
@@ -605,7 +605,7 @@ impl LineSink for StreamSink {
     }
 }
 
-impl StreamSink {
+impl Decoder {
     /// A new segment begins: its head told whether its layout prints a
     /// logger and whether it was wrapped; the scan must hand on every line
     /// when the layout hides the loggers.

@@ -18,8 +18,8 @@
 //! 6. the replay's facts and final findings are handed on as [`Item`]s,
 //!    keyed by log time, to the second stage ([`crate::audit`]).
 //!
-//! [`StreamSink`] does steps 1 to 6 for the lines the scan delivers;
-//! [`StreamProcessor`] reads one stream in steps (its segments, their
+//! [`Decoder`] does steps 1 to 6 for the lines the scan delivers;
+//! [`StreamReader`] reads one stream in steps (its segments, their
 //! heads, the pauses, the memory and open-file budgets) and says what it
 //! leaves at the end.
 
@@ -30,8 +30,8 @@ mod repeats;
 mod route;
 mod select;
 
-pub use decoder::{StreamSink, Until};
-pub use reader::{Advance, LIVE_HEAD_QUIET, StreamEnd, StreamProcessor};
+pub use decoder::{Decoder, Until};
+pub use reader::{Advance, LIVE_HEAD_QUIET, StreamEnd, StreamReader};
 
 use crate::input;
 use crate::model::{Key, SourceId};

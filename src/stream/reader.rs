@@ -1,5 +1,5 @@
 //! Reading one stream (a file, its rotated segments in time order, or
-//! stdin) in steps: a [`StreamProcessor`] pauses at a given log time so many
+//! stdin) in steps: a [`StreamReader`] pauses at a given log time so many
 //! streams can advance together, and says when live input has nothing more
 //! for now.
 //!
@@ -9,7 +9,7 @@
 //! stopped. So any number of streams is read within the open-file limit,
 //! in memory of the order of threads × buffer + streams × replay state.
 
-use super::decoder::{StreamSink, Until};
+use super::decoder::{Decoder, Until};
 use super::{InputError, InputReport, Item};
 use crate::input::scan::{Outcome, Scanner};
 use crate::input::segment::{FdPermit, MemPermit};
@@ -106,7 +106,7 @@ impl PendingHead {
     }
 }
 
-/// Where a stream stands after [`StreamProcessor::advance`].
+/// Where a stream stands after [`StreamReader::advance`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Advance {
     /// Paused before a line stamped this (later than the bound).
@@ -128,14 +128,14 @@ pub struct StreamEnd {
 }
 
 /// Reads one stream — a file, its rotated segments, or stdin — in steps.
-pub struct StreamProcessor {
+pub struct StreamReader {
     /// The stream's name (its file, or `dir/base` of a rotation).
     pub name: String,
     /// (source id, input) per segment, in reading order.
     segments: Vec<(SourceId, Input)>,
     next: usize,
     current: Option<Current>,
-    sink: StreamSink,
+    sink: Decoder,
     inputs: Vec<InputReport>,
     errors: Vec<InputError>,
     /// Compressed bytes read, for the progress bar.
@@ -156,7 +156,7 @@ pub struct StreamProcessor {
     pending: Option<PendingHead>,
 }
 
-impl StreamProcessor {
+impl StreamReader {
     /// `rank`: the stream's place in the run; `facts`: hand on items for
     /// the cross-worker stage.
     pub fn new(
@@ -165,10 +165,10 @@ impl StreamProcessor {
         segments: Vec<(SourceId, Input)>,
         keep_generations: bool,
         facts: bool,
-    ) -> StreamProcessor {
+    ) -> StreamReader {
         let first = segments.first().map_or(SourceId(0), |s| s.0);
-        let sink = StreamSink::new(first, name.clone(), keep_generations);
-        StreamProcessor {
+        let sink = Decoder::new(first, name.clone(), keep_generations);
+        StreamReader {
             name,
             segments,
             next: 0,
@@ -188,11 +188,11 @@ impl StreamProcessor {
     }
 
     /// Have the replays record their timelines (for the HTML report).
-    pub fn with_timeline(mut self, on: bool) -> StreamProcessor {
+    pub fn with_timeline(mut self, on: bool) -> StreamReader {
         if on {
             self.sink = std::mem::replace(
                 &mut self.sink,
-                StreamSink::new(SourceId(0), String::new(), false),
+                Decoder::new(SourceId(0), String::new(), false),
             )
             .with_timeline();
         }
@@ -201,7 +201,7 @@ impl StreamProcessor {
 
     /// Read standard input and (with `follow`) the last segment as live
     /// input.
-    pub fn with_live(mut self, live: Option<input::live::LiveOpen>) -> StreamProcessor {
+    pub fn with_live(mut self, live: Option<input::live::LiveOpen>) -> StreamReader {
         self.live = live;
         self
     }
@@ -489,7 +489,7 @@ impl StreamProcessor {
     }
 
     /// Ends the stream: its replays end (their last items are added to
-    /// [`StreamProcessor::take_items`]), with the per-segment reports and
+    /// [`StreamReader::take_items`]), with the per-segment reports and
     /// errors.
     pub fn finish(&mut self) -> StreamEnd {
         self.close_current();

@@ -26,7 +26,7 @@ use super::{InputError, InputReport, Item};
 use crate::finding::Finding;
 use crate::model::{Key, SourceId, SourceLine};
 use crate::replay::{Fact, FactKind, WorkerReport};
-use crate::stream::{StreamEnd, StreamProcessor};
+use crate::stream::{StreamEnd, StreamReader};
 use serde::{Deserialize, Serialize};
 use std::io::{self, Write};
 
@@ -151,7 +151,7 @@ impl<'a> MapWriter<'a> {
     /// What a stream leaves: its inputs, then the stream itself.
     pub(super) fn stream(
         &mut self,
-        proc: &StreamProcessor,
+        proc: &StreamReader,
         segs: usize,
         end: StreamEnd,
     ) -> io::Result<()> {
