@@ -3,7 +3,7 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use herder_audit::event::{LoggerKind, parse_message};
-use herder_audit::input::scan::{Delivery, LineSink, Step, scan};
+use herder_audit::input::scan::{Delivery, LineHandler, Step, scan};
 use herder_audit::layout::{envelope, trailing_logger};
 use herder_audit::model::SourceId;
 use herder_audit::stream::Decoder;
@@ -16,7 +16,7 @@ const NOISE_PLUGIN: &str = "[2021-07-17 15:59:46,021] INFO Added plugin 'org.apa
 const NOISE_CLIENT: &str = "[2024-05-01 10:00:00,123] INFO [sink|task-0] [Consumer clientId=connector-consumer-sink-0, groupId=connect-sink] Seeking to offset 1234 for partition topic-0 (org.apache.kafka.clients.consumer.KafkaConsumer:1619)";
 
 struct Count(u64);
-impl LineSink for Count {
+impl LineHandler for Count {
     fn line(&mut self, _: u64, line: &[u8], _: Delivery) -> Step {
         self.0 += line.len() as u64;
         Step::Next(0)

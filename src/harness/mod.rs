@@ -102,7 +102,7 @@ pub fn sources(data: &[u8]) -> Vec<String> {
 /// The numbers of the lines of `data` that produced a lifecycle event (the
 /// tests check that every lifecycle line of real and simulated logs does).
 pub fn event_lines(data: &[u8]) -> std::collections::BTreeSet<u64> {
-    use crate::input::scan::{self, Delivery, LineSink, Step};
+    use crate::input::scan::{self, Delivery, LineHandler, Step};
     use crate::model::SourceId;
     use crate::stream::Decoder;
 
@@ -110,7 +110,7 @@ pub fn event_lines(data: &[u8]) -> std::collections::BTreeSet<u64> {
         inner: Decoder,
         hit: std::collections::BTreeSet<u64>,
     }
-    impl LineSink for Recorder {
+    impl LineHandler for Recorder {
         fn line(&mut self, number: u64, line: &[u8], how: Delivery) -> Step {
             let before = self.inner.events;
             let step = self.inner.line(number, line, how);

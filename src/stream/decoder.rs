@@ -7,7 +7,7 @@
 
 use crate::event::{Continuation, Event, LoggerKind, attribute, parse_message};
 use crate::input;
-use crate::input::scan::{Delivery, LineSink, Step};
+use crate::input::scan::{Delivery, LineHandler, Step};
 use crate::layout;
 use crate::layout::bare::BareLayout;
 use crate::model::{SourceId, SourceLine, Timestamp};
@@ -129,7 +129,7 @@ pub struct Decoder {
     /// Lines of the segments opened whose order is unknown, not yet taken.
     unordered: Vec<(SourceId, u64)>,
     until: Until,
-    /// The time stamp of the line the sink paused before.
+    /// The time stamp of the line the decoder paused before.
     pub paused_at: Option<Timestamp>,
     dedupe: Dedupe,
     /// Lifecycle events read.
@@ -579,7 +579,7 @@ impl Decoder {
     }
 }
 
-impl LineSink for Decoder {
+impl LineHandler for Decoder {
     fn line(&mut self, number: u64, bytes: &[u8], how: Delivery) -> Step {
         // A layout without a logger hides lines from the prefilter: then
         // every line is read as a candidate.

@@ -135,7 +135,7 @@ pub struct StreamReader {
     segments: Vec<(SourceId, Input)>,
     next: usize,
     current: Option<Current>,
-    sink: Decoder,
+    decoder: Decoder,
     inputs: Vec<InputReport>,
     errors: Vec<InputError>,
     /// Compressed bytes read, for the progress bar.
@@ -167,13 +167,17 @@ impl StreamReader {
         facts: bool,
     ) -> StreamReader {
         let first = segments.first().map_or(SourceId(0), |s| s.0);
-        let sink = Decoder::new(first, name.clone(), keep_generations);
+        let decoder = Decoder::new(first, name.clone(), keep_generations);
         StreamReader {
             name,
             segments,
             next: 0,
             current: None,
-            sink: if facts { sink.with_facts(rank) } else { sink },
+            decoder: if facts {
+                decoder.with_facts(rank)
+            } else {
+                decoder
+            },
             inputs: Vec::new(),
             errors: Vec::new(),
             bytes_read: Arc::new(AtomicU64::new(0)),
@@ -190,8 +194,8 @@ impl StreamReader {
     /// Have the replays record their timelines (for the HTML report).
     pub fn with_timeline(mut self, on: bool) -> StreamReader {
         if on {
-            self.sink = std::mem::replace(
-                &mut self.sink,
+            self.decoder = std::mem::replace(
+                &mut self.decoder,
                 Decoder::new(SourceId(0), String::new(), false),
             )
             .with_timeline();
@@ -208,7 +212,7 @@ impl StreamReader {
 
     /// The stream's rank in the run.
     pub fn rank(&self) -> u32 {
-        self.sink.rank()
+        self.decoder.rank()
     }
 
     /// Its segments' source ids and names, in reading order.
@@ -239,18 +243,18 @@ impl StreamReader {
 
     /// No item this stream hands on later sorts before this key.
     pub fn frontier(&self) -> Key {
-        self.sink.frontier()
+        self.decoder.frontier()
     }
 
     /// No item this stream hands on later sorts before this key, paused
     /// before a line stamped `t`.
     pub fn frontier_paused(&self, t: Timestamp) -> Key {
-        self.sink.frontier_paused(t)
+        self.decoder.frontier_paused(t)
     }
 
     /// The items made since the last call, in key order.
     pub fn take_items(&mut self) -> Vec<Item> {
-        self.sink.take_items()
+        self.decoder.take_items()
     }
 
     /// Lines read so far.
@@ -261,18 +265,18 @@ impl StreamReader {
 
     /// The latest generation a worker of the stream is in.
     pub fn generation(&self) -> Option<i32> {
-        self.sink.generation()
+        self.decoder.generation()
     }
 
     /// Lines (source, line as stored) whose order is unknown, found since
     /// the last call.
     pub fn take_unordered(&mut self) -> Vec<(SourceId, u64)> {
-        self.sink.take_unordered()
+        self.decoder.take_unordered()
     }
 
     /// Live input went quiet: hand on what waits for lines that may follow.
     pub fn flush_held(&mut self) {
-        self.sink.flush_held();
+        self.decoder.flush_held();
     }
 
     fn open_next(&mut self) -> bool {
@@ -339,12 +343,12 @@ impl StreamReader {
     ) {
         let first = self.segments.first().is_some_and(|s| s.0 == id);
         let last = self.segments.last().is_some_and(|s| s.0 == id);
-        self.sink.next_segment(id, first, last);
+        self.decoder.next_segment(id, first, last);
         if head.wrap_width.is_some() {
             self.wrap_width = head.wrap_width;
         }
         let mut scanner = Scanner::new(reader);
-        if self.sink.segment_head(&head) {
+        if self.decoder.segment_head(&head) {
             scanner.follow(usize::MAX);
         }
         self.current = Some((id, scanner, gzip));
@@ -360,7 +364,7 @@ impl StreamReader {
         let name = self.name_of(id);
         let stats = scanner.stats;
         if let Some((number, bytes)) = scanner.tail() {
-            self.sink.log_tail(id, number, bytes);
+            self.decoder.log_tail(id, number, bytes);
         }
         if let Some(e) = scanner.take_error() {
             self.errors.push(InputError {
@@ -380,7 +384,7 @@ impl StreamReader {
             lines: stats.lines,
             candidates: stats.candidates,
             events: 0,
-            too_long: self.sink.take_too_long(),
+            too_long: self.decoder.take_too_long(),
         });
     }
 
@@ -422,7 +426,7 @@ impl StreamReader {
     }
 
     fn advance_inner(&mut self, until: Until) -> Advance {
-        self.sink.set_until(until);
+        self.decoder.set_until(until);
         loop {
             if let Some(p) = self.pending.as_mut() {
                 if !p.poll() {
@@ -443,10 +447,10 @@ impl StreamReader {
             let Some((_, scanner, _)) = self.current.as_mut() else {
                 continue;
             };
-            match scanner.run(&mut self.sink) {
+            match scanner.run(&mut self.decoder) {
                 Outcome::Paused => {
                     self.release();
-                    return Advance::Paused(self.sink.paused_at.unwrap_or(Timestamp(i64::MIN)));
+                    return Advance::Paused(self.decoder.paused_at.unwrap_or(Timestamp(i64::MIN)));
                 }
                 Outcome::Idle => return Advance::Idle,
                 Outcome::Done => self.close_current(),
@@ -496,7 +500,7 @@ impl StreamReader {
         self.state = Advance::Done;
         let mut errors = std::mem::take(&mut self.errors);
         let mut workers = Vec::new();
-        for r in self.sink.finish_replays() {
+        for r in self.decoder.finish_replays() {
             match r {
                 Ok(w) => workers.push(w),
                 Err(message) => errors.push(InputError {
@@ -508,13 +512,13 @@ impl StreamReader {
         let mut inputs = std::mem::take(&mut self.inputs);
         // Attribute events to the segments (the per-line split is not kept).
         if let Some(first) = inputs.first_mut() {
-            first.events = self.sink.events;
+            first.events = self.decoder.events;
         }
         StreamEnd {
             workers,
             inputs,
             errors,
-            repeats_skipped: self.sink.repeats_skipped(),
+            repeats_skipped: self.decoder.repeats_skipped(),
         }
     }
 }
