@@ -75,7 +75,7 @@ pub struct Checker {
     groups: BTreeMap<Arc<str>, Group>,
     labels: Vec<Arc<str>>,
     /// Per worker: its group and identity as its latest fact gave them.
-    identities: Vec<Who>,
+    identities: Vec<KnownWorker>,
     /// Final findings not yet taken.
     pub out: Vec<Emitted>,
     /// Pairs of workers found to be the same worker (same identity), by label.
@@ -93,7 +93,7 @@ pub struct Checker {
 
 /// A worker as its facts describe it.
 #[derive(Debug, Default)]
-struct Who {
+struct KnownWorker {
     group: Option<Arc<str>>,
     /// `rest:URL`, `member:ID`, `client:ID` (latest fact).
     identity: Option<Arc<str>>,
@@ -139,7 +139,7 @@ impl Checker {
     /// Registers a worker; returns its index.
     pub fn worker(&mut self, label: String) -> usize {
         self.labels.push(label.into());
-        self.identities.push(Who::default());
+        self.identities.push(KnownWorker::default());
         self.labels.len() - 1
     }
 
