@@ -5,11 +5,11 @@
 //!
 //! This file holds the replay's state and feeds it events
 //! ([`WorkerReplay::apply`]); what the replay hands on (facts, findings once
-//! final, the report at its end) is in `hand_on`; starts, stops and
+//! final, the report at its end) is in `output`; starts, stops and
 //! rebalances are judged in `starts`, `stops` and `rebalance`.
 
 pub mod facts;
-mod hand_on;
+mod output;
 mod rebalance;
 mod resmap;
 mod starts;
