@@ -11,7 +11,7 @@
 pub mod facts;
 mod output;
 mod rebalance;
-mod resmap;
+mod resources;
 mod starts;
 mod stops;
 mod summary;
@@ -53,7 +53,7 @@ struct Incarnation {
     joined: Option<(i32, Option<Protocol>)>,
     received: Option<Received>,
     owned: Option<Owned>,
-    res: resmap::ResMap,
+    res: resources::ResourceMap,
     tasks_to_restart: HashMap<TaskId, SourceLine>,
     offset: Option<(i64, SourceLine)>,
     window: Option<Window>,

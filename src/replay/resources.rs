@@ -7,14 +7,14 @@ use crate::state::ResState;
 use rustc_hash::FxHashMap as HashMap;
 
 #[derive(Debug, Default)]
-pub(super) struct ResMap {
+pub(super) struct ResourceMap {
     map: HashMap<Resource, ResState>,
     /// The live resources (sorted) and the line each is live since, as of
     /// the last change of `map` (`None`: changed since).
     live: Option<Vec<(Resource, SourceLine)>>,
 }
 
-impl ResMap {
+impl ResourceMap {
     pub fn get(&self, r: &Resource) -> Option<&ResState> {
         self.map.get(r)
     }
@@ -81,7 +81,7 @@ mod tests {
 
     #[test]
     fn the_live_set_is_sorted_and_follows_every_change() {
-        let mut m = ResMap::default();
+        let mut m = ResourceMap::default();
         let b = Resource::Task(TaskId::new("b", 0));
         let a = Resource::Task(TaskId::new("a", 1));
         m.insert(b.clone(), ResState::Held { since: line(1) });
