@@ -3,7 +3,7 @@
 
 pub mod html;
 pub mod json;
-mod json_write;
+mod json_bytes;
 pub mod sinks;
 pub mod text;
 pub mod timeline;
