@@ -3,11 +3,11 @@
 //! run and worker summaries and embeds, as JSON inside
 //! `<script type="application/json">` elements, the same document
 //! `--format json` prints ([`super::json::document`]) and the timeline
-//! ([`super::timeline::timeline_json`]); the inline script
+//! ([`super::html_timeline::timeline_json`]); the inline script
 //! (`assets/*.js`) draws the swim lanes, markers, filters and the
 //! findings table from them. Nothing is loaded from the network.
 
-use super::{json, timeline};
+use super::{html_timeline, json};
 use crate::audit::Report;
 use minijinja::value::Serde;
 use minijinja::{Environment, Value, context};
@@ -25,7 +25,7 @@ pub const SCRIPTS: [&str; 3] = [
 ];
 
 /// One group of the page: its name and the document's worker entries.
-fn groups(doc: &Json, tl: &timeline::TimelineDoc) -> Vec<Json> {
+fn groups(doc: &Json, tl: &html_timeline::TimelineDoc) -> Vec<Json> {
     let workers = doc["workers"].as_array().map(Vec::as_slice).unwrap_or(&[]);
     tl.groups
         .iter()
@@ -77,7 +77,7 @@ fn with_counts(w: &Json) -> Json {
 /// Writes the whole report as one HTML page.
 pub fn write_html(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let doc = json::document(report);
-    let tl = timeline::timeline_doc(report);
+    let tl = html_timeline::timeline_doc(report);
     let mut env = Environment::new();
     env.add_template("report.html", TEMPLATE)
         .map_err(io::Error::other)?;
@@ -147,7 +147,7 @@ mod tests {
         assert_eq!(doc, json::document(&report));
         assert!(doc.to_string().contains(evil));
         let tl: Json = serde_json::from_str(embedded(&page, "timeline-data")).unwrap();
-        assert_eq!(tl, timeline::timeline_json(&report));
+        assert_eq!(tl, html_timeline::timeline_json(&report));
     }
 
     #[test]
