@@ -2,8 +2,8 @@
 //! claim one resource or carry different offsets (`conflicting-assignment`),
 //! one resource live on two workers at once (`zombie`).
 
+use super::group::{Bucket, Entry, Episode, Group, Live, Mark, NONE};
 use super::leavers::Earlier;
-use super::state::{Bucket, Entry, Episode, Group, Live, Mark, NONE};
 use super::{CrossFinding, EPOCH_GAP_MS, ended_before, later};
 use crate::finding::{Evidence, Finding, Kind, Sentence};
 use crate::model::{Resource, SourceLine};

@@ -30,7 +30,7 @@
 
 use super::CrossFinding;
 use super::generation::Ctx;
-use super::state::Episode;
+use super::group::Episode;
 use crate::finding::Kind;
 use crate::model::{Resource, SourceId, SourceLine, Timestamp};
 use crate::replay::{Fact, FactKind};

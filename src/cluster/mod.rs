@@ -16,20 +16,20 @@
 //!
 //! A group emptied and created again starts at generation 1: its
 //! generations form a new epoch, never compared with the old one's
-//! ([`state::Group::epoch_of`]). Facts arrive in the order of log time
+//! ([`group::Group::epoch_of`]). Facts arrive in the order of log time
 //! across workers (merged by the orchestrator); state is kept per
 //! generation only until every worker of the group has moved past it, so
 //! memory stays bounded by workers × resources.
 
 mod generation;
+mod group;
 pub mod leavers;
-mod state;
 
 use crate::finding::{Evidence, Finding};
 use crate::model::{Key, Resource, SourceLine};
 use crate::replay::{Fact, FactKind};
 use generation::feed_group;
-use state::{Group, RETIRE_EVERY};
+use group::{Group, RETIRE_EVERY};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
