@@ -29,6 +29,7 @@ mod reader;
 mod repeats;
 mod route;
 mod select;
+mod workers;
 
 pub use decoder::{Decoder, Until};
 pub use reader::{Advance, LIVE_HEAD_QUIET, StreamEnd, StreamReader};

@@ -1,0 +1,444 @@
+//! The replays of the workers of one stream (one per stream label of a
+//! multiplexed file, one per herder of a MirrorMaker JVM), made on their
+//! first event, and the items they hand on, keyed by the stream's log time.
+
+use super::Item;
+use super::route::{Herders, MirrorLine, Route};
+use crate::event::Event;
+use crate::layout::MdcScope;
+use crate::model::{Key, SourceLine, Timestamp};
+use crate::replay::{LineCtx, WorkerReplay, WorkerReport};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// A replay's place: the stream label of a multiplexed file, and the
+/// herder's index among the stream's herders (MirrorMaker 2 runs several
+/// in one JVM; see `route.rs`).
+pub(super) type SlotKey = (Option<String>, u32);
+
+struct Slot {
+    replay: WorkerReplay,
+    /// The replay's label, shared by its items.
+    worker: Arc<str>,
+    seq: u64,
+    /// The stream's log time when the replay began holding facts back
+    /// (the outcome of a start under way): they are keyed at it.
+    held_since: Option<i64>,
+}
+
+/// The replays of a stream holding facts back, and the time of the last
+/// item handed on (item times never go back).
+#[derive(Debug)]
+struct Holds {
+    /// (worker, the stream's log time when it began holding).
+    held: Vec<(Arc<str>, i64)>,
+    last_item_ts: i64,
+}
+
+impl Default for Holds {
+    fn default() -> Holds {
+        Holds {
+            held: Vec::new(),
+            last_item_ts: i64::MIN,
+        }
+    }
+}
+
+impl Holds {
+    /// The earliest time at which a replay began holding facts it still
+    /// holds.
+    fn floor(&self) -> Option<i64> {
+        self.held.iter().map(|(_, t)| *t).min()
+    }
+
+    /// The time of the next item of a stream at log time `stream_ts`.
+    fn item_ts(&self, stream_ts: i64) -> i64 {
+        self.floor().unwrap_or(stream_ts).max(self.last_item_ts)
+    }
+}
+
+/// What the decoder tells a replay before a line: the lines before it
+/// seem missing, and notes on how the stream was read.
+#[derive(Default)]
+pub(super) struct Before {
+    pub lines_missed: bool,
+    pub notes: Vec<String>,
+}
+
+/// The replays of one stream and the items they made.
+pub(super) struct Workers {
+    /// The stream's name: its first worker's label.
+    label: String,
+    /// The stream's place in the run (orders items of equal time).
+    rank: u32,
+    /// The latest time stamp read in the stream (log time only moves
+    /// forward here, whatever the lines say): the time of its items.
+    stream_ts: i64,
+    /// Items handed on so far.
+    item_seq: u64,
+    /// Items not yet taken, in key order.
+    items: Vec<Item>,
+    /// How items are keyed while replays hold facts back.
+    holds: Holds,
+    keep_generations: bool,
+    facts: bool,
+    pub(super) timeline: bool,
+    slots: BTreeMap<SlotKey, Slot>,
+    /// The herders of each stream label.
+    herders: BTreeMap<Option<String>, Herders>,
+}
+
+impl Workers {
+    pub(super) fn new(label: String, keep_generations: bool) -> Workers {
+        Workers {
+            label,
+            rank: 0,
+            stream_ts: i64::MIN,
+            item_seq: 0,
+            items: Vec::new(),
+            holds: Holds::default(),
+            keep_generations,
+            facts: false,
+            timeline: false,
+            slots: BTreeMap::new(),
+            herders: BTreeMap::new(),
+        }
+    }
+
+    /// Have the replays hand on facts and findings as items, ranked so.
+    pub(super) fn hand_on_facts(&mut self, rank: u32) {
+        self.facts = true;
+        self.rank = rank;
+    }
+
+    pub(super) fn rank(&self) -> u32 {
+        self.rank
+    }
+
+    /// The stream's log time moves to `ts` (never back).
+    pub(super) fn reach(&mut self, ts: Timestamp) {
+        self.stream_ts = self.stream_ts.max(ts.0);
+    }
+
+    /// The key the next item will have; items of this stream handed on
+    /// later never sort before it.
+    pub(super) fn frontier(&self) -> Key {
+        Key {
+            ts: self.holds.item_ts(self.stream_ts),
+            stream: self.rank,
+            seq: self.item_seq + 1,
+        }
+    }
+
+    /// The frontier of a stream paused before a line stamped `t`: past
+    /// `t` unless a replay holds facts made before.
+    pub(super) fn frontier_paused(&self, t: Timestamp) -> Key {
+        let f = self.frontier();
+        if self.holds.floor().is_some() {
+            return f;
+        }
+        f.max(Key {
+            ts: t.0,
+            stream: 0,
+            seq: 0,
+        })
+    }
+
+    fn key_facts(&mut self, slot_key: &SlotKey) {
+        let Some(slot) = self.slots.get_mut(slot_key) else {
+            return;
+        };
+        Self::push_facts(
+            slot,
+            &mut self.items,
+            &mut self.item_seq,
+            &mut self.holds,
+            (self.stream_ts, self.rank),
+        );
+    }
+
+    /// Hands on the facts a replay made, keyed: at the stream's log time,
+    /// or, while the replay holds facts back, at the time it began to
+    /// (a start is ordered among the other workers' facts by when it was
+    /// logged, not by when its outcome became known).
+    fn push_facts(
+        slot: &mut Slot,
+        items: &mut Vec<Item>,
+        item_seq: &mut u64,
+        holds: &mut Holds,
+        (stream_ts, rank): (i64, u32),
+    ) {
+        let made_at = if slot.replay.holds_facts() {
+            *slot.held_since.get_or_insert_with(|| {
+                holds.held.push((slot.worker.clone(), stream_ts));
+                stream_ts
+            })
+        } else {
+            match slot.held_since.take() {
+                Some(t) => {
+                    holds.held.retain(|(w, _)| *w != slot.worker);
+                    t
+                }
+                None => stream_ts,
+            }
+        };
+        let Some(facts) = slot.replay.drain_facts() else {
+            return;
+        };
+        if facts.as_slice().is_empty() {
+            return;
+        }
+        items.reserve(facts.len());
+        let ts = holds
+            .floor()
+            .map_or(made_at, |f| f.min(made_at))
+            .max(holds.last_item_ts);
+        holds.last_item_ts = ts;
+        for fact in facts {
+            *item_seq += 1;
+            items.push(Item {
+                key: Key {
+                    ts,
+                    stream: rank,
+                    seq: *item_seq,
+                },
+                worker: slot.worker.clone(),
+                fact,
+            });
+        }
+    }
+
+    /// The latest generation a worker of the stream is in.
+    pub(super) fn generation(&self) -> Option<i32> {
+        self.slots
+            .values()
+            .filter_map(|s| s.replay.generation())
+            .max()
+    }
+
+    /// The items made since the last call, in key order.
+    pub(super) fn take_items(&mut self) -> Vec<Item> {
+        std::mem::take(&mut self.items)
+    }
+
+    /// What the replays hold back for lines that may still follow is
+    /// handed on now.
+    pub(super) fn flush_held(&mut self) {
+        let keys: Vec<SlotKey> = self.slots.keys().cloned().collect();
+        for k in keys {
+            if let Some(slot) = self.slots.get_mut(&k) {
+                slot.replay.settle();
+            }
+            self.key_facts(&k);
+        }
+    }
+
+    /// Does stream `stream` have a replay?
+    pub(super) fn has_stream(&self, stream: Option<&str>) -> bool {
+        self.slots.keys().any(|k| k.0.as_deref() == stream)
+    }
+
+    /// Has the replay at `key` read a line?
+    pub(super) fn has_read(&self, key: &SlotKey) -> bool {
+        self.slots.get(key).is_some_and(|s| s.seq > 0)
+    }
+
+    /// The group of the first herder of stream `stream`, if known.
+    pub(super) fn group(&self, stream: Option<&str>) -> Option<&str> {
+        self.slots
+            .get(&(stream.map(str::to_string), 0))
+            .and_then(|s| s.replay.group())
+    }
+
+    /// The log of stream `stream` went on to the line `line(seq)` builds
+    /// (the end of a segment): every herder of the stream was still
+    /// logging then.
+    pub(super) fn log_goes_on(&mut self, stream: Option<&str>, line: impl Fn(u64) -> SourceLine) {
+        for (_, slot) in self
+            .slots
+            .iter_mut()
+            .filter(|(k, _)| k.0.as_deref() == stream)
+        {
+            slot.replay.log_goes_on(line(slot.seq + 1));
+        }
+    }
+
+    /// A MirrorMaker line of stream `stream`.
+    pub(super) fn mirror_maker(&mut self, stream: Option<&str>, line: MirrorLine) {
+        self.herders
+            .entry(stream.map(str::to_string))
+            .or_default()
+            .mirror_maker(line);
+    }
+
+    /// The herder of stream `stream` a line belongs to ([`Route`]).
+    pub(super) fn route(
+        &mut self,
+        stream: &Option<String>,
+        ev: &Event,
+        group_id: Option<&str>,
+        mdc: Option<(&str, MdcScope)>,
+    ) -> Route {
+        let herders = match self.herders.get_mut(stream) {
+            Some(h) => h,
+            None => self.herders.entry(stream.clone()).or_default(),
+        };
+        herders.route(ev, group_id, mdc)
+    }
+
+    /// A line of stream `stream` no herder provably wrote: the herders it
+    /// may belong to (`suspects`) no longer know what they run, as after
+    /// lines missed (`line(seq)`: the line, numbered for each).
+    pub(super) fn unattributed(
+        &mut self,
+        stream: &Option<String>,
+        suspects: Vec<u32>,
+        line: impl Fn(u64) -> SourceLine,
+    ) {
+        for i in suspects {
+            let k = (stream.clone(), i);
+            let Some(slot) = self.slots.get_mut(&k) else {
+                continue;
+            };
+            slot.seq += 1;
+            slot.replay.lines_missed_before(&line(slot.seq));
+            self.key_facts(&k);
+        }
+    }
+
+    /// The replay of a herder of a stream of the file, made on its first
+    /// event (found without allocating: a file holds one stream, or a few).
+    /// The stream's first herder is named after the stream; each further
+    /// one (`group`: its group), and every herder of a MirrorMaker JVM
+    /// (`mirror`), `<stream>@<group>`.
+    fn slot<'s>(
+        slots: &'s mut BTreeMap<SlotKey, Slot>,
+        label: &str,
+        (keep, facts, timeline): (bool, bool, bool),
+        (stream, herder, group, mirror): (Option<&str>, u32, Option<&str>, bool),
+    ) -> &'s mut Slot {
+        let found = |k: &SlotKey| k.0.as_deref() == stream && k.1 == herder;
+        if !slots.keys().any(found) {
+            let mut label = match stream {
+                Some(s) => format!("{label}#{s}"),
+                None => label.to_string(),
+            };
+            match group {
+                Some(g) if herder > 0 || mirror => label = format!("{label}@{g}"),
+                _ => {}
+            }
+            let replay = WorkerReplay::new(label.clone(), keep);
+            let replay = if timeline {
+                replay.with_timeline()
+            } else {
+                replay
+            };
+            slots.insert(
+                (stream.map(str::to_string), herder),
+                Slot {
+                    replay: if facts { replay.with_facts() } else { replay },
+                    worker: Arc::from(label),
+                    seq: 0,
+                    held_since: None,
+                },
+            );
+        }
+        slots
+            .iter_mut()
+            .find(|(k, _)| found(k))
+            .map(|(_, s)| s)
+            .expect("the slot was made above")
+    }
+
+    /// Applies an event to the replay at `key` (made now if it is the
+    /// first), its line built by `line(seq)`, after what `before` says;
+    /// then hands on the facts it made.
+    pub(super) fn apply(
+        &mut self,
+        key: &SlotKey,
+        ev: &Event,
+        ctx: LineCtx,
+        line: impl FnOnce(u64) -> SourceLine,
+        before: Before,
+    ) {
+        let herders = self.herders.get(&key.0);
+        let group = herders.and_then(|h| h.group(key.1));
+        let mirror = herders.is_some_and(Herders::mirror);
+        let slot = Self::slot(
+            &mut self.slots,
+            &self.label,
+            (self.keep_generations, self.facts, self.timeline),
+            (key.0.as_deref(), key.1, group, mirror),
+        );
+        slot.seq += 1;
+        let line = line(slot.seq);
+        if before.lines_missed {
+            slot.replay.lines_missed_before(&line);
+        }
+        for note in before.notes {
+            slot.replay.note_reading(&line, note);
+        }
+        slot.replay.apply(ev, &line, ctx);
+        if self.facts {
+            Self::push_facts(
+                slot,
+                &mut self.items,
+                &mut self.item_seq,
+                &mut self.holds,
+                (self.stream_ts, self.rank),
+            );
+        }
+    }
+
+    /// Ends the replays, in stream order (streams without a lifecycle
+    /// event, e.g. a broker's lines in a compose log, are left out); the
+    /// items their ends made (the last an `End`) are added to
+    /// [`Workers::take_items`].
+    pub(super) fn finish(&mut self) -> Vec<Result<WorkerReport, String>> {
+        let mut slots = std::mem::take(&mut self.slots);
+        for ((stream, _), s) in slots.iter_mut() {
+            if let Some(h) = self.herders.get(stream)
+                && h.unattributed > 0
+            {
+                s.replay.note_unread(format!(
+                    "{} unprefixed line(s) of this log could not be told to one herder of the JVM (they name no connector or task that one herder alone runs): not read",
+                    h.unattributed
+                ));
+            }
+        }
+        let mut out = Vec::new();
+        for (_, s) in slots {
+            let label: Arc<str> = Arc::from(s.replay.label());
+            let events = s.replay.events();
+            let finished = crate::guard::guarded(|| s.replay.finish_with_facts());
+            let (report, facts) = match finished {
+                Ok(r) => (Ok(r.0), r.1),
+                Err(msg) => (
+                    Err(format!(
+                        "internal error ending the replay of {label}: {msg} (please report this)"
+                    )),
+                    Vec::new(),
+                ),
+            };
+            if self.facts {
+                let ts = self.stream_ts.max(self.holds.last_item_ts);
+                for fact in facts {
+                    self.item_seq += 1;
+                    self.items.push(Item {
+                        key: Key {
+                            ts,
+                            stream: self.rank,
+                            seq: self.item_seq,
+                        },
+                        worker: label.clone(),
+                        fact,
+                    });
+                }
+            }
+            if events > 0 {
+                out.push(report);
+            }
+        }
+        out
+    }
+}
