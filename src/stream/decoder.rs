@@ -33,6 +33,7 @@ struct Raw<'a> {
 impl<'a> Raw<'a> {
     /// A record's line (`json`: `env` was read from the record the JSON
     /// line stands for, not from `text`).
+    #[inline]
     fn record(number: u64, text: &'a str, env: &Envelope, json: bool, ev: &Event) -> Raw<'a> {
         let msg = if json {
             json_message_range(text, env.message)
@@ -61,6 +62,7 @@ impl<'a> Raw<'a> {
 
     /// The line, stored on line `number` of `source`, as the `seq`th of
     /// its worker.
+    #[inline]
     fn line(&self, source: SourceId, number: u64, seq: u64) -> SourceLine {
         SourceLine {
             source,
@@ -287,6 +289,7 @@ impl LineHandler for Decoder {
 
 /// A line's bytes as text (nearly every candidate line is decoded: decode
 /// it first, so that the logger it ends with is read from the text).
+#[inline]
 fn text_of(bytes: &[u8]) -> Cow<'_, str> {
     match std::str::from_utf8(bytes) {
         Ok(s) => Cow::Borrowed(s),
@@ -296,6 +299,7 @@ fn text_of(bytes: &[u8]) -> Cow<'_, str> {
 
 /// The classic line a JSON line stands for (`Some(None)`: the line is no
 /// JSON line; `None`: a JSON line that is no log record, dropped).
+#[inline]
 fn unwrap_json(text: &str, how: Delivery) -> Option<Option<String>> {
     if how == Delivery::Candidate && layout::is_json(text) {
         return input::sources::json_record(text).map(Some);
@@ -306,6 +310,7 @@ fn unwrap_json(text: &str, how: Delivery) -> Option<Option<String>> {
 /// The logger the reject read and knows, where it found it (the envelope
 /// checks it there instead of finding it again); none on a JSON line,
 /// whose envelope is read from another text.
+#[inline]
 fn known<'b>(logger: Logger<'b>, json: bool) -> Option<&'b str> {
     match logger {
         Some((l, Some(_))) if !json => Some(l),
@@ -358,6 +363,7 @@ impl Decoder {
     /// by their logger before parsing anything (`None`: rejected). The
     /// logger classified is kept for the envelope's (the same bytes of the
     /// same text are the same logger).
+    #[inline]
     fn select<'b>(
         &self,
         text: &Cow<'b, str>,
@@ -406,6 +412,7 @@ impl Decoder {
 
     /// Should the stream pause before a line stamped `ts` (later than the
     /// round's bound)? If not, the stream's log time moves to it.
+    #[inline]
     fn pause_before(&mut self, ts: Option<Timestamp>) -> bool {
         let pause = match (self.until, ts) {
             (Until::FirstStamp, Some(_)) => true,
@@ -424,6 +431,7 @@ impl Decoder {
 
     /// Is this one of MirrorMaker's own lines? They tell how many herders
     /// its JVM runs, and are read for nothing else.
+    #[inline]
     fn mirror_maker_line(&mut self, env: &Envelope) -> bool {
         let mirror = match env.logger {
             Some(l) => l == route::MIRROR_MAKER_LOGGER,
@@ -439,6 +447,7 @@ impl Decoder {
     /// The event a record's message says: parsed by the logger's family,
     /// or, without a logger, told by the wording and prefix; a coordinator
     /// line without the worker's prefix only when it is the worker's.
+    #[inline]
     fn event(&mut self, env: &Envelope, logger: Logger) -> Option<Event> {
         self.bare.record(env.worker.is_some(), env.logger.is_some());
         let (kind, ev) = match env.logger {
@@ -464,6 +473,7 @@ impl Decoder {
     /// it (`None`: no herder provably did; the line is not read, and the
     /// herders it may belong to no longer know what they run, as after
     /// lines missed: no finding rests on its absence either).
+    #[inline]
     fn route(
         &mut self,
         stream: Option<&str>,
@@ -488,6 +498,7 @@ impl Decoder {
 
     /// The event of a line to the replay at `key`, unless the line repeats
     /// an overlapping segment, with what the replay must be told first.
+    #[inline]
     fn apply(&mut self, key: &SlotKey, ev: &Event, raw: Raw, ctx: LineCtx) {
         let stream = key.0.as_deref();
         if self.dedupe.repeat(raw.ts, raw.text) {
