@@ -2,10 +2,10 @@
 //! claim one resource or carry different offsets (`conflicting-assignment`),
 //! one resource live on two workers at once (`zombie`).
 
-use super::group::{Bucket, Entry, Episode, Group, Live, Mark, NONE};
+use super::group::{Bucket, Entry, Group, Live, Mark, NONE};
 use super::leavers::Earlier;
-use super::{CrossFinding, EPOCH_GAP_MS, ended_before, later};
-use crate::finding::{Evidence, Finding, Kind, Sentence};
+use super::{CrossFinding, Ctx, EPOCH_GAP_MS, Episode, ended_before, later};
+use crate::finding::{Kind, Sentence};
 use crate::model::{Resource, SourceLine};
 use crate::replay::{Fact, FactKind};
 use rustc_hash::FxHashSet as HashSet;
@@ -400,60 +400,6 @@ fn reset(f: &Feed, group: &mut Group) {
     {
         for m in e.live.marks_mut() {
             m.until.get_or_insert(f.line.clone());
-        }
-    }
-}
-
-pub(super) struct Ctx<'a> {
-    pub(super) labels: &'a [Arc<str>],
-    pub(super) group: &'a Arc<str>,
-    pub(super) generation: i32,
-}
-
-impl Ctx<'_> {
-    pub(super) fn label(&self, w: usize) -> &str {
-        self.labels.get(w).map_or("?", |l| l)
-    }
-
-    /// The label of worker `w`, shared.
-    pub(super) fn shared_label(&self, w: usize) -> Arc<str> {
-        match self.labels.get(w) {
-            Some(l) => l.clone(),
-            None => "?".into(),
-        }
-    }
-
-    pub(super) fn finding(
-        &self,
-        kind: Kind,
-        w: usize,
-        resource: Option<Resource>,
-        trigger: &SourceLine,
-        evidence: Vec<Evidence>,
-        reason: String,
-    ) -> Finding {
-        let mut f = Finding {
-            kind,
-            worker: self.shared_label(w),
-            group: Some(self.group.clone()),
-            generation: Some(self.generation),
-            resource,
-            started: Vec::new(),
-            trigger: trigger.clone(),
-            evidence,
-            reason,
-            upstream: None,
-            fingerprint: None,
-        };
-        f.normalise();
-        f
-    }
-
-    pub(super) fn ev(&self, role: String, w: usize, me: usize, line: &SourceLine) -> Evidence {
-        Evidence {
-            role,
-            worker: (w != me).then(|| self.shared_label(w)),
-            line: line.clone(),
         }
     }
 }

@@ -212,7 +212,7 @@ pub(super) struct Group {
     /// Per (epoch, generation).
     pub(super) buckets: BTreeMap<(u32, i32), Bucket>,
     /// Duplicate episodes already reported: resource and both instances.
-    pub(super) episodes: HashSet<Episode>,
+    pub(super) episodes: HashSet<super::Episode>,
     /// Pairs of workers (lower index first) seen in one generation with
     /// comparable assignments: they are members of one cluster.
     pub(super) peers: HashSet<(usize, usize)>,
@@ -327,6 +327,3 @@ impl Group {
         }
     }
 }
-
-/// A duplicate episode: the resource and both instances (their lines).
-pub(super) type Episode = (Resource, (SourceId, u64), (SourceId, u64));

@@ -25,8 +25,8 @@ mod generation;
 mod group;
 pub mod leavers;
 
-use crate::finding::{Evidence, Finding};
-use crate::model::{Key, Resource, SourceLine};
+use crate::finding::{Evidence, Finding, Kind};
+use crate::model::{Key, Resource, SourceId, SourceLine};
 use crate::replay::{Fact, FactKind};
 use generation::feed_group;
 use group::{Group, RETIRE_EVERY};
@@ -432,6 +432,65 @@ impl Checker {
     /// Duplicate episodes remembered (memory bound).
     pub fn held_episodes(&self) -> usize {
         self.groups.values().map(|g| g.episodes.len()).sum()
+    }
+}
+
+/// A duplicate episode: the resource and both instances (their lines).
+type Episode = (Resource, (SourceId, u64), (SourceId, u64));
+
+/// What a cross-worker finding is about: the workers' labels, the group
+/// and the generation.
+struct Ctx<'a> {
+    labels: &'a [Arc<str>],
+    group: &'a Arc<str>,
+    generation: i32,
+}
+
+impl Ctx<'_> {
+    fn label(&self, w: usize) -> &str {
+        self.labels.get(w).map_or("?", |l| l)
+    }
+
+    /// The label of worker `w`, shared.
+    fn shared_label(&self, w: usize) -> Arc<str> {
+        match self.labels.get(w) {
+            Some(l) => l.clone(),
+            None => "?".into(),
+        }
+    }
+
+    fn finding(
+        &self,
+        kind: Kind,
+        w: usize,
+        resource: Option<Resource>,
+        trigger: &SourceLine,
+        evidence: Vec<Evidence>,
+        reason: String,
+    ) -> Finding {
+        let mut f = Finding {
+            kind,
+            worker: self.shared_label(w),
+            group: Some(self.group.clone()),
+            generation: Some(self.generation),
+            resource,
+            started: Vec::new(),
+            trigger: trigger.clone(),
+            evidence,
+            reason,
+            upstream: None,
+            fingerprint: None,
+        };
+        f.normalise();
+        f
+    }
+
+    fn ev(&self, role: String, w: usize, me: usize, line: &SourceLine) -> Evidence {
+        Evidence {
+            role,
+            worker: (w != me).then(|| self.shared_label(w)),
+            line: line.clone(),
+        }
     }
 }
 
