@@ -9,13 +9,13 @@
 
 use super::merge::{Merger, Reducer};
 use super::plan;
+use super::report::{stitched_note, withheld_note};
 use super::sink::{Collect, Sink, SourceTable};
 use super::{InputReport, Options, Report};
 use crate::input::Input;
 use crate::input::live::{LiveOpen, Notify};
 use crate::model::Key;
 use crate::model::{SourceId, Timestamp};
-use crate::replay::Note;
 use crate::stream::Item;
 use crate::stream::{Advance, StreamEnd, StreamReader, Until};
 use rayon::prelude::*;
@@ -508,43 +508,6 @@ impl<'a> Run<'a> {
         report.counts = reducer.counts;
         report.findings = sink.take_kept();
         report
-    }
-}
-
-/// Takes the findings withheld for resting on lines whose order is unknown
-/// out of a worker's counts, and says so in its summary.
-pub(super) fn withheld_note(
-    w: &mut crate::replay::WorkerReport,
-    withheld: &std::collections::BTreeMap<(crate::finding::Kind, bool), u64>,
-) {
-    let mut total = 0;
-    for (&(kind, counted), &n) in withheld {
-        total += n;
-        if counted && let Some(c) = w.summary.findings.get_mut(&kind) {
-            *c = c.saturating_sub(n);
-            if *c == 0 {
-                w.summary.findings.remove(&kind);
-            }
-        }
-    }
-    w.summary.notes.push(crate::replay::Note {
-        line: None,
-        text: format!(
-            "{total} finding(s) not reported: each quotes a line that shares its time stamp with another line of this worker, and the export does not say their order"
-        ),
-    });
-}
-
-/// Says in the summary of a stream's workers that it was stitched from
-/// rotated segments.
-fn stitched_note(end: &mut StreamEnd, segs: usize) {
-    if segs > 1 {
-        for w in &mut end.workers {
-            w.summary.notes.push(Note {
-                line: None,
-                text: format!("stitched from {segs} rotated segments in time order"),
-            });
-        }
     }
 }
 

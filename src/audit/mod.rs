@@ -25,17 +25,14 @@ mod driver;
 pub mod mapred;
 pub mod merge;
 pub mod plan;
+mod report;
 pub mod sink;
 
 pub use crate::model::Key;
 pub use crate::stream::{InputError, InputReport, Item};
 pub use driver::{Live, audit, audit_to, map_to};
+pub use report::Report;
 pub use sink::{Collect, Names, Sink};
-
-use crate::finding::{Finding, Kind, Severity};
-use crate::model::SourceId;
-use crate::replay::WorkerReport;
-use std::collections::BTreeMap;
 
 /// How to audit.
 #[derive(Debug, Clone)]
@@ -65,54 +62,5 @@ impl Default for Options {
             live: None,
             timeline: false,
         }
-    }
-}
-
-/// Everything a run produced.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Report {
-    /// One per input, indexed by [`SourceId`].
-    pub inputs: Vec<InputReport>,
-    /// Workers in stream order.
-    pub workers: Vec<WorkerReport>,
-    pub errors: Vec<InputError>,
-    /// Streams of several segments: (stream name, segment count, events
-    /// skipped as repeats of overlapping segments).
-    pub stitched: Vec<(String, usize, u64)>,
-    /// Pairs of streams that turned out to be the same worker.
-    pub same_worker: Vec<(String, String)>,
-    /// The findings in the order they became final, when the sink kept
-    /// them ([`Collect`]); printers that stream do not.
-    pub findings: Vec<Finding>,
-    /// Findings per kind over the whole run, kept or not.
-    pub counts: BTreeMap<Kind, u64>,
-}
-
-impl Report {
-    /// The findings kept, in the order they became final.
-    pub fn findings(&self) -> impl Iterator<Item = &Finding> {
-        self.findings.iter()
-    }
-
-    /// Findings of this severity or worse over the whole run.
-    pub fn count_at_least(&self, s: Severity) -> usize {
-        self.counts
-            .iter()
-            .filter(|(k, _)| k.severity() >= s)
-            .map(|(_, n)| *n as usize)
-            .sum()
-    }
-
-    /// The name of a source, for quoting lines.
-    pub fn source_name(&self, id: SourceId) -> &str {
-        self.inputs
-            .get(id.0 as usize)
-            .map_or("<unknown>", |i| i.name.as_str())
-    }
-}
-
-impl Names for Report {
-    fn source_name(&self, id: SourceId) -> &str {
-        Report::source_name(self, id)
     }
 }

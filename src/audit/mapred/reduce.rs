@@ -374,7 +374,7 @@ fn cross_worker(g: &mut Gathered, run: &RunIds, streams: &mut [StreamRecord]) {
                 }
             }
             if let Some(c) = reducer.withheld.get(&w.summary.worker) {
-                crate::audit::driver::withheld_note(w, c);
+                crate::audit::report::withheld_note(w, c);
             }
         }
     }
