@@ -33,7 +33,7 @@ struct Raw<'a> {
 impl<'a> Raw<'a> {
     /// A record's line (`json`: `env` was read from the record the JSON
     /// line stands for, not from `text`).
-    #[inline]
+    #[inline(always)]
     fn record(number: u64, text: &'a str, env: &Envelope, json: bool, ev: &Event) -> Raw<'a> {
         let msg = if json {
             json_message_range(text, env.message)
@@ -318,6 +318,10 @@ fn known<'b>(logger: Logger<'b>, json: bool) -> Option<&'b str> {
     }
 }
 
+// The steps of the per-line path are inlined into it (`#[inline(always)]`
+// where the compiler would otherwise call them: a step's event returned
+// by value is copied, a few hundred thousand instructions on a worker's
+// log of 8 MiB).
 impl Decoder {
     /// One line through the steps of stage 1 (see `mod.rs`).
     fn read_line(&mut self, number: u64, bytes: &[u8], how: Delivery) -> Step {
@@ -363,7 +367,7 @@ impl Decoder {
     /// by their logger before parsing anything (`None`: rejected). The
     /// logger classified is kept for the envelope's (the same bytes of the
     /// same text are the same logger).
-    #[inline]
+    #[inline(always)]
     fn select<'b>(
         &self,
         text: &Cow<'b, str>,
@@ -412,7 +416,7 @@ impl Decoder {
 
     /// Should the stream pause before a line stamped `ts` (later than the
     /// round's bound)? If not, the stream's log time moves to it.
-    #[inline]
+    #[inline(always)]
     fn pause_before(&mut self, ts: Option<Timestamp>) -> bool {
         let pause = match (self.until, ts) {
             (Until::FirstStamp, Some(_)) => true,
@@ -431,7 +435,7 @@ impl Decoder {
 
     /// Is this one of MirrorMaker's own lines? They tell how many herders
     /// its JVM runs, and are read for nothing else.
-    #[inline]
+    #[inline(always)]
     fn mirror_maker_line(&mut self, env: &Envelope) -> bool {
         let mirror = match env.logger {
             Some(l) => l == route::MIRROR_MAKER_LOGGER,
@@ -447,7 +451,7 @@ impl Decoder {
     /// The event a record's message says: parsed by the logger's family,
     /// or, without a logger, told by the wording and prefix; a coordinator
     /// line without the worker's prefix only when it is the worker's.
-    #[inline]
+    #[inline(always)]
     fn event(&mut self, env: &Envelope, logger: Logger) -> Option<Event> {
         self.bare.record(env.worker.is_some(), env.logger.is_some());
         let (kind, ev) = match env.logger {
@@ -473,7 +477,7 @@ impl Decoder {
     /// it (`None`: no herder provably did; the line is not read, and the
     /// herders it may belong to no longer know what they run, as after
     /// lines missed: no finding rests on its absence either).
-    #[inline]
+    #[inline(always)]
     fn route(
         &mut self,
         stream: Option<&str>,
@@ -505,21 +509,27 @@ impl Decoder {
             return;
         }
         self.events += 1;
-        let mut before = Before::default();
-        if raw.bare
-            && let Some(n) = self.bare.notice(stream, self.workers.has_read(key))
-        {
-            before.lines_missed = n.lines_missed;
-            before.notes.push(n.text);
-        }
+        let notice = if raw.bare {
+            self.bare.notice(stream, self.workers.has_read(key))
+        } else {
+            None
+        };
         // Each herder of a rejoined stream is told (a further herder under
         // a name no stream label has).
-        before.notes.extend(match key.1 {
+        let mut notes = match key.1 {
             0 => self.wrapped.take(stream),
             i => self
                 .wrapped
                 .take(Some(&format!("{}\u{0}{i}", stream.unwrap_or_default()))),
-        });
+        };
+        let lines_missed = notice.as_ref().is_some_and(|n| n.lines_missed);
+        if let Some(n) = notice {
+            notes.insert(0, n.text);
+        }
+        let before = Before {
+            lines_missed,
+            notes,
+        };
         let (source, number) = (self.source, self.wrapped.stored_line(raw.number));
         self.workers
             .apply(key, ev, ctx, |seq| raw.line(source, number, seq), before);

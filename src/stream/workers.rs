@@ -59,7 +59,6 @@ impl Holds {
 
 /// What the decoder tells a replay before a line: the lines before it
 /// seem missing, and notes on how the stream was read.
-#[derive(Default)]
 pub(super) struct Before {
     pub lines_missed: bool,
     pub notes: Vec<String>,
