@@ -52,12 +52,14 @@ impl Default for Continuations {
 
 impl Continuations {
     /// Is none under way?
+    #[inline]
     pub(super) fn idle(&self) -> bool {
         self.follow == Follow::None && self.parked.is_empty()
     }
 
     /// The lines the scan must hand on after a line whatever they hold,
     /// for the continuations under way.
+    #[inline]
     pub(super) fn lines_wanted(&self) -> usize {
         match (&self.follow, self.parked.is_empty()) {
             (Follow::None, true) => 0,
@@ -75,6 +77,7 @@ impl Continuations {
     /// A record of `stream` begins: it ends the continuation of its stream
     /// (a record of another stream of a multiplexed file or export may
     /// come between a config dump's lines).
+    #[inline]
     pub(super) fn record(&mut self, stream: Option<&str>) {
         let others = match &self.follow {
             Follow::Dump(s) | Follow::Trace(s) => s.0.is_some() && stream != s.0.as_deref(),
@@ -91,6 +94,7 @@ impl Continuations {
     /// The record of the replay at `key` asks for its continuation (one of
     /// another stream under way is parked; a stream's own ends): the lines
     /// the scan must hand on after it.
+    #[inline]
     pub(super) fn begin(&mut self, key: SlotKey, asked: Continuation) -> usize {
         let (follow, lines) = match asked {
             Continuation::None => return 0,

@@ -346,9 +346,12 @@ impl Decoder {
         if env.client || self.mirror_maker_line(&env) {
             return Step::Next(0);
         }
-        let Some(ev) = self.event(&env, logger) else {
+        let Some((kind, ev)) = self.event(&env, logger) else {
             return Step::Next(0);
         };
+        if !self.workers_line(kind, &env, &ev) {
+            return Step::Next(0);
+        }
         let raw = Raw::record(number, &text, &env, classic.is_some(), &ev);
         let ctx = LineCtx {
             client_id: env.worker.map(|w| w.client_id),
@@ -449,28 +452,29 @@ impl Decoder {
     }
 
     /// The event a record's message says: parsed by the logger's family,
-    /// or, without a logger, told by the wording and prefix; a coordinator
-    /// line without the worker's prefix only when it is the worker's.
+    /// or, without a logger, told by the wording and prefix.
     #[inline(always)]
-    fn event(&mut self, env: &Envelope, logger: Logger) -> Option<Event> {
+    fn event(&mut self, env: &Envelope, logger: Logger) -> Option<(LoggerKind, Event)> {
         self.bare.record(env.worker.is_some(), env.logger.is_some());
-        let (kind, ev) = match env.logger {
+        match env.logger {
             Some(l) => {
                 let kind = match logger {
                     Some((c, kind)) if std::ptr::eq(c, l) => kind,
                     _ => LoggerKind::classify(l),
                 }?;
-                (kind, parse_message(kind, env.message)?)
+                parse_message(kind, env.message).map(|ev| (kind, ev))
             }
-            None => attribute(env.message, env.worker.is_some())?,
-        };
-        if kind == LoggerKind::AbstractCoordinator
-            && env.worker.is_none()
-            && !unprefixed_coordinator_line_is_workers(&ev, self.workers.group(env.stream))
-        {
-            return None;
+            None => attribute(env.message, env.worker.is_some()),
         }
-        Some(ev)
+    }
+
+    /// Is the line the worker's? A coordinator line without the worker's
+    /// prefix is only when it names the worker's group.
+    #[inline(always)]
+    fn workers_line(&self, kind: LoggerKind, env: &Envelope, ev: &Event) -> bool {
+        kind != LoggerKind::AbstractCoordinator
+            || env.worker.is_some()
+            || unprefixed_coordinator_line_is_workers(ev, self.workers.group(env.stream))
     }
 
     /// The replay a line goes to: its stream's herder that provably wrote

@@ -271,6 +271,7 @@ impl Workers {
     }
 
     /// The herder of stream `stream` a line belongs to ([`Route`]).
+    #[inline]
     pub(super) fn route(
         &mut self,
         stream: &Option<String>,
