@@ -23,3 +23,4 @@ pub mod sim;
 pub mod state;
 pub mod stream;
 pub mod time;
+pub mod topics;

@@ -5,6 +5,7 @@
 
 mod report;
 mod stages;
+mod topics;
 
 use crate::audit::{self, Live, Options};
 use crate::exit::{EXIT_ERROR, EXIT_OK};
@@ -38,6 +39,7 @@ Documentation (docs/ in the source tree; README.md is the front page):
   docs/spark.md            split runs (plan, map, reduce) and Spark
   docs/simulator.md        the simulator (simulate)
   docs/json-schema.md      the JSON output (--format json, jsonl)
+  docs/topics.md           Connect's internal topics as a witness (--topics, --bootstrap)
   docs/performance.md      benchmarks and their figures
   docs/real-kafka.md       traces captured from real Kafka clusters
   docs/log-sources.md      where worker logs come from
@@ -120,6 +122,8 @@ struct AuditArgs {
     /// back the cross-worker findings of the others.
     #[arg(long, value_name = "SECONDS", default_value_t = 3.0)]
     idle_timeout: f64,
+    #[command(flatten)]
+    topics: topics::TopicsArgs,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -204,6 +208,18 @@ fn stdin_is_file() -> bool {
 }
 
 fn audit_command(args: &AuditArgs, replay: bool) -> i32 {
+    if args.topics.given() {
+        if replay {
+            eprintln!(
+                "herder-audit replay: the internal topics (--topics, --bootstrap) are not replayed yet"
+            );
+            return EXIT_ERROR;
+        }
+        if args.paths.is_empty() {
+            // the topics alone: standard input is not read
+            return report::run(&args.out, false, |sink| topics::run(&args.topics, sink));
+        }
+    }
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from("-")]
     } else {
@@ -223,6 +239,9 @@ fn audit_command(args: &AuditArgs, replay: bool) -> i32 {
         let mut r = audit::audit_to(&inputs, &opts, sink)?;
         for (input, message) in walk_errors {
             r.errors.push(audit::InputError { input, message });
+        }
+        if args.topics.given() {
+            topics::join(&args.topics, &mut r, sink)?;
         }
         Ok(r)
     })

@@ -411,6 +411,7 @@ impl Checker {
             role: format!("assigned to {owner} in the same generation"),
             worker: Some(owner),
             line,
+            record: None,
         });
         f.normalise();
         true
@@ -490,6 +491,7 @@ impl Ctx<'_> {
             role,
             worker: (w != me).then(|| self.shared_label(w)),
             line: line.clone(),
+            record: None,
         }
     }
 }
