@@ -1,7 +1,8 @@
 //! Exit statuses, and what a failed write of the output means for them:
 //! the one place every subcommand (audit, `check`, `diff`, `explain`,
 //! `completions`, `man`, the split-run stages) takes them from. It sits
-//! below all of them and imports none.
+//! below all of them and imports none of them: only the input's words
+//! for an I/O error ([`crate::input::describe`]).
 
 /// No finding at or above `--fail-on` (or: all traces passed, no finding
 /// appeared, the output was written).
