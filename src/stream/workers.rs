@@ -64,109 +64,40 @@ pub(super) struct Before {
     pub notes: Vec<String>,
 }
 
-/// The replays of one stream and the items they made.
-pub(super) struct Workers {
-    /// The stream's name: its first worker's label.
-    label: String,
+/// The items a stream's replays made, and how they are keyed.
+#[derive(Debug, Default)]
+struct Outgoing {
     /// The stream's place in the run (orders items of equal time).
     rank: u32,
-    /// The latest time stamp read in the stream (log time only moves
-    /// forward here, whatever the lines say): the time of its items.
-    stream_ts: i64,
     /// Items handed on so far.
-    item_seq: u64,
+    seq: u64,
     /// Items not yet taken, in key order.
     items: Vec<Item>,
     /// How items are keyed while replays hold facts back.
     holds: Holds,
-    keep_generations: bool,
-    facts: bool,
-    pub(super) timeline: bool,
-    slots: BTreeMap<SlotKey, Slot>,
-    /// The herders of each stream label.
-    herders: BTreeMap<Option<String>, Herders>,
 }
 
-impl Workers {
-    pub(super) fn new(label: String, keep_generations: bool) -> Workers {
-        Workers {
-            label,
-            rank: 0,
-            stream_ts: i64::MIN,
-            item_seq: 0,
-            items: Vec::new(),
-            holds: Holds::default(),
-            keep_generations,
-            facts: false,
-            timeline: false,
-            slots: BTreeMap::new(),
-            herders: BTreeMap::new(),
-        }
+impl Outgoing {
+    /// An item of `worker`, made at log time `ts`.
+    fn push(&mut self, ts: i64, worker: &Arc<str>, fact: crate::replay::Fact) {
+        self.seq += 1;
+        self.items.push(Item {
+            key: Key {
+                ts,
+                stream: self.rank,
+                seq: self.seq,
+            },
+            worker: worker.clone(),
+            fact,
+        });
     }
 
-    /// Have the replays hand on facts and findings as items, ranked so.
-    pub(super) fn hand_on_facts(&mut self, rank: u32) {
-        self.facts = true;
-        self.rank = rank;
-    }
-
-    pub(super) fn rank(&self) -> u32 {
-        self.rank
-    }
-
-    /// The stream's log time moves to `ts` (never back).
-    pub(super) fn reach(&mut self, ts: Timestamp) {
-        self.stream_ts = self.stream_ts.max(ts.0);
-    }
-
-    /// The key the next item will have; items of this stream handed on
-    /// later never sort before it.
-    pub(super) fn frontier(&self) -> Key {
-        Key {
-            ts: self.holds.item_ts(self.stream_ts),
-            stream: self.rank,
-            seq: self.item_seq + 1,
-        }
-    }
-
-    /// The frontier of a stream paused before a line stamped `t`: past
-    /// `t` unless a replay holds facts made before.
-    pub(super) fn frontier_paused(&self, t: Timestamp) -> Key {
-        let f = self.frontier();
-        if self.holds.floor().is_some() {
-            return f;
-        }
-        f.max(Key {
-            ts: t.0,
-            stream: 0,
-            seq: 0,
-        })
-    }
-
-    fn key_facts(&mut self, slot_key: &SlotKey) {
-        let Some(slot) = self.slots.get_mut(slot_key) else {
-            return;
-        };
-        Self::push_facts(
-            slot,
-            &mut self.items,
-            &mut self.item_seq,
-            &mut self.holds,
-            (self.stream_ts, self.rank),
-        );
-    }
-
-    /// Hands on the facts a replay made, keyed: at the stream's log time,
-    /// or, while the replay holds facts back, at the time it began to
-    /// (a start is ordered among the other workers' facts by when it was
-    /// logged, not by when its outcome became known).
-    fn push_facts(
-        slot: &mut Slot,
-        items: &mut Vec<Item>,
-        item_seq: &mut u64,
-        holds: &mut Holds,
-        (stream_ts, rank): (i64, u32),
-    ) {
+    /// Hands on the facts a replay made, keyed: at the stream's log time
+    /// `stream_ts`, or, while the replay holds facts back, at the time it
+    /// began to (a start is ordered among the other workers' facts by when
+    /// it was logged, not by when its outcome became known).
+    fn push_facts(&mut self, slot: &mut Slot, stream_ts: i64) {
+        let holds = &mut self.holds;
         let made_at = if slot.replay.holds_facts() {
             *slot.held_since.get_or_insert_with(|| {
                 holds.held.push((slot.worker.clone(), stream_ts));
@@ -187,23 +118,90 @@ impl Workers {
         if facts.as_slice().is_empty() {
             return;
         }
-        items.reserve(facts.len());
+        self.items.reserve(facts.len());
         let ts = holds
             .floor()
             .map_or(made_at, |f| f.min(made_at))
             .max(holds.last_item_ts);
         holds.last_item_ts = ts;
         for fact in facts {
-            *item_seq += 1;
-            items.push(Item {
-                key: Key {
-                    ts,
-                    stream: rank,
-                    seq: *item_seq,
-                },
-                worker: slot.worker.clone(),
-                fact,
-            });
+            self.push(ts, &slot.worker, fact);
+        }
+    }
+}
+
+/// The replays of one stream and the items they made.
+pub(super) struct Workers {
+    /// The stream's name: its first worker's label.
+    label: String,
+    /// The latest time stamp read in the stream (log time only moves
+    /// forward here, whatever the lines say): the time of its items.
+    stream_ts: i64,
+    out: Outgoing,
+    keep_generations: bool,
+    facts: bool,
+    pub(super) timeline: bool,
+    slots: BTreeMap<SlotKey, Slot>,
+    /// The herders of each stream label.
+    herders: BTreeMap<Option<String>, Herders>,
+}
+
+impl Workers {
+    pub(super) fn new(label: String, keep_generations: bool) -> Workers {
+        Workers {
+            label,
+            stream_ts: i64::MIN,
+            out: Outgoing::default(),
+            keep_generations,
+            facts: false,
+            timeline: false,
+            slots: BTreeMap::new(),
+            herders: BTreeMap::new(),
+        }
+    }
+
+    /// Have the replays hand on facts and findings as items, ranked so.
+    pub(super) fn hand_on_facts(&mut self, rank: u32) {
+        self.facts = true;
+        self.out.rank = rank;
+    }
+
+    pub(super) fn rank(&self) -> u32 {
+        self.out.rank
+    }
+
+    /// The stream's log time moves to `ts` (never back).
+    pub(super) fn reach(&mut self, ts: Timestamp) {
+        self.stream_ts = self.stream_ts.max(ts.0);
+    }
+
+    /// The key the next item will have; items of this stream handed on
+    /// later never sort before it.
+    pub(super) fn frontier(&self) -> Key {
+        Key {
+            ts: self.out.holds.item_ts(self.stream_ts),
+            stream: self.out.rank,
+            seq: self.out.seq + 1,
+        }
+    }
+
+    /// The frontier of a stream paused before a line stamped `t`: past
+    /// `t` unless a replay holds facts made before.
+    pub(super) fn frontier_paused(&self, t: Timestamp) -> Key {
+        let f = self.frontier();
+        if self.out.holds.floor().is_some() {
+            return f;
+        }
+        f.max(Key {
+            ts: t.0,
+            stream: 0,
+            seq: 0,
+        })
+    }
+
+    fn key_facts(&mut self, slot_key: &SlotKey) {
+        if let Some(slot) = self.slots.get_mut(slot_key) {
+            self.out.push_facts(slot, self.stream_ts);
         }
     }
 
@@ -217,7 +215,7 @@ impl Workers {
 
     /// The items made since the last call, in key order.
     pub(super) fn take_items(&mut self) -> Vec<Item> {
-        std::mem::take(&mut self.items)
+        std::mem::take(&mut self.out.items)
     }
 
     /// What the replays hold back for lines that may still follow is
@@ -380,13 +378,7 @@ impl Workers {
         }
         slot.replay.apply(ev, &line, ctx);
         if self.facts {
-            Self::push_facts(
-                slot,
-                &mut self.items,
-                &mut self.item_seq,
-                &mut self.holds,
-                (self.stream_ts, self.rank),
-            );
+            self.out.push_facts(slot, self.stream_ts);
         }
     }
 
@@ -421,18 +413,9 @@ impl Workers {
                 ),
             };
             if self.facts {
-                let ts = self.stream_ts.max(self.holds.last_item_ts);
+                let ts = self.stream_ts.max(self.out.holds.last_item_ts);
                 for fact in facts {
-                    self.item_seq += 1;
-                    self.items.push(Item {
-                        key: Key {
-                            ts,
-                            stream: self.rank,
-                            seq: self.item_seq,
-                        },
-                        worker: label.clone(),
-                        fact,
-                    });
+                    self.out.push(ts, &label, fact);
                 }
             }
             if events > 0 {

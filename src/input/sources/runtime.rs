@@ -440,44 +440,35 @@ mod tests {
 
     #[test]
     fn written_parts_read_back() {
+        type Write = fn(&mut Vec<u8>, &str, bool, bool, &str);
+        type Parse = fn(&[u8]) -> Option<Part<'_>>;
+        let cri: Parse = |l| cri_line(l).ok().map(|(_, p)| p);
+        let docker: Parse = |l| docker_line(l).map(|(p, _)| p);
+        let formats: [(Write, Parse); 2] = [(write_cri, cri), (write_docker, docker)];
+        for (write, read) in formats {
+            let mut out = Vec::new();
+            write(
+                &mut out,
+                "2025-03-04T10:15:00.1Z",
+                false,
+                true,
+                "[x] INFO \"q\"",
+            );
+            write(&mut out, "2025-03-04T10:15:00.2Z", true, false, "b");
+            let lines: Vec<&[u8]> = out.split(|&b| b == b'\n').collect();
+            let p = read(lines[0]).unwrap();
+            let want: (Pipe, bool, &[u8]) = (Pipe::Stdout, true, b"[x] INFO \"q\"");
+            assert_eq!((p.pipe, p.partial, &*p.text), want);
+            let p = read(lines[1]).unwrap();
+            assert_eq!(
+                (p.pipe, p.partial, &*p.text),
+                (Pipe::Stderr, false, &b"b"[..])
+            );
+        }
         let mut out = Vec::new();
-        write_cri(
-            &mut out,
-            "2025-03-04T10:15:00.1Z",
-            false,
-            true,
-            "[x] INFO a",
-        );
-        write_cri(&mut out, "2025-03-04T10:15:00.2Z", true, false, "b");
-        let lines: Vec<&[u8]> = out.split(|&b| b == b'\n').collect();
-        let (_, p) = cri_line(lines[0]).unwrap();
-        assert_eq!(
-            (p.pipe, p.partial, &*p.text),
-            (Pipe::Stdout, true, &b"[x] INFO a"[..])
-        );
-        let (_, p) = cri_line(lines[1]).unwrap();
-        assert_eq!(
-            (p.pipe, p.partial, &*p.text),
-            (Pipe::Stderr, false, &b"b"[..])
-        );
-        let mut out = Vec::new();
-        write_docker(&mut out, "2025-03-04T10:15:00.1Z", false, true, "a \"q\"");
         write_docker(&mut out, "2025-03-04T10:15:00.2Z", true, false, "b");
-        let lines: Vec<&[u8]> = out.split(|&b| b == b'\n').collect();
-        let (p, _) = docker_line(lines[0]).unwrap();
-        assert_eq!(
-            (p.pipe, p.partial, &*p.text),
-            (Pipe::Stdout, true, &b"a \"q\""[..])
-        );
-        let (p, _) = docker_line(lines[1]).unwrap();
-        assert_eq!(
-            (p.pipe, p.partial, &*p.text),
-            (Pipe::Stderr, false, &b"b"[..])
-        );
-        assert_eq!(
-            docker_log(std::str::from_utf8(lines[1]).unwrap()).as_deref(),
-            Some("b")
-        );
+        let line = std::str::from_utf8(&out).unwrap().trim_end();
+        assert_eq!(docker_log(line).as_deref(), Some("b"));
     }
 
     #[test]
