@@ -24,3 +24,4 @@ pub mod state;
 pub mod stream;
 pub mod time;
 pub mod topics;
+pub mod watch;

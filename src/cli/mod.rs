@@ -34,6 +34,7 @@ const DOCS: &str = "\
 Documentation (docs/ in the source tree; README.md is the front page):
   docs/guide.md            user guide: install, every command and flag, the logs read, completions, man page
   docs/live.md             live use: kubectl logs -f, docker compose logs -f, --follow
+  docs/watch.md            watch: the audit as a service (metrics, alerts, dashboard, Kubernetes)
   docs/html-report.md      the HTML report (--format html)
   docs/testing-connect.md  testing Connect itself: check, --bless, baselines, diff
   docs/spark.md            split runs (plan, map, reduce) and Spark
@@ -76,6 +77,10 @@ enum Command {
     /// Second stage: combine `map` outputs (and partial reduces) from any
     /// number of machines into the report a single run prints.
     Reduce(stages::ReduceArgs),
+    /// Run beside a Connect cluster: follow its workers' logs, emit each
+    /// finding once as a JSON line as soon as it is provable, serve
+    /// Prometheus metrics, health and the timeline over HTTP.
+    Watch(Box<crate::watch::WatchArgs>),
 }
 
 /// How the report is printed (every audit command).
@@ -174,6 +179,7 @@ pub fn run() -> i32 {
         Some(Command::Plan(a)) => stages::plan(&a),
         Some(Command::Map(a)) => stages::map(&a),
         Some(Command::Reduce(a)) => stages::reduce(&a),
+        Some(Command::Watch(a)) => crate::watch::run(&a),
         Some(Command::Replay(a)) => audit_command(&a, true),
         None => audit_command(&cli.audit, false),
     }

@@ -28,7 +28,7 @@ pub struct SimArgs {
     #[arg(long)]
     pub protocol: Option<String>,
     /// Kafka version whose wording is printed: 2.0.1, 2.2.2, 2.3.1, 2.4.1,
-    /// 2.8.2, 3.0.2 or 3.6.2 (also 2.0, 2.3, 3.6, …).
+    /// 2.8.2, 3.0.2, 3.6.2, 3.9.1 or 4.4.0 (also 2.0, 2.3, 3.6, 3.9, 4, …).
     #[arg(long, default_value = "3.6.2")]
     pub kafka_version: String,
     /// Log layout: apache (`[%d] %p %m (%c:%L)`), apache-mdc (with

@@ -10,6 +10,7 @@
 
 mod archive;
 mod cli;
+mod data;
 mod emit;
 mod model;
 mod oracle;
@@ -19,8 +20,8 @@ pub mod version;
 
 pub use archive::{Archive, Planned, write_archive, write_plan};
 pub use cli::{SimArgs, run_cli};
+pub use data::Proto;
 pub use emit::out::Layout;
-pub use model::data::Proto;
 pub use truth::{ALL_FAULTS, ArchiveTruth, Expected, FaultKind, Scope, Truth};
 pub use version::Version;
 

@@ -1,5 +1,7 @@
-//! Plain data of the simulated cluster: resources, assignments and the
-//! catalogue of connector types (class names, versions, chatter).
+//! Plain data of the simulated cluster: resources, assignments, target
+//! states, config-topic records, why a start or stop happens, and the
+//! catalogue of connector types (class names, versions, chatter). The
+//! model, the emitter and the oracle all speak it; it imports nothing.
 
 /// A connector (by index into the cluster's connector table) or one of its tasks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -98,6 +100,56 @@ impl Assign {
             .chain(self.rtasks.iter().map(|&(c, i)| Res::Task(c, i)))
             .collect()
     }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    Started,
+    Paused,
+    Stopped,
+}
+
+impl Target {
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Started => "STARTED",
+            Target::Paused => "PAUSED",
+            Target::Stopped => "STOPPED",
+        }
+    }
+}
+
+/// A config-topic record.
+#[derive(Debug, Clone)]
+pub enum Rec {
+    ConnConfig(u16),
+    Tombstone(u16),
+    TaskConfig,
+    /// A task-config commit: the tasks the `Tasks [..] configs updated` line names.
+    Commit(Vec<(u16, u16)>),
+    Target(u16, Target),
+    SessionKey,
+    /// A KIP-745 restart request (`includeTasks=true`, `onlyFailed=false`).
+    Restart(u16),
+}
+
+/// What a start or stop is for (the oracle judges with it; a failed
+/// start prints per path).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Why {
+    StartPhase,
+    /// A plain REST restart.
+    Restart,
+    /// A KIP-745 restart plan.
+    RestartPlan,
+    ConnectorConfig,
+    Revoked,
+    Eager,
+    TaskConfig,
+    Removed,
+    Shutdown,
+    SelfRevocation,
+    Spurious,
 }
 
 /// A kind of connector, for class names and what its tasks talk about.
