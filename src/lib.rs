@@ -10,7 +10,6 @@ pub mod event;
 pub mod exit;
 pub mod explain;
 pub mod finding;
-pub mod generate;
 pub mod guard;
 pub mod harness;
 pub mod input;

@@ -18,62 +18,12 @@ pub mod text;
 
 use crate::audit::{self, Options, Report};
 use bless::BlessChange;
-use clap::{Args, ValueEnum};
 use discover::Trace;
 use expect::Entry;
 use matching::Found;
 use rayon::prelude::*;
-use std::io::{self, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
-
-/// `herder-audit check` flags.
-#[derive(Args, Debug, Clone)]
-pub struct CheckArgs {
-    /// Traces, or directories to search for them: a log with `NAME.expect`
-    /// beside it, or a directory with an `expect` file in it.
-    #[arg(required = true)]
-    pub paths: Vec<PathBuf>,
-    /// Write (or rewrite) each trace's expectation file from what the audit
-    /// finds, keeping the comments of findings that stay.
-    #[arg(long)]
-    pub bless: bool,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
-    pub format: CheckFormat,
-    /// When to colour text output (NO_COLOR is honoured in `auto`).
-    #[arg(long, value_enum, default_value_t = ColorWhen::Auto)]
-    pub color: ColorWhen,
-    /// Threads (default: one per core); traces are checked in parallel.
-    #[arg(short = 'j', long)]
-    pub jobs: Option<usize>,
-}
-
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CheckFormat {
-    Text,
-    Json,
-    /// JUnit XML: one test case per trace.
-    Junit,
-}
-
-/// When to colour text output.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ColorWhen {
-    Auto,
-    Always,
-    Never,
-}
-
-impl ColorWhen {
-    pub fn choice(self) -> anstream::ColorChoice {
-        match self {
-            ColorWhen::Auto => anstream::ColorChoice::Auto,
-            ColorWhen::Always => anstream::ColorChoice::Always,
-            ColorWhen::Never => anstream::ColorChoice::Never,
-        }
-    }
-}
 
 /// How to check.
 #[derive(Debug, Clone, Copy, Default)]
@@ -382,42 +332,6 @@ pub fn exit_status(outcomes: &[Outcome], discovery_errors: usize) -> i32 {
     } else {
         crate::exit::EXIT_OK
     }
-}
-
-/// Runs `herder-audit check`; returns the exit status.
-pub fn run_cli(args: &CheckArgs) -> i32 {
-    let opts = CheckOptions {
-        bless: args.bless,
-        ..CheckOptions::default()
-    };
-    let (outcomes, errors) = check_paths(&args.paths, opts, args.jobs);
-    for (path, message) in &errors {
-        eprintln!("herder-audit check: {path}: {message}");
-    }
-    if outcomes.is_empty() && errors.is_empty() {
-        let paths: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
-        eprintln!(
-            "herder-audit check: no trace found under {} (a trace is a .log file, or a directory with an `expect` file)",
-            paths.join(", ")
-        );
-    }
-    let written = (|| -> io::Result<()> {
-        let stdout = io::stdout();
-        let mut out = io::BufWriter::new(anstream::AutoStream::new(
-            stdout.lock(),
-            args.color.choice(),
-        ));
-        match args.format {
-            CheckFormat::Text => text::write(&outcomes, &mut out)?,
-            CheckFormat::Json => json::write(&outcomes, &errors, &mut out)?,
-            CheckFormat::Junit => junit::write(&outcomes, &errors, &mut out)?,
-        }
-        out.flush()
-    })();
-    if let Some(code) = crate::exit::output_failed("herder-audit check", written) {
-        return code;
-    }
-    exit_status(&outcomes, errors.len())
 }
 
 /// A diagnostic as plain text (no colour), for JSON and JUnit.

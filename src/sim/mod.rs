@@ -9,7 +9,6 @@
 //! [--fault F] [--noise R] --out DIR`
 
 mod archive;
-mod cli;
 mod emit;
 mod model;
 mod oracle;
@@ -17,8 +16,7 @@ mod rng;
 pub mod truth;
 pub mod version;
 
-pub use archive::{Archive, Planned, write_archive, write_plan};
-pub use cli::{SimArgs, run_cli};
+pub use archive::{Archive, Planned, write_archive, write_cluster_flat, write_plan};
 pub use emit::out::Layout;
 pub use model::data::Proto;
 pub use truth::{ALL_FAULTS, ArchiveTruth, Expected, FaultKind, Scope, Truth};
