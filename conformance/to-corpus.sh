@@ -46,5 +46,5 @@ for t in lines("topics.jsonl"):
     print(f"  topic {t['topic']}: {t['records']} records, {t['duplicated']} duplicated")
 PY
 : > "$dest/expect"
-target/release/herder-audit check --bless "$dest" >/dev/null || true
+target/dist/herder-audit check --bless "$dest" >/dev/null || true
 echo "$dest: $(grep -vc '^#\|^$' "$dest/expect" || true) expected finding(s); review them"
