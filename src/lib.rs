@@ -20,3 +20,9 @@ pub mod report;
 pub mod rules;
 pub mod sim;
 pub mod state;
+
+/// The in-memory log of the tests, shared with the integration tests'
+/// support module.
+#[cfg(test)]
+#[path = "../tests/support/shared_buf.rs"]
+mod shared_buf;

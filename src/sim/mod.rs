@@ -295,19 +295,7 @@ pub(crate) fn run_cluster(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::{Arc, Mutex};
-
-    #[derive(Clone, Default)]
-    struct Buf(Arc<Mutex<Vec<u8>>>);
-    impl Write for Buf {
-        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(b);
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
+    use crate::shared_buf::SharedBuf as Buf;
 
     fn sim(p: &Params) -> (Truth, Vec<Vec<u8>>) {
         let bufs: Vec<Buf> = (0..p.workers).map(|_| Buf::default()).collect();
