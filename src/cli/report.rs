@@ -1,6 +1,7 @@
-//! The output path of every audit command: the printer (streaming for
-//! text and JSON lines, whole-run for JSON and HTML), the baseline in
-//! front of it, the summary at the end, the exit status.
+//! The printing of every audit command (`herder-audit`, `replay`,
+//! `reduce`): the printer (streaming for text and JSON lines, whole-run for
+//! JSON and HTML), the baseline in front of it, the summary at the end, the
+//! exit status; written through [`super::output`].
 
 use super::flags::{FailOn, Format, OutputArgs};
 use super::output::{self, Dest};
