@@ -21,6 +21,8 @@ main() {
 set -euo pipefail
 # shellcheck source=conformance/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=conformance/topics.sh
+source "$conformance_dir/topics.sh"
 
 release=""
 scenario=""
@@ -463,6 +465,7 @@ for p in "$run"/w*.pid; do
 done
 [ -f "$data/in.txt" ] && dump_topic "$src_topic"
 [ -n "$count_topic" ] && dump_topic "$count_topic"
+dump_internal_topics "$bootstrap" "$run/topics" "$tool_libs" "$run/broker/log4j.properties" "connect-$tag-"{configs,status,offsets} 2>&1 | tee -a "$run/harness.log" >&2
 stop_pid "$run/broker/broker.pid"
 
 # The trace: every worker's log files as written, and its audit.

@@ -3,6 +3,7 @@
 #   conformance/to-corpus.sh target/conformance/3.9.1/kill-worker
 # makes corpus/real-kafka/3.9.1/kill-worker/ with every worker's log files
 # exactly as written, gzipped (w1/connect.log.gz, rotated segments too),
+# the dumps of the internal topics (topics/, conformance/topics.sh), gzipped,
 # PROVENANCE.txt (the run's provenance and a summary of the cluster's own
 # ground truth: the REST calls, the last status snapshot, the source topic's
 # record and duplicate counts; the full snapshots stay in the run directory,
@@ -23,6 +24,13 @@ mkdir -p "$dest"
     mkdir -p "$dest/$(dirname "$f")"
     gzip -9 -n -c "$run/logs/$f" > "$dest/$f.gz"
 done
+if [ -d "$run/topics" ]; then
+    mkdir -p "$dest/topics"
+    for f in "$run"/topics/*; do
+        case "$f" in *.err) continue ;; esac
+        gzip -9 -n -c "$f" > "$dest/topics/$(basename "$f").gz"
+    done
+fi
 grep -v '^date:\|^wall:' "$run/PROVENANCE" > "$dest/PROVENANCE.txt"
 sed -n 's/^\(date\|wall\): /captured \1: /p' "$run/PROVENANCE" >> "$dest/PROVENANCE.txt"
 python3 - "$run/ground-truth" >> "$dest/PROVENANCE.txt" <<'PY'

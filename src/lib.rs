@@ -20,6 +20,7 @@ pub mod report;
 pub mod rules;
 pub mod sim;
 pub mod state;
+pub mod topics;
 
 /// The in-memory log of the tests, shared with the integration tests'
 /// support module.

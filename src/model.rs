@@ -481,6 +481,34 @@ impl Ord for SourceLine {
     }
 }
 
+/// Where a record is in Kafka: its topic (when the dump names it: the
+/// console consumer prints no topic), partition and offset (absent from a
+/// console dump made without `print.partition` / `print.offset`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct RecordRef {
+    pub topic: Option<Arc<str>>,
+    pub partition: Option<i32>,
+    pub offset: Option<i64>,
+}
+
+impl fmt::Display for RecordRef {
+    /// `connect-status[0]@57`; `?` for what the dump did not print.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.topic {
+            Some(t) => f.write_str(t)?,
+            None => f.write_str("?")?,
+        }
+        match self.partition {
+            Some(p) => write!(f, "[{p}]")?,
+            None => f.write_str("[?]")?,
+        }
+        match self.offset {
+            Some(o) => write!(f, "@{o}"),
+            None => f.write_str("@?"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

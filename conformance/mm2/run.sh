@@ -22,6 +22,8 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=../lib.sh
 source "$here/../lib.sh"
+# shellcheck source=../topics.sh
+source "$here/../topics.sh"
 
 release="" out="" restart=0 one_way=0 port_base=29092 run_seconds=45 prefix=""
 while [ $# -gt 0 ]; do
@@ -61,6 +63,7 @@ trap cleanup EXIT INT TERM
 
 worker_libs="$(fetch_jars "$release" worker mirror)"
 broker_libs="$(fetch_jars "$broker_version" broker)"
+tool_libs="$(fetch_jars "$broker_version" tools)"
 
 # The release's own Connect logging config, as shipped in its config/ directory.
 mkdir -p "$work/config" "$work/logs"
@@ -167,7 +170,10 @@ offsets_a="$(offsets "127.0.0.1:$port_a")"
 offsets_b="$(offsets "127.0.0.1:$port_b")"
 
 mkdir -p "$out"
-rm -f "$out"/connect*.log*
+rm -rf "$out"/connect*.log* "$out/topics"
+# each flow's internal topics live on its target cluster
+dump_internal_topics "127.0.0.1:$port_a" "$out/topics" "$tool_libs" "$work/A/log4j.properties" "mm2-"{configs,status,offsets}".$alias_b.internal"
+dump_internal_topics "127.0.0.1:$port_b" "$out/topics" "$tool_libs" "$work/A/log4j.properties" "mm2-"{configs,status,offsets}".$alias_a.internal"
 cp -p "$work"/logs/connect*.log* "$out"/
 {
     echo "release: $release (org.apache.kafka:connect-mirror, connect-runtime from the Maven repository)"

@@ -4,7 +4,7 @@
 //! `reduce`) share one printing path ([`report`]); the stages of a split
 //! run (`plan`, `map`, `reduce`) are in [`stages`]; `check` and `diff` in
 //! [`check`]; `explain`, `completions` and `man` in [`docs`]; `simulate`
-//! in [`simulate`].
+//! in [`simulate`]; the internal topics as a witness in [`topics`].
 
 mod check;
 mod docs;
@@ -13,8 +13,10 @@ mod output;
 mod report;
 mod simulate;
 mod stages;
+mod topics;
 
 use crate::audit::{self, Live, Options};
+use crate::exit::EXIT_ERROR;
 use crate::input::{self, Input};
 use flags::{AuditArgs, Command, Format};
 use std::path::PathBuf;
@@ -71,6 +73,18 @@ fn stdin_is_file() -> bool {
 }
 
 fn audit_command(args: &AuditArgs, replay: bool) -> i32 {
+    if args.topics.given() {
+        if replay {
+            eprintln!(
+                "herder-audit replay: the internal topics (--topics, --bootstrap) are not replayed yet"
+            );
+            return EXIT_ERROR;
+        }
+        if args.paths.is_empty() {
+            // the topics alone: standard input is not read
+            return report::run(&args.out, false, |sink| topics::run(&args.topics, sink));
+        }
+    }
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from("-")]
     } else {
@@ -90,6 +104,9 @@ fn audit_command(args: &AuditArgs, replay: bool) -> i32 {
         let mut r = audit::audit_to(&inputs, &opts, sink)?;
         for (input, message) in walk_errors {
             r.errors.push(audit::InputError { input, message });
+        }
+        if args.topics.given() {
+            topics::join(&args.topics, &mut r, sink)?;
         }
         Ok(r)
     })

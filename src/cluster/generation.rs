@@ -357,6 +357,7 @@ impl Ctx<'_> {
             role,
             worker: (w != me).then(|| self.shared_label(w)),
             line: line.clone(),
+            record: None,
         }
     }
 }

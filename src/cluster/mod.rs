@@ -411,6 +411,7 @@ impl Checker {
             role: format!("assigned to {owner} in the same generation"),
             worker: Some(owner),
             line,
+            record: None,
         });
         f.normalise();
         true

@@ -5,7 +5,7 @@ pub mod fingerprint;
 
 pub use fingerprint::{Fingerprint, WorkerIdentity, fingerprint, resource_spec};
 
-use crate::model::{Resource, SourceLine};
+use crate::model::{RecordRef, Resource, SourceLine};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::sync::Arc;
@@ -92,6 +92,11 @@ pub struct Evidence {
     /// worker (cross-worker findings).
     pub worker: Option<Arc<str>>,
     pub line: SourceLine,
+    /// The internal-topic record the line holds (topic, partition,
+    /// offset), when the evidence is a record of a topic dump or a live
+    /// read rather than a log line (docs/topics.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record: Option<RecordRef>,
 }
 
 impl Evidence {
@@ -100,6 +105,7 @@ impl Evidence {
             role: role.into(),
             worker: None,
             line: line.clone(),
+            record: None,
         }
     }
 }

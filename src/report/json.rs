@@ -6,7 +6,7 @@ use super::RunSummary;
 use super::json_write;
 use crate::audit::{Names, Report};
 use crate::finding::{Evidence, Finding, Fingerprint};
-use crate::model::{Resource, SourceLine};
+use crate::model::{RecordRef, Resource, SourceLine};
 use crate::replay::{GenerationRecord, WorkerSummary};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -27,7 +27,25 @@ fn evidence_json(report: &dyn Names, e: &Evidence) -> Value {
     let mut v = line_json(report, &e.line);
     v["role"] = json!(e.role);
     v["worker"] = json!(e.worker);
+    if let Some(r) = &e.record {
+        v["record"] = json!(RecordOut(r));
+    }
     v
+}
+
+/// An internal-topic record's place (docs/topics.md), fields sorted:
+/// `offset`, `partition`, `topic`.
+struct RecordOut<'a>(&'a RecordRef);
+
+impl Serialize for RecordOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Record", 3)?;
+        st.serialize_field("offset", &self.0.offset)?;
+        st.serialize_field("partition", &self.0.partition)?;
+        st.serialize_field("topic", &self.0.topic.as_deref())?;
+        st.end()
+    }
 }
 
 /// One line as the findings print it; fields in the order a JSON object
@@ -43,6 +61,8 @@ struct LineOut<'a> {
 #[derive(Serialize)]
 struct EvidenceOut<'a> {
     line: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    record: Option<RecordOut<'a>>,
     role: &'a str,
     source: &'a str,
     text: &'a str,
@@ -150,6 +170,7 @@ impl<'a> FindingOut<'a> {
                 .iter()
                 .map(|e| EvidenceOut {
                     line: e.line.line,
+                    record: e.record.as_ref().map(RecordOut),
                     role: &e.role,
                     source: names.source_name(e.line.source),
                     text: &e.line.text,
@@ -417,6 +438,16 @@ fn finding_line(names: &dyn Names, f: &Finding, carry: &mut Carry, out: &mut Vec
         // EvidenceOut: line, role, source, text, timestamp, worker.
         out.extend_from_slice(if k > 0 { b",{\"line\":" } else { b"{\"line\":" });
         json_write::unsigned(e.line.line, out);
+        if let Some(r) = &e.record {
+            // RecordOut: offset, partition, topic.
+            out.extend_from_slice(b",\"record\":{\"offset\":");
+            opt_integer(r.offset, out);
+            out.extend_from_slice(b",\"partition\":");
+            opt_integer(r.partition, out);
+            out.extend_from_slice(b",\"topic\":");
+            json_write::opt_string(r.topic.as_deref(), out);
+            out.push(b'}');
+        }
         out.extend_from_slice(b",\"role\":");
         string(&e.role, out);
         out.extend_from_slice(b",\"source\":");
@@ -692,6 +723,18 @@ mod tests {
                         role: "and \"there\"".into(),
                         worker: Some("w/twin.log".into()),
                         line: b.clone(),
+                        record: None,
+                    },
+                    // a record of an internal topic (docs/topics.md)
+                    Evidence {
+                        role: "RUNNING here".into(),
+                        worker: None,
+                        line: b.clone(),
+                        record: Some(RecordRef {
+                            topic: (k != 1).then(|| "connect-status".into()),
+                            partition: Some(k as i32),
+                            offset: (k != 2).then_some(57),
+                        }),
                     },
                     Evidence::new("then", &c),
                 ],

@@ -88,11 +88,18 @@ pub fn write_finding(report: &dyn Names, f: &Finding, out: &mut dyn Write) -> io
             e.line.line,
             quoted(&e.line)
         )?;
-        writeln!(
-            out,
-            "{pad} {GUTTER}|{GUTTER:#}   {LABEL}{mark} {}{LABEL:#}",
-            e.role
-        )?;
+        match &e.record {
+            Some(r) => writeln!(
+                out,
+                "{pad} {GUTTER}|{GUTTER:#}   {LABEL}{mark} {} (record {r}){LABEL:#}",
+                e.role
+            )?,
+            None => writeln!(
+                out,
+                "{pad} {GUTTER}|{GUTTER:#}   {LABEL}{mark} {}{LABEL:#}",
+                e.role
+            )?,
+        }
     }
     if !f.started.is_empty() {
         let list: Vec<String> = f.started.iter().map(Resource::to_string).collect();

@@ -2,6 +2,7 @@
 //! `reduce`'s printing): what to read, how to print it, the baseline, and
 //! the `--color` values every command shares.
 
+use super::TopicsArgs;
 use crate::baseline::BaselineFiles;
 use crate::finding::Severity;
 use clap::{Args, ValueEnum};
@@ -51,6 +52,8 @@ pub struct AuditArgs {
     /// back the cross-worker findings of the others.
     #[arg(long, value_name = "SECONDS", default_value_t = 3.0)]
     pub idle_timeout: f64,
+    #[command(flatten)]
+    pub topics: TopicsArgs,
 }
 
 /// The audit's `--baseline` / `--write-baseline` flags.

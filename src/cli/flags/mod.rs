@@ -1,6 +1,6 @@
 //! Every flag of the command line, under one roof: the clap definitions of
-//! the commands and their arguments ([`audit`], [`stages`], [`check`],
-//! [`simulate`], and the small ones here), the shell completions
+//! the commands and their arguments ([`audit`], [`topics`], [`stages`],
+//! [`check`], [`simulate`], and the small ones here), the shell completions
 //! ([`complete`]) and the manual page ([`man`]), both generated from the
 //! same definition the parser uses so that they can never disagree with
 //! it. Nothing outside this module sees clap: the commands take the
@@ -12,6 +12,7 @@ pub mod complete;
 pub mod man;
 pub mod simulate;
 pub mod stages;
+pub mod topics;
 
 use crate::exit::{EXIT_ERROR, EXIT_OK};
 use clap::{Args, CommandFactory, Parser, Subcommand};
@@ -21,6 +22,7 @@ pub use audit::{AuditArgs, ColorWhen, FailOn, Format, OutputArgs};
 pub use check::{CheckArgs, CheckFormat, DiffArgs, DiffFormat};
 pub use simulate::SimArgs;
 pub use stages::{MapArgs, PlanArgs, ReduceArgs};
+pub use topics::TopicsArgs;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -47,6 +49,7 @@ Documentation (docs/ in the source tree; README.md is the front page):
   docs/spark.md            split runs (plan, map, reduce) and Spark
   docs/simulator.md        the simulator (simulate)
   docs/json-schema.md      the JSON output (--format json, jsonl)
+  docs/topics.md           Connect's internal topics as a witness (--topics, --bootstrap)
   docs/performance.md      benchmarks and their figures
   docs/real-kafka.md       traces captured from real Kafka clusters
   docs/log-sources.md      where worker logs come from
