@@ -21,6 +21,7 @@ pub mod rules;
 pub mod sim;
 pub mod state;
 pub mod topics;
+pub mod watch;
 
 /// The in-memory log of the tests, shared with the integration tests'
 /// support module.

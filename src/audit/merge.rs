@@ -75,6 +75,8 @@ pub struct Reducer {
     /// Findings withheld, per worker label, kind, and whether the replay
     /// counted it (its own finding) or not (a cross-worker one).
     pub withheld: BTreeMap<String, BTreeMap<(Kind, bool), u64>>,
+    /// Told of every item fed (`herder-audit watch`).
+    pub observer: Option<Arc<dyn super::observe::Observe>>,
 }
 
 impl Reducer {
@@ -85,6 +87,9 @@ impl Reducer {
     /// Feeds one item (in key order) and hands the findings it made final
     /// to `sink`.
     pub fn push(&mut self, item: Item, names: &dyn Names, sink: &mut dyn Sink) -> io::Result<()> {
+        if let Some(o) = &self.observer {
+            o.item(&item);
+        }
         let w = match self.workers.get(&item.worker) {
             Some(&w) => w,
             None => {

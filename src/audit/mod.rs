@@ -25,6 +25,7 @@ mod driver;
 mod herders;
 pub mod mapred;
 pub mod merge;
+pub mod observe;
 pub mod plan;
 pub mod processor;
 mod repeats;
@@ -34,6 +35,7 @@ pub mod stream;
 pub use crate::model::Key;
 pub use driver::{Live, audit, audit_to, map_to};
 pub use merge::Item;
+pub use observe::{Observe, StreamStat};
 pub use sink::{Collect, Names, Sink};
 
 use crate::finding::{Finding, Kind, Severity};

@@ -270,6 +270,12 @@ impl StreamProcessor {
         self.sink.take_unordered()
     }
 
+    /// Lines skipped for their length since the last call ((line, bytes)
+    /// each); they are then not in the segment's [`InputReport`].
+    pub fn take_too_long(&mut self) -> Vec<(u64, u64)> {
+        self.sink.take_too_long()
+    }
+
     /// Live input went quiet: hand on what waits for lines that may follow.
     pub fn flush_held(&mut self) {
         self.sink.flush_held();

@@ -39,6 +39,7 @@ pub fn run() -> i32 {
         Some(Command::Plan(a)) => stages::plan(&a),
         Some(Command::Map(a)) => stages::map(&a),
         Some(Command::Reduce(a)) => stages::reduce(&a),
+        Some(Command::Watch(a)) => crate::watch::run(&a.options()),
         Some(Command::Replay(a)) => audit_command(&a, true),
         None => audit_command(&cli.audit, false),
     }

@@ -12,6 +12,8 @@
 //!   exports, hard-wrapped lines) and what must not change.
 //! * [`live`]: the binary as a child read line by line as it comes, and a
 //!   writer thread that feeds it in steps.
+//! * [`watch`]: `herder-audit watch` run as a child, its HTTP endpoint, and
+//!   the findings of its JSON-lines output.
 //! * [`shared_buf`]: a log written in memory (the simulator's output in
 //!   the tests), also the unit tests' (`src/lib.rs` includes this file).
 //!
@@ -25,6 +27,7 @@ pub mod files;
 pub mod live;
 pub mod shared_buf;
 pub mod sources;
+pub mod watch;
 
 pub use bin::{BIN, bin, bin_no_color, check_cmd, run};
 pub use cases::{

@@ -1,6 +1,6 @@
 //! Every flag of the command line, under one roof: the clap definitions of
 //! the commands and their arguments ([`audit`], [`topics`], [`stages`],
-//! [`check`], [`simulate`], and the small ones here), the shell completions
+//! [`check`], [`simulate`], [`watch`], and the small ones here), the shell completions
 //! ([`complete`]) and the manual page ([`man`]), both generated from the
 //! same definition the parser uses so that they can never disagree with
 //! it. Nothing outside this module sees clap: the commands take the
@@ -13,6 +13,7 @@ pub mod man;
 pub mod simulate;
 pub mod stages;
 pub mod topics;
+pub mod watch;
 
 use crate::exit::{EXIT_ERROR, EXIT_OK};
 use clap::{Args, CommandFactory, Parser, Subcommand};
@@ -23,6 +24,7 @@ pub use check::{CheckArgs, CheckFormat, DiffArgs, DiffFormat};
 pub use simulate::SimArgs;
 pub use stages::{MapArgs, PlanArgs, ReduceArgs};
 pub use topics::TopicsArgs;
+pub use watch::WatchArgs;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -44,6 +46,7 @@ const DOCS: &str = "\
 Documentation (docs/ in the source tree; README.md is the front page):
   docs/guide.md            user guide: install, every command and flag, the logs read, completions, man page
   docs/live.md             live use: kubectl logs -f, docker compose logs -f, --follow
+  docs/watch.md            watch: the audit as a service (metrics, alerts, dashboard, Kubernetes)
   docs/html-report.md      the HTML report (--format html)
   docs/testing-connect.md  testing Connect itself: check, --bless, baselines, diff
   docs/spark.md            split runs (plan, map, reduce) and Spark
@@ -86,6 +89,10 @@ pub enum Command {
     /// Second stage: combine `map` outputs (and partial reduces) from any
     /// number of machines into the report a single run prints.
     Reduce(ReduceArgs),
+    /// Run beside a Connect cluster: follow its workers' logs, emit each
+    /// finding once as a JSON line as soon as it is provable, serve
+    /// Prometheus metrics, health and the timeline over HTTP.
+    Watch(Box<WatchArgs>),
 }
 
 /// Arguments of `herder-audit explain`.
