@@ -1,113 +1,14 @@
 //! Shared by the tests that convert the corpus into the envelopes logs are
-//! read in (container-runtime files, log-store exports): the cases, the
-//! conversion's bookkeeping, and what must not change between the
-//! original and its copy.
-#![allow(dead_code)]
+//! read in (container-runtime files, log-store exports, hard-wrapped
+//! lines): the conversion's bookkeeping, and what must not change between
+//! the original and its copy.
 
-use flate2::Compression;
-use flate2::read::MultiGzDecoder;
-use flate2::write::GzEncoder;
-use herder_audit::audit::{self, Options, Report};
+use super::cases::{LogFile, audit_path, logs};
+use super::files::{gzip, write};
+use herder_audit::audit::Report;
 use herder_audit::input;
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-
-pub fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "herder-audit-sources-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
-}
-
-/// The hand-written traces of the corpus: `cases()` without
-/// `corpus/real-kafka`. Open gaps of the conversions, not of the reader:
-/// the 56 real captures (~410 k lines) make every export conversion of a
-/// debug build take minutes; their threads' lines are not always in time
-/// order within one file, so a newest-first copy of them is not read back
-/// line for line; the copies' labels do not map a MirrorMaker herder's
-/// `@group`; and a container file per log4j rotation segment (4.x
-/// `connect-YYYY-MM-DD-HH.log`) is no shape a container runtime writes.
-pub fn hand_written_cases() -> Vec<PathBuf> {
-    cases()
-        .into_iter()
-        .filter(|c| !c.ends_with("real-kafka"))
-        .collect()
-}
-
-pub fn cases() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir("corpus")
-        .expect("corpus/")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.is_dir() || p.extension().is_some_and(|x| x == "log"))
-        .collect();
-    v.sort();
-    v
-}
-
-/// One log file of a case: its path relative to the case (empty for a
-/// single-file case), its text, and whether it was gzipped.
-pub struct LogFile {
-    pub rel: PathBuf,
-    pub text: Vec<u8>,
-    pub gz: bool,
-}
-
-pub fn gunzip(raw: &[u8]) -> Vec<u8> {
-    let mut v = Vec::new();
-    MultiGzDecoder::new(raw).read_to_end(&mut v).expect("gzip");
-    v
-}
-
-pub fn gzip(text: &[u8]) -> Vec<u8> {
-    let mut e = GzEncoder::new(Vec::new(), Compression::fast());
-    e.write_all(text).expect("gzip");
-    e.finish().expect("gzip")
-}
-
-/// The logs of a case, in path order.
-pub fn logs(case: &Path) -> Vec<LogFile> {
-    let mut out = Vec::new();
-    let mut stack = vec![case.to_path_buf()];
-    while let Some(p) = stack.pop() {
-        if p.is_dir() {
-            for e in std::fs::read_dir(&p).expect("dir") {
-                stack.push(e.expect("entry").path());
-            }
-            continue;
-        }
-        let name = p.file_name().unwrap().to_string_lossy().to_string();
-        if name == "expect" || name.ends_with(".expect") {
-            continue;
-        }
-        let raw = std::fs::read(&p).expect("readable");
-        let gz = raw.starts_with(&[0x1f, 0x8b]);
-        let text = if gz { gunzip(&raw) } else { raw };
-        let rel = p.strip_prefix(case).unwrap_or(Path::new("")).to_path_buf();
-        out.push(LogFile { rel, text, gz });
-    }
-    out.sort_by(|a, b| a.rel.cmp(&b.rel));
-    out
-}
-
-/// The lines of a text with their terminators (a last line without one
-/// gets none).
-pub fn lines(text: &[u8]) -> Vec<(&[u8], &[u8])> {
-    text.split_inclusive(|&b| b == b'\n')
-        .map(|l| {
-            if let Some(c) = l.strip_suffix(b"\r\n") {
-                (c, &b"\r\n"[..])
-            } else if let Some(c) = l.strip_suffix(b"\n") {
-                (c, &b"\n"[..])
-            } else {
-                (l, &b""[..])
-            }
-        })
-        .collect()
-}
 
 /// Where a case went: files written, and how to find the original's
 /// sources, lines and worker labels in the copy.
@@ -138,12 +39,6 @@ impl Copy {
         }
         s.to_string()
     }
-}
-
-pub fn audit_path(p: &Path) -> Report {
-    let (inputs, errors) = input::expand(&[p.to_path_buf()]);
-    assert!(errors.is_empty(), "{errors:?}");
-    audit::audit(&inputs, &Options::default())
 }
 
 /// Notes the copy adds, left out of the comparison.
@@ -391,14 +286,6 @@ pub fn family_label(
     } else {
         orig.join(dir).join(base).display().to_string()
     }
-}
-
-/// Writes a file, making its directory.
-pub fn write(path: &Path, bytes: &[u8]) {
-    if let Some(p) = path.parent() {
-        std::fs::create_dir_all(p).expect("mkdir");
-    }
-    std::fs::write(path, bytes).expect("write");
 }
 
 /// Copies a case as it is (the original, read from a path like the copy's).

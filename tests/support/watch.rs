@@ -1,26 +1,14 @@
-//! What the `herder-audit watch` tests share: the binary, scratch
-//! directories, simulated logs, the findings of a JSON-lines output.
+//! What the `herder-audit watch` tests share: simulated logs, the
+//! findings of a JSON-lines output, the watcher run as a child with its
+//! HTTP endpoint.
 
-#![allow(dead_code)]
-
-use std::path::{Path, PathBuf};
+use super::bin::BIN;
+use std::path::Path;
 use std::time::{Duration, Instant};
-
-pub fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_herder-audit")
-}
-
-/// A fresh directory under the system's temporary directory.
-pub fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("herder-watch-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 /// A simulated 3-worker cluster with one fault, in `out`.
 pub fn simulate(out: &Path, group: &str, fault: &str, seed: u64) {
-    let st = std::process::Command::new(bin())
+    let st = std::process::Command::new(BIN)
         .args([
             "simulate",
             "--workers",
@@ -102,7 +90,7 @@ impl Watcher {
     /// the address it serves.
     pub fn start(args: &[&std::ffi::OsStr]) -> Watcher {
         use std::io::BufRead;
-        let mut child = std::process::Command::new(bin())
+        let mut child = std::process::Command::new(BIN)
             .arg("watch")
             .args(args)
             .args(["--listen", "127.0.0.1:0"])

@@ -1,29 +1,13 @@
-//! Shell completions and the manual page, generated at run time from the
-//! same clap definition the parser uses (`herder-audit completions SHELL`,
-//! `herder-audit man`), so they can never disagree with the flags.
+//! The manual page (`herder-audit man`), generated at run time from the
+//! clap definition the parser uses, so it can never disagree with the
+//! flags; the sections clap knows nothing of (subcommands, finding kinds,
+//! exit status, where to read more) are written here.
 
 use crate::finding::Kind;
-use clap::{Args, Command};
-use clap_complete::Shell;
+use clap::Command;
 use clap_mangen::Man;
 use roff::{Roff, bold, roman};
 use std::io::{self, Write};
-
-/// Arguments of `herder-audit completions`.
-#[derive(Args, Debug, Clone)]
-pub struct CompletionsArgs {
-    /// The shell to write a completion script for.
-    #[arg(value_enum)]
-    pub shell: Shell,
-}
-
-/// The completion script for `shell`.
-pub fn completions(shell: Shell, mut cmd: Command) -> Vec<u8> {
-    let name = cmd.get_name().to_string();
-    let mut buf = Vec::new();
-    clap_complete::generate(shell, &mut cmd, name, &mut buf);
-    buf
-}
 
 /// The manual page (section 1) in roff: clap_mangen's title, name,
 /// synopsis, description and options; then the subcommands (described here,
@@ -100,23 +84,4 @@ fn extra_sections(cmd: &Command) -> Roff {
         roman(", and the documents in the docs/ directory of the source: guide.md (the user guide), live.md, html-report.md, testing-connect.md, spark.md, simulator.md, json-schema.md, performance.md, real-kafka.md, log-sources.md, design.md, rules.md, log-formats.md."),
     ]);
     roff
-}
-
-fn emit(bytes: io::Result<Vec<u8>>) -> i32 {
-    let result = bytes.and_then(|b| {
-        let mut out = io::stdout().lock();
-        out.write_all(&b)?;
-        out.flush()
-    });
-    crate::exit::output_failed("herder-audit", result).unwrap_or(crate::exit::EXIT_OK)
-}
-
-/// `herder-audit completions SHELL`.
-pub fn run_completions(args: &CompletionsArgs, cmd: Command) -> i32 {
-    emit(Ok(completions(args.shell, cmd)))
-}
-
-/// `herder-audit man`.
-pub fn run_man(cmd: Command) -> i32 {
-    emit(man(cmd))
 }

@@ -7,8 +7,9 @@
 //! Nothing here measures time: every wait is for an event (a line read, a
 //! step reached), bounded by a deadline that fails the test rather than
 //! letting it hang.
-#![allow(dead_code)]
 
+use super::bin::BIN;
+use super::files::lines_of;
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -21,34 +22,6 @@ use std::time::{Duration, Instant};
 /// How long any one awaited event may take before the test fails (the
 /// machine may be loaded; this is a guard against hanging, not a timing).
 pub const DEADLINE: Duration = Duration::from_secs(120);
-
-pub fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_herder-audit")
-}
-
-pub fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-pub fn corpus(rel: &str) -> PathBuf {
-    root().join("corpus").join(rel)
-}
-
-/// A fresh directory for one test.
-pub fn scratch(name: &str) -> PathBuf {
-    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("live-{name}"));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-/// The lines of a file, each with its line ending.
-pub fn lines_of(path: &Path) -> Vec<Vec<u8>> {
-    let data = std::fs::read(path).unwrap();
-    data.split_inclusive(|&b| b == b'\n')
-        .map(<[u8]>::to_vec)
-        .collect()
-}
 
 /// Lines `from..to` (0-based, end excluded) joined.
 pub fn join(lines: &[Vec<u8>], from: usize, to: usize) -> Vec<u8> {
@@ -143,7 +116,7 @@ impl Audit {
         } else {
             Format::Text
         };
-        let mut child = Command::new(bin())
+        let mut child = Command::new(BIN)
             .args(args)
             .stdin(if stdin { Stdio::piped() } else { Stdio::null() })
             .stdout(Stdio::piped())
@@ -410,7 +383,7 @@ pub const AMENDS: &str = "the Worker refuses: an instance already exists";
 /// name of the trigger's file (`<stdin>`, or the path it will be followed
 /// at).
 pub fn expected(path: &Path, source: &str) -> Vec<Expected> {
-    let out = Command::new(bin())
+    let out = Command::new(BIN)
         .args(["--format", "jsonl", "--no-summary"])
         .arg(path)
         .output()
@@ -457,7 +430,7 @@ pub fn expected(path: &Path, source: &str) -> Vec<Expected> {
 
 /// The output of a batch run, with the path named as `as_name`.
 pub fn batch_output(args: &[&str], path: &Path, as_name: &str) -> String {
-    let out = Command::new(bin()).args(args).arg(path).output().unwrap();
+    let out = Command::new(BIN).args(args).arg(path).output().unwrap();
     String::from_utf8(out.stdout)
         .unwrap()
         .replace(&path.display().to_string(), as_name)
