@@ -327,6 +327,47 @@ impl WorkerReplay {
         self.inc.generation
     }
 
+    /// Does this worker hold `r` now, as far as its log shows? `Some(true)`:
+    /// its latest assignment (received or owned) holds it, or an instance
+    /// of it is live (or failed but still registered with the Worker);
+    /// `Some(false)`: neither, and what it holds is known (an assignment
+    /// line was read, or the worker's start made everything known);
+    /// `None`: unknown (a log that starts mid-life, before its first
+    /// assignment line).
+    pub fn holds_now(&self, r: &Resource) -> Option<bool> {
+        let state = self.inc.res.get(r);
+        if state.is_some_and(|s| {
+            s.is_live()
+                || matches!(
+                    s,
+                    ResState::Failed {
+                        registered: true,
+                        ..
+                    }
+                )
+        }) {
+            return Some(true);
+        }
+        let assigned = self.inc.received.as_ref().map(|x| &x.assignment);
+        let owned = self.inc.owned.as_ref().map(|o| &o.assignment);
+        if assigned.into_iter().chain(owned).any(|a| a.holds(r)) {
+            return Some(true);
+        }
+        (self.inc.received.is_some() || self.inc.baseline.is_some()).then_some(false)
+    }
+
+    /// Is the worker's start of `r` under way (its `Starting …` line read,
+    /// the Worker's answer still coming)?
+    pub fn is_starting(&self, r: &Resource) -> bool {
+        matches!(self.inc.res.get(r), Some(ResState::Starting { .. }))
+    }
+
+    /// Is the worker inside a rebalance (its first line read, its
+    /// assignment line not yet)?
+    pub fn in_rebalance(&self) -> bool {
+        self.inc.window.is_some()
+    }
+
     /// Lifecycle events applied so far.
     pub fn events(&self) -> u64 {
         self.summary.events

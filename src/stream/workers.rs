@@ -3,10 +3,10 @@
 //! first event, and the items they hand on, keyed by the stream's log time.
 
 use super::Item;
-use super::route::{Herders, MirrorLine, Route};
+use super::route::{Herders, Holdings, MirrorLine, Route};
 use crate::event::Event;
 use crate::layout::MdcScope;
-use crate::model::{Key, SourceLine, Timestamp};
+use crate::model::{Key, Resource, SourceLine, Timestamp};
 use crate::replay::{LineCtx, WorkerReplay, WorkerReport};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -65,6 +65,50 @@ pub(super) struct Before {
     pub notes: Vec<String>,
 }
 
+/// A Worker's stop of a resource several herders of a stream hold, each
+/// inside a rebalance, waiting for the one whose assignment line revokes
+/// it (see `route.rs`).
+struct Parked {
+    stream: Option<String>,
+    ev: Event,
+    resource: Resource,
+    /// The herders that may have stopped it and have not yet shown that
+    /// they did not.
+    candidates: Vec<u32>,
+    /// Those that lose track of what they run if nobody takes it.
+    suspects: Vec<u32>,
+    /// Its line (numbered for a herder when one takes it).
+    line: SourceLine,
+}
+
+/// What the replays of one stream's herders say of what they hold.
+struct Holders<'a> {
+    slots: &'a BTreeMap<SlotKey, Slot>,
+    stream: &'a Option<String>,
+}
+
+impl Holders<'_> {
+    fn replay(&self, herder: u32) -> Option<&WorkerReplay> {
+        self.slots
+            .get(&(self.stream.clone(), herder))
+            .map(|s| &s.replay)
+    }
+}
+
+impl Holdings for Holders<'_> {
+    fn holds(&self, herder: u32, r: &Resource) -> Option<bool> {
+        self.replay(herder)?.holds_now(r)
+    }
+
+    fn starting(&self, herder: u32, r: &Resource) -> bool {
+        self.replay(herder).is_some_and(|w| w.is_starting(r))
+    }
+
+    fn in_rebalance(&self, herder: u32) -> bool {
+        self.replay(herder).is_some_and(WorkerReplay::in_rebalance)
+    }
+}
+
 /// The replays of one stream and the items they made.
 pub(super) struct Workers {
     /// The stream's name: its first worker's label.
@@ -86,6 +130,8 @@ pub(super) struct Workers {
     slots: BTreeMap<SlotKey, Slot>,
     /// The herders of each stream label.
     herders: BTreeMap<Option<String>, Herders>,
+    /// Stops waiting for the herder that made them, in line order.
+    parked: Vec<Parked>,
 }
 
 impl Workers {
@@ -102,6 +148,7 @@ impl Workers {
             timeline: false,
             slots: BTreeMap::new(),
             herders: BTreeMap::new(),
+            parked: Vec::new(),
         }
     }
 
@@ -283,7 +330,92 @@ impl Workers {
             Some(h) => h,
             None => self.herders.entry(stream.clone()).or_default(),
         };
-        herders.route(ev, group_id, mdc)
+        let holders = Holders {
+            slots: &self.slots,
+            stream,
+        };
+        herders.route(ev, group_id, mdc, &holders)
+    }
+
+    /// Parks a stop of `resource` (`line`: numbered when a herder takes
+    /// it) until one of `candidates` shows it made it.
+    pub(super) fn park(
+        &mut self,
+        stream: &Option<String>,
+        ev: &Event,
+        (resource, candidates, suspects): (Resource, Vec<u32>, Vec<u32>),
+        line: SourceLine,
+    ) {
+        self.parked.push(Parked {
+            stream: stream.clone(),
+            ev: ev.clone(),
+            resource,
+            candidates,
+            suspects,
+            line,
+        });
+    }
+
+    /// Before the assignment line `ev` of the herder at `key`: the stops
+    /// parked for it that the assignment revokes are its own, read now,
+    /// before the line that judges them. Returns how many.
+    pub(super) fn before_assignment(&mut self, key: &SlotKey, ev: &Event) -> u64 {
+        let Event::Assignment { assignment: a, .. } = ev else {
+            return 0;
+        };
+        if self.parked.is_empty() {
+            return 0;
+        }
+        let (mine, rest): (Vec<Parked>, Vec<Parked>) =
+            std::mem::take(&mut self.parked).into_iter().partition(|p| {
+                p.stream == key.0 && p.candidates.contains(&key.1) && a.revokes(&p.resource)
+            });
+        self.parked = rest;
+        let n = mine.len() as u64;
+        for p in mine {
+            if let Some(h) = self.herders.get_mut(&p.stream) {
+                h.unattributed -= 1;
+            }
+            let line = p.line;
+            self.apply(
+                key,
+                &p.ev,
+                LineCtx::default(),
+                |seq| SourceLine { seq, ..line },
+                Before::default(),
+            );
+        }
+        n
+    }
+
+    /// After a line of the herder at `key`: once it is out of its
+    /// rebalance, it stopped none of the stops still parked for it; a
+    /// stop no herder may have made any more is nobody's.
+    pub(super) fn after_line(&mut self, key: &SlotKey) {
+        if self.parked.is_empty() || self.slots.get(key).is_some_and(|s| s.replay.in_rebalance()) {
+            return;
+        }
+        for p in &mut self.parked {
+            if p.stream == key.0 {
+                p.candidates.retain(|&c| c != key.1);
+            }
+        }
+        let (gone, rest): (Vec<Parked>, Vec<Parked>) = std::mem::take(&mut self.parked)
+            .into_iter()
+            .partition(|p| p.candidates.is_empty());
+        self.parked = rest;
+        for p in gone {
+            self.give_up(p);
+        }
+    }
+
+    /// A parked stop nobody took: unattributed.
+    fn give_up(&mut self, p: Parked) {
+        let line = p.line;
+        self.unattributed(&p.stream, p.suspects, |seq| SourceLine {
+            seq,
+            ..line.clone()
+        });
     }
 
     /// A line of stream `stream` no herder provably wrote: the herders it
@@ -395,6 +527,9 @@ impl Workers {
     /// items their ends made (the last an `End`) are added to
     /// [`Workers::take_items`].
     pub(super) fn finish(&mut self) -> Vec<Result<WorkerReport, String>> {
+        for p in std::mem::take(&mut self.parked) {
+            self.give_up(p);
+        }
         let mut slots = std::mem::take(&mut self.slots);
         for ((stream, _), s) in slots.iter_mut() {
             if let Some(h) = self.herders.get(stream)
