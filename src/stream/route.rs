@@ -420,8 +420,10 @@ impl Herders {
 /// Does only a herder that holds (or is starting) the instance an event
 /// names log it? The Worker's lines of an instance's creation, start
 /// failure and stop; not `Ignoring stop request for unowned …` (logged by
-/// a herder that does not hold it), nor config-topic lines (each herder
-/// reads its own config topic, whatever it holds).
+/// a herder that does not hold it), nor `Setting connector X state to S`
+/// (logged before the Worker checks that it runs X: every worker of the
+/// group logs it), nor config-topic lines (each herder reads its own config
+/// topic, whatever it holds).
 fn is_instance_line(ev: &Event) -> bool {
     matches!(
         ev,
@@ -435,7 +437,6 @@ fn is_instance_line(ev: &Event) -> bool {
             | Event::ScheduledShutdown(_)
             | Event::ConnectorUnresponsive(_)
             | Event::ShutdownFailed(_)
-            | Event::SettingTargetState { .. }
             | Event::ConnectorError(_)
             | Event::TaskInitialized(_)
             | Event::TaskKilled(_)
