@@ -1,7 +1,9 @@
 //! MirrorMaker 2 in dedicated mode writes the lines of several herders (one
 //! per replication flow, each in its own group) to one log. Each herder is
 //! a worker of its own; unprefixed Worker lines go to a herder only when
-//! the connector they name is that herder's alone.
+//! that is provable: its start of what they name is under way, it alone
+//! holds it, its assignment revokes what a rebalance stopped, or its
+//! prefixed lines alone named it (src/stream/route.rs).
 
 use herder_audit::audit::{self, Options, Report};
 use herder_audit::input::Input;
@@ -242,9 +244,11 @@ fn a_layout_without_loggers_is_split_the_same_way() {
 }
 
 #[test]
-fn two_groups_in_one_log_without_mirror_maker_lines_read_no_unprefixed_line() {
-    // Two herders' lines in one stream, nothing saying how many there are:
-    // the unprefixed stop is nobody's, and both herders lose track.
+fn two_groups_in_one_log_without_mirror_maker_lines_attribute_by_what_each_holds() {
+    // Two herders' lines in one stream, nothing saying how many there are
+    // (a log that starts mid-life, a reused path): the unprefixed stop of
+    // solo-0 is A's, the one herder holding it while B's assignment lacks
+    // it; A's start of it after that is a restart.
     let mut s = String::new();
     s += &herder("00,010", ("A", "B"), "Herder starting", 377);
     s += &herder("00,011", ("B", "A"), "Herder starting", 377);
@@ -254,6 +258,82 @@ fn two_groups_in_one_log_without_mirror_maker_lines_read_no_unprefixed_line() {
     s += &herder("02,100", ("A", "B"), "Starting task solo-0", 2024);
     let r = audit_text(&s);
     assert_no_finding(&r);
-    assert_eq!(r.workers.len(), 2);
+    let stops: Vec<(Option<String>, u64)> = r
+        .workers
+        .iter()
+        .map(|w| {
+            (
+                w.summary.group.clone(),
+                w.summary.stops.values().sum::<u64>(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        stops,
+        [
+            (Some("A-mm2".to_string()), 1),
+            (Some("B-mm2".to_string()), 0)
+        ]
+    );
+}
+
+#[test]
+fn a_stop_of_what_both_herders_hold_goes_to_the_one_whose_assignment_revokes_it() {
+    // Both flows run task X-0. In a rebalance of both, the Worker stops
+    // X-0 once: B's next assignment keeps X-0, A's revokes it, so the stop
+    // is A's (a revocation: no finding), and B's X-0 still runs (B's later
+    // start of it is a double start).
+    let mut s = String::new();
+    s += &herder("00,010", ("A", "B"), "Herder starting", 377);
+    s += &herder("00,011", ("B", "A"), "Herder starting", 377);
+    s += &joins("01,000", ("A", "B"), 1, &["X"], true);
+    s += &joins("01,100", ("B", "A"), 1, &["X"], true);
+    s += &herder("02,000", ("A", "B"), "Rebalance started", 231);
+    s += &herder("02,001", ("B", "A"), "Rebalance started", 231);
+    s += &worker("02,010", "X|task-0", "Stopping task X-0");
+    s += &herder(
+        "02,100",
+        ("B", "A"),
+        "Joined group at generation 2 with protocol version 2 and got assignment: Assignment{error=0, leader='B->A-0f0e', leaderUrl='NOTUSED', offset=-1, connectorIds=[X], taskIds=[X-0], revokedConnectorIds=[], revokedTaskIds=[], delay=0} with rebalance delay: 0",
+        2452,
+    );
+    s += &herder(
+        "02,200",
+        ("A", "B"),
+        "Joined group at generation 2 with protocol version 2 and got assignment: Assignment{error=0, leader='A->B-0f0e', leaderUrl='NOTUSED', offset=-1, connectorIds=[X], taskIds=[], revokedConnectorIds=[], revokedTaskIds=[X-0], delay=0} with rebalance delay: 0",
+        2452,
+    );
+    s += &herder("03,000", ("B", "A"), "Starting task X-0", 2024);
+    let r = audit_text(&s);
+    let found: Vec<(String, String)> = r
+        .findings
+        .iter()
+        .map(|f| (f.kind.to_string(), f.worker.to_string()))
+        .collect();
+    assert_eq!(
+        found,
+        [("double-start".to_string(), "mm2.log@B-mm2".to_string())],
+        "{:#?}",
+        r.findings
+    );
+    let a = r
+        .workers
+        .iter()
+        .find(|w| w.summary.group.as_deref() == Some("A-mm2"))
+        .unwrap();
+    assert_eq!(a.summary.stops.values().sum::<u64>(), 1);
+}
+
+#[test]
+fn a_line_naming_what_two_herders_hold_outside_a_rebalance_is_nobodys() {
+    let mut s = String::new();
+    s += &herder("00,010", ("A", "B"), "Herder starting", 377);
+    s += &herder("00,011", ("B", "A"), "Herder starting", 377);
+    s += &joins("01,000", ("A", "B"), 1, &["X"], true);
+    s += &joins("01,100", ("B", "A"), 1, &["X"], true);
+    s += &worker("02,000", "X|task-0", "Stopping task X-0");
+    s += &herder("02,100", ("A", "B"), "Starting task X-0", 2024);
+    let r = audit_text(&s);
+    assert_no_finding(&r);
     assert!(r.workers.iter().all(|w| w.summary.stops.is_empty()));
 }
