@@ -337,3 +337,26 @@ fn a_line_naming_what_two_herders_hold_outside_a_rebalance_is_nobodys() {
     assert_no_finding(&r);
     assert!(r.workers.iter().all(|w| w.summary.stops.is_empty()));
 }
+
+/// Real MirrorMaker 2 captures kept beside the corpus (the corpus keeps one
+/// copy of a run; these are the other copy of a corpus run: the whole logs,
+/// or the logs cut to start mid-life), each with its reviewed `expect`.
+#[test]
+fn the_other_copies_of_the_frozen_node_runs_find_their_zombies() {
+    use herder_audit::check::{self, CheckOptions, Status};
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/captures");
+    let (outcomes, errors) = check::check_paths(&[dir], CheckOptions::default(), Some(1));
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(outcomes.len(), 2);
+    for o in &outcomes {
+        assert_eq!(
+            o.status,
+            Status::Ok,
+            "{}: missing {:?}, unexpected {}",
+            o.trace.name,
+            o.missing,
+            o.unexpected.len()
+        );
+        assert!(o.expected >= 2, "{}", o.trace.name);
+    }
+}

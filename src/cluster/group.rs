@@ -218,6 +218,11 @@ pub(super) struct Group {
     pub(super) peers: HashSet<(usize, usize)>,
     /// Workers that left without revoking, and what they kept running.
     pub(super) leavers: super::leavers::Leavers,
+    /// Instances kept from before a worker's log began
+    /// ([`crate::replay::FactKind::KeptFromBefore`]) whose duplicates
+    /// with a worker not yet known to be of its cluster wait for the
+    /// generations that show it.
+    pub(super) kept_from_before: Vec<super::generation::KeptFromBefore>,
     /// A dense id per resource the group's facts named (the same name
     /// from two workers is two allocations: compared once here, by
     /// value), for the generations' indexes.

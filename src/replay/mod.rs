@@ -84,6 +84,11 @@ struct Incarnation {
     /// The worker's start (`Kafka Connect starting`, `Herder starting`):
     /// the config topic it read then was read silently.
     process_start: Option<SourceLine>,
+    /// A departure without revocation logged before the log showed any
+    /// assignment (a log that starts mid-life), and the generation the
+    /// departure line names: what the rebalance after it revokes and
+    /// stops, it held from before (see [`FactKind::KeptFromBefore`]).
+    blind_left: Option<(SourceLine, Option<i32>)>,
 }
 
 /// One start attempt: the herder's `Starting …` line and what followed it.
@@ -166,6 +171,8 @@ pub struct WorkerReplay {
     kafka_cluster: Option<Arc<str>>,
     /// The timeline for the HTML report, when it is wanted.
     timeline: Option<Box<timeline::Recorder>>,
+    /// Every connector and task a `Starting …` line of this log named.
+    started_names: HashSet<Resource>,
     /// An empty resource set, shared by the facts that name none.
     no_resources: Arc<[Resource]>,
 }
@@ -238,6 +245,7 @@ impl WorkerReplay {
             begun: false,
             kafka_cluster: None,
             timeline: None,
+            started_names: HashSet::default(),
             no_resources: Arc::from([]),
         }
     }
@@ -438,6 +446,11 @@ impl WorkerReplay {
     /// Feeds one event read from `line`.
     pub fn apply(&mut self, ev: &Event, line: &SourceLine, ctx: LineCtx) {
         self.summary.events += 1;
+        if let Event::Starting(r) = ev
+            && !self.started_names.contains(r)
+        {
+            self.started_names.insert(r.clone());
+        }
         self.note_line(ev, line, ctx);
         let _ = self.identity_event(ev, line)
             || self.membership_event(ev, line)

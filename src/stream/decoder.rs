@@ -488,6 +488,13 @@ impl Decoder {
         let suspects = match self.workers.route(&key, ev, ctx.group_id, mdc) {
             Route::Herder(i) => return Some((key, i)),
             Route::Unattributed { suspects } => suspects,
+            Route::Jvm => {
+                if !self.dedupe.repeat(raw.ts, raw.text) {
+                    let line = raw.line(self.source, self.wrapped.stored_line(raw.number), 0);
+                    self.workers.jvm_line(&key, ev, line);
+                }
+                return None;
+            }
             Route::Park {
                 resource,
                 candidates,

@@ -101,6 +101,10 @@ pub enum Route {
         candidates: Vec<u32>,
         suspects: Vec<u32>,
     },
+    /// A line about the whole MirrorMaker JVM, every herder's (those that
+    /// come later too): its REST server's `Advertised URI` (one server per
+    /// JVM, KIP-710).
+    Jvm,
 }
 
 /// What a herder's replay says of a resource now
@@ -334,6 +338,9 @@ impl Herders {
                 self.herders.push(Herder::default());
             }
             return Route::Herder(0);
+        }
+        if self.mirror && matches!(ev, Event::AdvertisedUrl(_)) {
+            return Route::Jvm;
         }
         let mut named = names(ev);
         if let Some((conn, scope)) = mdc {

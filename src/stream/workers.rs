@@ -132,6 +132,9 @@ pub(super) struct Workers {
     herders: BTreeMap<Option<String>, Herders>,
     /// Stops waiting for the herder that made them, in line order.
     parked: Vec<Parked>,
+    /// Lines about a whole MirrorMaker JVM, per stream label: every
+    /// herder's, those made later too.
+    jvm: Vec<(Option<String>, Event, SourceLine)>,
 }
 
 impl Workers {
@@ -149,6 +152,7 @@ impl Workers {
             slots: BTreeMap::new(),
             herders: BTreeMap::new(),
             parked: Vec::new(),
+            jvm: Vec::new(),
         }
     }
 
@@ -337,6 +341,28 @@ impl Workers {
         herders.route(ev, group_id, mdc, &holders)
     }
 
+    /// A line about the whole MirrorMaker JVM of stream `stream`: read by
+    /// every herder of it, now and when one is made later.
+    pub(super) fn jvm_line(&mut self, stream: &Option<String>, ev: &Event, line: SourceLine) {
+        let keys: Vec<SlotKey> = self
+            .slots
+            .keys()
+            .filter(|k| k.0 == *stream)
+            .cloned()
+            .collect();
+        for k in keys {
+            let l = line.clone();
+            self.apply(
+                &k,
+                ev,
+                LineCtx::default(),
+                |seq| SourceLine { seq, ..l },
+                Before::default(),
+            );
+        }
+        self.jvm.push((stream.clone(), ev.clone(), line));
+    }
+
     /// Parks a stop of `resource` (`line`: numbered when a herder takes
     /// it) until one of `candidates` shows it made it.
     pub(super) fn park(
@@ -366,9 +392,21 @@ impl Workers {
         if self.parked.is_empty() {
             return 0;
         }
+        // A herder stops a resource once in a rebalance: of the parked
+        // lines of one kind about one resource (two herders may both have
+        // stopped a connector of the same name), it takes the first.
+        let mut taken: Vec<(Resource, std::mem::Discriminant<Event>)> = Vec::new();
         let (mine, rest): (Vec<Parked>, Vec<Parked>) =
             std::mem::take(&mut self.parked).into_iter().partition(|p| {
-                p.stream == key.0 && p.candidates.contains(&key.1) && a.revokes(&p.resource)
+                let kind = (p.resource.clone(), std::mem::discriminant(&p.ev));
+                let mine = p.stream == key.0
+                    && p.candidates.contains(&key.1)
+                    && a.revokes(&p.resource)
+                    && !taken.contains(&kind);
+                if mine {
+                    taken.push(kind);
+                }
+                mine
             });
         self.parked = rest;
         let n = mine.len() as u64;
@@ -496,12 +534,24 @@ impl Workers {
         let herders = self.herders.get(&key.0);
         let group = herders.and_then(|h| h.group(key.1));
         let mirror = herders.is_some_and(Herders::mirror);
+        let new = !self.slots.contains_key(key);
         let slot = Self::slot(
             &mut self.slots,
             &self.label,
             (self.keep_generations, self.facts, self.timeline),
             (key.0.as_deref(), key.1, group, mirror),
         );
+        // A herder made after lines about its whole JVM reads them first.
+        if new {
+            for (_, jev, jline) in self.jvm.iter().filter(|(s, _, _)| *s == key.0) {
+                slot.seq += 1;
+                let l = SourceLine {
+                    seq: slot.seq,
+                    ..jline.clone()
+                };
+                slot.replay.apply(jev, &l, LineCtx::default());
+            }
+        }
         slot.seq += 1;
         let line = line(slot.seq);
         if before.lines_missed {

@@ -146,7 +146,9 @@ fn heartbeat_fenced(i: &str) -> PResult<'_, Event> {
             tag(", resetting generation"),
             eof,
         ),
-        |(_, _, _, _, e, _, _): (&str, (), &str, &str, &str, &str, &str)| e.to_string(),
+        |(_, _, g, _, e, _, _): (&str, (), &str, &str, &str, &str, &str)| {
+            (e.to_string(), generation_id(g))
+        },
     );
     let unknown_member = map(
         (
@@ -155,7 +157,7 @@ fn heartbeat_fenced(i: &str) -> PResult<'_, Event> {
             tag(" is not valid."),
             eof,
         ),
-        |_| "UNKNOWN_MEMBER_ID".to_string(),
+        |_| ("UNKNOWN_MEMBER_ID".to_string(), None),
     );
     let illegal_generation = map(
         (
@@ -164,13 +166,20 @@ fn heartbeat_fenced(i: &str) -> PResult<'_, Event> {
             tag(" is not current"),
             eof,
         ),
-        |_| "ILLEGAL_GENERATION".to_string(),
+        |(_, g, _, _): (&str, &str, &str, &str)| ("ILLEGAL_GENERATION".to_string(), g.parse().ok()),
     );
     map(
         alt((current, unknown_member, illegal_generation)),
-        |error| Event::HeartbeatFenced { error },
+        |(error, generation)| Event::HeartbeatFenced { error, generation },
     )
     .parse(i)
+}
+
+/// The generation `Generation{generationId=N, …}` names (2.6+).
+fn generation_id(s: &str) -> Option<i32> {
+    let rest = s.strip_prefix("Generation{generationId=")?;
+    let end = rest.find(|c: char| c != '-' && !c.is_ascii_digit())?;
+    rest[..end].parse().ok()
 }
 
 /// `Group coordinator <node> is unavailable or invalid due to cause:
@@ -525,13 +534,15 @@ mod tests {
         assert_eq!(
             p("Attempt to heartbeat failed for since member id connect-1-3a9d is not valid."),
             Some(Event::HeartbeatFenced {
-                error: "UNKNOWN_MEMBER_ID".into()
+                error: "UNKNOWN_MEMBER_ID".into(),
+                generation: None
             })
         );
         assert_eq!(
             p("Attempt to heartbeat failed since generation 7 is not current"),
             Some(Event::HeartbeatFenced {
-                error: "ILLEGAL_GENERATION".into()
+                error: "ILLEGAL_GENERATION".into(),
+                generation: Some(7)
             })
         );
         assert_eq!(
@@ -539,7 +550,8 @@ mod tests {
                 "Attempt to heartbeat with Generation{generationId=7, memberId='connect-1-3a9d', protocol='sessioned'} and group instance id Optional.empty failed due to UNKNOWN_MEMBER_ID, resetting generation"
             ),
             Some(Event::HeartbeatFenced {
-                error: "UNKNOWN_MEMBER_ID".into()
+                error: "UNKNOWN_MEMBER_ID".into(),
+                generation: Some(7)
             })
         );
         assert_eq!(
