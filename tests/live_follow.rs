@@ -33,11 +33,7 @@ fn a_followed_file_renamed_away_and_created_again() {
     let mut audit = Audit::start(&["-f", &log.display().to_string()], false);
     let mut script = in_chunks(&join(&lines, 30, 60), 300, |c| append(&log, c));
     script.push(Step::Pause("line 60".into()));
-    let (from, to) = (log.clone(), dir.join("connect.log.1"));
-    script.push(run(move || {
-        std::fs::rename(&from, &to).unwrap();
-        std::fs::write(&from, b"").unwrap();
-    }));
+    script.push(rotate(&log, &dir.join("connect.log.1")));
     script.extend(in_chunks(&join(&lines, 60, 62), 300, |c| append(&log, c)));
     script.push(Step::Pause("line 62".into()));
     script.extend(in_chunks(&join(&lines, 62, lines.len()), 300, |c| {
@@ -80,12 +76,7 @@ fn a_followed_path_taken_over_by_another_workers_log() {
     let other = std::fs::read_to_string(corpus("fault-kafka-17105-3.8.0.log"))
         .unwrap()
         .replace("groupId=connect-cluster]", "groupId=connect-orders]");
-    let mut script = Vec::new();
-    let (from, to) = (log.clone(), dir.join("connect.log.1"));
-    script.push(run(move || {
-        std::fs::rename(&from, &to).unwrap();
-        std::fs::write(&from, b"").unwrap();
-    }));
+    let mut script = vec![rotate(&log, &dir.join("connect.log.1"))];
     let lines: Vec<Vec<u8>> = other
         .as_bytes()
         .split_inclusive(|&b| b == b'\n')
@@ -107,6 +98,15 @@ fn a_followed_path_taken_over_by_another_workers_log() {
             .any(|l| l.contains("@connect-orders") && l.contains("group connect-orders")),
         "{out:#?}"
     );
+}
+
+/// `log` is renamed to `to` and created again, empty (a log4j rotation).
+fn rotate(log: &Path, to: &Path) -> Step {
+    let (from, to) = (log.to_path_buf(), to.to_path_buf());
+    run(move || {
+        std::fs::rename(&from, &to).unwrap();
+        std::fs::write(&from, b"").unwrap();
+    })
 }
 
 /// Ends a follow run with SIGINT: it prints its summary, which holds

@@ -70,6 +70,19 @@ fn audit_text(text: &str) -> Report {
     audit::audit(&[Input::bytes("mm2.log", text.as_bytes().to_vec())], &opts)
 }
 
+/// Each herder's group and the stops its summary counts, in report order.
+fn stops_per_group(r: &Report) -> Vec<(&str, u64)> {
+    r.workers
+        .iter()
+        .map(|w| {
+            (
+                w.summary.group.as_deref().unwrap_or("-"),
+                w.summary.stops.values().sum::<u64>(),
+            )
+        })
+        .collect()
+}
+
 fn assert_no_finding(r: &Report) {
     let found: Vec<_> = r.findings().collect();
     assert!(found.is_empty(), "{found:?}");
@@ -223,24 +236,19 @@ fn a_layout_without_loggers_is_split_the_same_way() {
     for text in [s, bare] {
         let r = audit_text(&text);
         assert_no_finding(&r);
-        let seen: Vec<_> = r
-            .workers
-            .iter()
-            .map(|w| {
-                (
-                    w.summary.group.clone(),
-                    w.summary.stops.values().sum::<u64>(),
-                )
-            })
-            .collect();
-        assert_eq!(
-            seen,
-            [
-                (Some("A-mm2".to_string()), 0),
-                (Some("B-mm2".to_string()), 1)
-            ]
-        );
+        assert_eq!(stops_per_group(&r), [("A-mm2", 0), ("B-mm2", 1)]);
     }
+}
+
+/// Herders A->B and B->A start (no MirrorMaker line) and join generation
+/// 1 running `a` and `b` (each connector with its task 0).
+fn both_run(a: &[&str], b: &[&str]) -> String {
+    let mut s = String::new();
+    s += &herder("00,010", ("A", "B"), "Herder starting", 377);
+    s += &herder("00,011", ("B", "A"), "Herder starting", 377);
+    s += &joins("01,000", ("A", "B"), 1, a, true);
+    s += &joins("01,100", ("B", "A"), 1, b, true);
+    s
 }
 
 #[test]
@@ -249,32 +257,12 @@ fn two_groups_in_one_log_without_mirror_maker_lines_attribute_by_what_each_holds
     // (a log that starts mid-life, a reused path): the unprefixed stop of
     // solo-0 is A's, the one herder holding it while B's assignment lacks
     // it; A's start of it after that is a restart.
-    let mut s = String::new();
-    s += &herder("00,010", ("A", "B"), "Herder starting", 377);
-    s += &herder("00,011", ("B", "A"), "Herder starting", 377);
-    s += &joins("01,000", ("A", "B"), 1, &["solo"], true);
-    s += &joins("01,100", ("B", "A"), 1, &["other"], true);
+    let mut s = both_run(&["solo"], &["other"]);
     s += &worker("02,000", "solo|task-0", "Stopping task solo-0");
     s += &herder("02,100", ("A", "B"), "Starting task solo-0", 2024);
     let r = audit_text(&s);
     assert_no_finding(&r);
-    let stops: Vec<(Option<String>, u64)> = r
-        .workers
-        .iter()
-        .map(|w| {
-            (
-                w.summary.group.clone(),
-                w.summary.stops.values().sum::<u64>(),
-            )
-        })
-        .collect();
-    assert_eq!(
-        stops,
-        [
-            (Some("A-mm2".to_string()), 1),
-            (Some("B-mm2".to_string()), 0)
-        ]
-    );
+    assert_eq!(stops_per_group(&r), [("A-mm2", 1), ("B-mm2", 0)]);
 }
 
 #[test]
@@ -283,11 +271,7 @@ fn a_stop_of_what_both_herders_hold_goes_to_the_one_whose_assignment_revokes_it(
     // X-0 once: B's next assignment keeps X-0, A's revokes it, so the stop
     // is A's (a revocation: no finding), and B's X-0 still runs (B's later
     // start of it is a double start).
-    let mut s = String::new();
-    s += &herder("00,010", ("A", "B"), "Herder starting", 377);
-    s += &herder("00,011", ("B", "A"), "Herder starting", 377);
-    s += &joins("01,000", ("A", "B"), 1, &["X"], true);
-    s += &joins("01,100", ("B", "A"), 1, &["X"], true);
+    let mut s = both_run(&["X"], &["X"]);
     s += &herder("02,000", ("A", "B"), "Rebalance started", 231);
     s += &herder("02,001", ("B", "A"), "Rebalance started", 231);
     s += &worker("02,010", "X|task-0", "Stopping task X-0");
@@ -316,21 +300,12 @@ fn a_stop_of_what_both_herders_hold_goes_to_the_one_whose_assignment_revokes_it(
         "{:#?}",
         r.findings
     );
-    let a = r
-        .workers
-        .iter()
-        .find(|w| w.summary.group.as_deref() == Some("A-mm2"))
-        .unwrap();
-    assert_eq!(a.summary.stops.values().sum::<u64>(), 1);
+    assert_eq!(stops_per_group(&r), [("A-mm2", 1), ("B-mm2", 0)]);
 }
 
 #[test]
 fn a_line_naming_what_two_herders_hold_outside_a_rebalance_is_nobodys() {
-    let mut s = String::new();
-    s += &herder("00,010", ("A", "B"), "Herder starting", 377);
-    s += &herder("00,011", ("B", "A"), "Herder starting", 377);
-    s += &joins("01,000", ("A", "B"), 1, &["X"], true);
-    s += &joins("01,100", ("B", "A"), 1, &["X"], true);
+    let mut s = both_run(&["X"], &["X"]);
     s += &worker("02,000", "X|task-0", "Stopping task X-0");
     s += &herder("02,100", ("A", "B"), "Starting task X-0", 2024);
     let r = audit_text(&s);
