@@ -54,7 +54,7 @@ pub(super) fn feed_group(
                 live,
             };
             assignment(&feed, group, a, out);
-            rejudge_kept(labels, group_name, group, out);
+            super::kept::rejudge_kept(labels, group_name, group, out);
         }
         FactKind::Held { resources, since } => held(&feed, group, &resources, &since, out),
         FactKind::Start { resource, .. } => start(&feed, group, &resource, out),
@@ -66,19 +66,25 @@ pub(super) fn feed_group(
             generation,
             left,
             stop,
-        } => kept_from_before(&feed, group, (&resource, generation), (&left, &stop), out),
+        } => super::kept::kept_from_before(
+            &feed,
+            group,
+            (&resource, generation),
+            (&left, &stop),
+            out,
+        ),
         FactKind::Reset => reset(&feed, group),
         FactKind::Finding(_) | FactKind::ForeignStart { .. } | FactKind::End => {}
     }
 }
 
 /// One fact of worker `w` being fed to its group.
-struct Feed<'a> {
-    labels: &'a [Arc<str>],
-    group_name: &'a Arc<str>,
-    w: usize,
+pub(super) struct Feed<'a> {
+    pub(super) labels: &'a [Arc<str>],
+    pub(super) group_name: &'a Arc<str>,
+    pub(super) w: usize,
     line: &'a SourceLine,
-    cluster: &'a Option<Arc<str>>,
+    pub(super) cluster: &'a Option<Arc<str>>,
 }
 
 impl Feed<'_> {
@@ -351,146 +357,6 @@ fn stop(f: &Feed, group: &mut Group, resource: &Resource) {
     {
         m.until.get_or_insert(f.line.clone());
     }
-}
-
-/// An instance a worker whose log starts mid-life ran from before its log
-/// began until `stop`, through its departure `left` from generation
-/// `generation` (the replay's [`FactKind::KeptFromBefore`]).
-#[derive(Debug, Clone)]
-pub(super) struct KeptFromBefore {
-    w: usize,
-    resource: Resource,
-    generation: i32,
-    left: SourceLine,
-    stop: SourceLine,
-    cluster: Option<Arc<str>>,
-    /// The other workers whose duplicate with it was already judged.
-    judged: Vec<usize>,
-}
-
-/// Generations of the leaver after the one it was fenced out of within
-/// which the others' membership of its cluster may still show.
-const KEPT_WAIT_GENERATIONS: i32 = 3;
-
-/// A worker whose log starts mid-life ran `r` from before its log began
-/// until `stop`: every other worker's instance of `r` in a later
-/// generation of the group (formed without it) that began before that
-/// stop, beyond the clocks' margin, and was not stopped within the margin
-/// of its start ran beside it: a zombie on the other's start line. The
-/// other worker must be known to be of the leaver's cluster (a peer, or the
-/// same cluster id); where that shows only in a later generation, the
-/// instance waits for it.
-fn kept_from_before(
-    f: &Feed,
-    group: &mut Group,
-    (r, g): (&Resource, i32),
-    (left, stop): (&SourceLine, &SourceLine),
-    out: &mut Vec<CrossFinding>,
-) {
-    let mut k = KeptFromBefore {
-        w: f.w,
-        resource: r.clone(),
-        generation: g,
-        left: left.clone(),
-        stop: stop.clone(),
-        cluster: f.cluster.clone(),
-        judged: Vec::new(),
-    };
-    if judge_kept(f.labels, f.group_name, group, &mut k, out) {
-        group.kept_from_before.push(k);
-    }
-}
-
-/// After an assignment: the kept instances waiting for their workers'
-/// clusters to show are judged again, until the leaver is that many
-/// generations past the one it left.
-fn rejudge_kept(
-    labels: &[Arc<str>],
-    group_name: &Arc<str>,
-    group: &mut Group,
-    out: &mut Vec<CrossFinding>,
-) {
-    if group.kept_from_before.is_empty() {
-        return;
-    }
-    let mut waiting = std::mem::take(&mut group.kept_from_before);
-    waiting.retain_mut(|k| {
-        let past = group
-            .workers
-            .get(&k.w)
-            .and_then(|ws| ws.generation)
-            .is_some_and(|x| x > k.generation + KEPT_WAIT_GENERATIONS);
-        !past && judge_kept(labels, group_name, group, k, out)
-    });
-    group.kept_from_before.extend(waiting);
-}
-
-/// Judges kept instance `k` against the others' instances; true while
-/// some other instance may still turn out to be of its cluster.
-fn judge_kept(
-    labels: &[Arc<str>],
-    group_name: &Arc<str>,
-    group: &mut Group,
-    k: &mut KeptFromBefore,
-    out: &mut Vec<CrossFinding>,
-) -> bool {
-    let epoch = group.epoch;
-    let Some(stop_ts) = k.stop.ts.map(|t| t.0) else {
-        return false;
-    };
-    let mut found = Vec::new();
-    let mut unknown = false;
-    let from = (epoch, k.generation.saturating_add(1));
-    for (&(_, generation), b) in group.buckets.range(from..=(epoch, i32::MAX)) {
-        for (&o, entry) in &b.entries {
-            if o == k.w || k.judged.contains(&o) {
-                continue;
-            }
-            let Some((_, m)) = entry.live.iter().find(|(x, _)| **x == k.resource) else {
-                continue;
-            };
-            let Some(start) = m.instance.ts.map(|t| t.0) else {
-                continue;
-            };
-            let ran_past = m
-                .until
-                .as_ref()
-                .is_none_or(|u| u.ts.is_some_and(|u| u.0 > start + super::leavers::SKEW_MS));
-            if start + super::leavers::SKEW_MS > stop_ts || !ran_past {
-                continue;
-            }
-            match (&k.cluster, &entry.cluster) {
-                (Some(a), Some(b)) if a != b => continue,
-                (Some(_), Some(_)) => {}
-                _ if group.peers.contains(&(k.w.min(o), k.w.max(o))) => {}
-                _ => {
-                    unknown = true;
-                    continue;
-                }
-            }
-            found.push((o, generation, m.instance.clone()));
-        }
-    }
-    for (o, generation, start) in found {
-        if k.judged.contains(&o) {
-            continue;
-        }
-        k.judged.push(o);
-        let ctx = Ctx {
-            labels,
-            group: group_name,
-            generation,
-        };
-        super::leavers::kept_from_before(
-            &ctx,
-            (k.w, o),
-            &k.resource,
-            (&start, &k.left, &k.stop),
-            &mut group.episodes,
-            out,
-        );
-    }
-    unknown
 }
 
 /// The worker left without revoking: what it runs keeps running, in no

@@ -222,7 +222,7 @@ pub(super) struct Group {
     /// ([`crate::replay::FactKind::KeptFromBefore`]) whose duplicates
     /// with a worker not yet known to be of its cluster wait for the
     /// generations that show it.
-    pub(super) kept_from_before: Vec<super::generation::KeptFromBefore>,
+    pub(super) kept_from_before: Vec<super::kept::KeptFromBefore>,
     /// A dense id per resource the group's facts named (the same name
     /// from two workers is two allocations: compared once here, by
     /// value), for the generations' indexes.

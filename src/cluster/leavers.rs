@@ -293,65 +293,6 @@ impl Leavers {
     }
 }
 
-/// Reports the duplicate of worker `other`'s instance of `r` (its start
-/// `start`) with the instance `leaver` kept from before its log began,
-/// through its departure `left`, until its stop `stop`
-/// ([`FactKind::KeptFromBefore`]).
-pub(super) fn kept_from_before(
-    ctx: &Ctx,
-    (leaver, other): (usize, usize),
-    r: &Resource,
-    (start, left, stop): (&SourceLine, &SourceLine, &SourceLine),
-    episodes: &mut HashSet<Episode>,
-    out: &mut Vec<CrossFinding>,
-) {
-    let key = |l: &SourceLine| (l.source, l.line);
-    if !episodes.insert((r.clone(), key(stop), key(start))) {
-        return;
-    }
-    let secs = match (ts(stop), ts(start)) {
-        (Some(a), Some(b)) => format!("{:.1} s", (a - b) as f64 / 1000.0),
-        _ => "some time".to_string(),
-    };
-    let evidence = vec![
-        ctx.ev(
-            format!("starts it in generation {}", ctx.generation),
-            other,
-            other,
-            start,
-        ),
-        ctx.ev(
-            "logs its departure only here, after the other start, without revoking what it runs; its log shows no start of it".into(),
-            leaver,
-            other,
-            left,
-        ),
-        ctx.ev(
-            format!("stops it here, {secs} after the other start, in the rebalance whose assignment revokes it (it still owned it)"),
-            leaver,
-            other,
-            stop,
-        ),
-    ];
-    let f = ctx.finding(
-        Kind::Zombie,
-        other,
-        Some(r.clone()),
-        start,
-        evidence,
-        format!(
-            "{r} runs on two workers: {} left the group without stopping it, and {} started it while it still ran there",
-            ctx.label(leaver),
-            ctx.label(other)
-        ),
-    );
-    out.push(CrossFinding {
-        worker: other,
-        other: leaver,
-        finding: f,
-    });
-}
-
 /// Reports the duplicate of suspect `s`, proved by the leaver's line `by`
 /// (its stop of the instance when `stop`).
 fn prove(

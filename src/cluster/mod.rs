@@ -23,6 +23,7 @@
 
 mod generation;
 mod group;
+mod kept;
 pub mod leavers;
 
 use crate::finding::{Evidence, Finding};
