@@ -1,7 +1,9 @@
 //! MirrorMaker 2 in dedicated mode writes the lines of several herders (one
 //! per replication flow, each in its own group) to one log. Each herder is
 //! a worker of its own; unprefixed Worker lines go to a herder only when
-//! the connector they name is that herder's alone.
+//! that is provable: its start of what they name is under way, it alone
+//! holds it, its assignment revokes what a rebalance stopped, or its
+//! prefixed lines alone named it (src/stream/route.rs).
 
 mod support;
 
@@ -132,6 +134,19 @@ impl Mm2Log {
     }
 }
 
+/// Each herder's group and the stops its summary counts, in report order.
+fn stops_per_group(r: &Report) -> Vec<(&str, u64)> {
+    r.workers
+        .iter()
+        .map(|w| {
+            (
+                w.summary.group.as_deref().unwrap_or("-"),
+                w.summary.stops.values().sum::<u64>(),
+            )
+        })
+        .collect()
+}
+
 fn assert_no_finding(r: &Report) {
     let found: Vec<_> = r.findings().collect();
     assert!(found.is_empty(), "{found:?}");
@@ -223,38 +238,101 @@ fn a_layout_without_loggers_is_split_the_same_way() {
     for log in [log, bare] {
         let r = log.audit();
         assert_no_finding(&r);
-        let seen: Vec<_> = r
-            .workers
-            .iter()
-            .map(|w| {
-                (
-                    w.summary.group.clone(),
-                    w.summary.stops.values().sum::<u64>(),
-                )
-            })
-            .collect();
-        assert_eq!(
-            seen,
-            [
-                (Some("A-mm2".to_string()), 0),
-                (Some("B-mm2".to_string()), 1)
-            ]
-        );
+        assert_eq!(stops_per_group(&r), [("A-mm2", 0), ("B-mm2", 1)]);
+    }
+}
+
+impl Mm2Log {
+    /// Herders A->B and B->A start (no MirrorMaker line) and join
+    /// generation 1 running `a` and `b` (each connector with its task 0).
+    fn both_run(a: &[&str], b: &[&str]) -> Mm2Log {
+        Mm2Log::default()
+            .herders_start()
+            .joins("01,000", AB, 1, a, true)
+            .joins("01,100", BA, 1, b, true)
     }
 }
 
 #[test]
-fn two_groups_in_one_log_without_mirror_maker_lines_read_no_unprefixed_line() {
-    // Two herders' lines in one stream, nothing saying how many there are:
-    // the unprefixed stop is nobody's, and both herders lose track.
-    let r = Mm2Log::default()
-        .herders_start()
-        .joins("01,000", AB, 1, &["solo"], true)
-        .joins("01,100", BA, 1, &["other"], true)
+fn two_groups_in_one_log_without_mirror_maker_lines_attribute_by_what_each_holds() {
+    // Two herders' lines in one stream, nothing saying how many there are
+    // (a log that starts mid-life, a reused path): the unprefixed stop of
+    // solo-0 is A's, the one herder holding it while B's assignment lacks
+    // it; A's start of it after that is a restart.
+    let r = Mm2Log::both_run(&["solo"], &["other"])
         .worker_stops("02,000", "solo-0")
         .herder_starts("02,100", AB, "solo-0")
         .audit();
     assert_no_finding(&r);
-    assert_eq!(r.workers.len(), 2);
+    assert_eq!(stops_per_group(&r), [("A-mm2", 1), ("B-mm2", 0)]);
+}
+
+#[test]
+fn a_stop_of_what_both_herders_hold_goes_to_the_one_whose_assignment_revokes_it() {
+    // Both flows run task X-0. In a rebalance of both, the Worker stops
+    // X-0 once: B's next assignment keeps X-0, A's revokes it, so the stop
+    // is A's (a revocation: no finding), and B's X-0 still runs (B's later
+    // start of it is a double start).
+    let r = Mm2Log::both_run(&["X"], &["X"])
+        .herder("02,000", AB, "Rebalance started", 231)
+        .herder("02,001", BA, "Rebalance started", 231)
+        .worker_stops("02,010", "X-0")
+        .herder(
+            "02,100",
+            BA,
+            "Joined group at generation 2 with protocol version 2 and got assignment: Assignment{error=0, leader='B->A-0f0e', leaderUrl='NOTUSED', offset=-1, connectorIds=[X], taskIds=[X-0], revokedConnectorIds=[], revokedTaskIds=[], delay=0} with rebalance delay: 0",
+            2452,
+        )
+        .herder(
+            "02,200",
+            AB,
+            "Joined group at generation 2 with protocol version 2 and got assignment: Assignment{error=0, leader='A->B-0f0e', leaderUrl='NOTUSED', offset=-1, connectorIds=[X], taskIds=[], revokedConnectorIds=[], revokedTaskIds=[X-0], delay=0} with rebalance delay: 0",
+            2452,
+        )
+        .herder_starts("03,000", BA, "X-0")
+        .audit();
+    let found: Vec<(String, String)> = r
+        .findings()
+        .map(|f| (f.kind.to_string(), f.worker.to_string()))
+        .collect();
+    assert_eq!(
+        found,
+        [("double-start".to_string(), "mm2.log@B-mm2".to_string())],
+        "{:#?}",
+        r.findings
+    );
+    assert_eq!(stops_per_group(&r), [("A-mm2", 1), ("B-mm2", 0)]);
+}
+
+#[test]
+fn a_line_naming_what_two_herders_hold_outside_a_rebalance_is_nobodys() {
+    let r = Mm2Log::both_run(&["X"], &["X"])
+        .worker_stops("02,000", "X-0")
+        .herder_starts("02,100", AB, "X-0")
+        .audit();
+    assert_no_finding(&r);
     assert!(r.workers.iter().all(|w| w.summary.stops.is_empty()));
+}
+
+/// Real MirrorMaker 2 captures kept beside the corpus (the corpus keeps one
+/// copy of a run; these are the other copy of a corpus run: the whole logs,
+/// or the logs cut to start mid-life), each with its reviewed `expect`.
+#[test]
+fn the_other_copies_of_the_frozen_node_runs_find_their_zombies() {
+    use herder_audit::check::{self, CheckOptions, Status};
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/captures");
+    let (outcomes, errors) = check::check_paths(&[dir], CheckOptions::default(), Some(1));
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(outcomes.len(), 2);
+    for o in &outcomes {
+        assert_eq!(
+            o.status,
+            Status::Ok,
+            "{}: missing {:?}, unexpected {}",
+            o.trace.name,
+            o.missing,
+            o.unexpected.len()
+        );
+        assert!(o.expected >= 2, "{}", o.trace.name);
+    }
 }
