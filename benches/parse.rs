@@ -2,11 +2,11 @@
 //! the raw-bytes logger test, the envelope, and the message parsers.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use herder_audit::audit::stream::StreamSink;
 use herder_audit::event::{LoggerKind, parse_message};
-use herder_audit::input::scan::{Delivery, LineSink, Step, scan};
+use herder_audit::input::scan::{Delivery, LineHandler, Step, scan};
 use herder_audit::layout::{envelope, trailing_logger};
 use herder_audit::model::SourceId;
+use herder_audit::stream::Decoder;
 use std::hint::black_box;
 
 const DH_LINE: &str = "[2024-05-01 10:00:00,101] INFO [Worker clientId=connect-1, groupId=connect-cluster] Joined group at generation 12 with protocol version 2 and got assignment: Assignment{error=0, leader='connect-1-3a9d', leaderUrl='http://w1:8083/', offset=57, connectorIds=[src], taskIds=[src-0, src-1, sink-3], revokedConnectorIds=[], revokedTaskIds=[], delay=0} with rebalance delay: 0 (org.apache.kafka.connect.runtime.distributed.DistributedHerder:1549)";
@@ -16,7 +16,7 @@ const NOISE_PLUGIN: &str = "[2021-07-17 15:59:46,021] INFO Added plugin 'org.apa
 const NOISE_CLIENT: &str = "[2024-05-01 10:00:00,123] INFO [sink|task-0] [Consumer clientId=connector-consumer-sink-0, groupId=connect-sink] Seeking to offset 1234 for partition topic-0 (org.apache.kafka.clients.consumer.KafkaConsumer:1619)";
 
 struct Count(u64);
-impl LineSink for Count {
+impl LineHandler for Count {
     fn line(&mut self, _: u64, line: &[u8], _: Delivery) -> Step {
         self.0 += line.len() as u64;
         Step::Next(0)
@@ -48,7 +48,7 @@ fn bench(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("sink");
     let rest = "[2024-05-02 14:02:15,999] INFO 10.0.4.215 - - [02/May/2024:14:02:15 +0000] \"GET / HTTP/1.1\" 200 79 \"-\" \"Prometheus/2.45.0\" 9 (org.apache.kafka.connect.runtime.rest.RestServer:62)";
-    let mut sink = StreamSink::new(SourceId(0), "bench".into(), false);
+    let mut sink = Decoder::new(SourceId(0), "bench".into(), false);
     g.bench_function("reject offset commit line", |b| {
         b.iter(|| sink.line(1, black_box(NOISE_RUNTIME.as_bytes()), Delivery::Candidate))
     });

@@ -1,6 +1,8 @@
-//! Plain data shared by every stage: resources, assignments, timestamps and
-//! references to the log lines that prove things.
+//! Plain data shared by every stage: resources, assignments, time stamps
+//! ([`crate::time`]) and references to the log lines that prove things.
 
+pub use crate::time::Timestamp;
+pub(crate) use crate::time::civil_from_days;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use std::sync::Arc;
@@ -257,157 +259,6 @@ impl Protocol {
     }
 }
 
-/// A log4j timestamp (`yyyy-MM-dd HH:mm:ss,SSS`) as milliseconds since
-/// 1970-01-01 00:00:00 in the log's own (unknown) time zone.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Timestamp(pub i64);
-
-impl Timestamp {
-    /// Builds a timestamp from civil fields; `None` when a field is out of range.
-    pub fn from_parts(
-        year: i64,
-        month: u32,
-        day: u32,
-        hour: u32,
-        min: u32,
-        sec: u32,
-        milli: u32,
-    ) -> Option<Timestamp> {
-        if !(1..=12).contains(&month)
-            || !(1..=31).contains(&day)
-            || hour > 23
-            || min > 59
-            || sec > 60
-            || milli > 999
-        {
-            return None;
-        }
-        let days = days_from_civil(year, month, day);
-        let secs = days * 86_400 + i64::from(hour) * 3600 + i64::from(min) * 60 + i64::from(sec);
-        Some(Timestamp(secs * 1000 + i64::from(milli)))
-    }
-
-    fn parts(self) -> (i64, u32, u32, u32, u32, u32, u32) {
-        let ms = self.0.rem_euclid(1000) as u32;
-        let secs = self.0.div_euclid(1000);
-        let days = secs.div_euclid(86_400);
-        let sod = secs.rem_euclid(86_400) as u32;
-        let (y, m, d) = civil_from_days(days);
-        (y, m, d, sod / 3600, (sod / 60) % 60, sod % 60, ms)
-    }
-
-    /// ISO-8601 without zone: `2019-08-20T11:00:00.001`.
-    pub fn iso(self) -> String {
-        let (y, mo, d, h, mi, s, ms) = self.parts();
-        if !(0..=9999).contains(&y) {
-            return format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{ms:03}");
-        }
-        // The common case digit by digit (findings print several a line).
-        let mut b = *b"0000-00-00T00:00:00.000";
-        let mut put = |at: usize, n: u32, width: usize| {
-            let mut n = n;
-            for k in (at..at + width).rev() {
-                b[k] = b'0' + (n % 10) as u8;
-                n /= 10;
-            }
-        };
-        put(0, y as u32, 4);
-        put(5, mo, 2);
-        put(8, d, 2);
-        put(11, h, 2);
-        put(14, mi, 2);
-        put(17, s, 2);
-        put(20, ms, 3);
-        String::from_utf8_lossy(&b).into_owned()
-    }
-}
-
-impl fmt::Display for Timestamp {
-    /// log4j's own form: `2019-08-20 11:00:00,001`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (y, mo, d, h, mi, s, ms) = self.parts();
-        write!(f, "{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02},{ms:03}")
-    }
-}
-
-impl Serialize for Timestamp {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.iso())
-    }
-}
-
-impl Timestamp {
-    /// Parses [`Timestamp::iso`]'s form back (any year, sign included).
-    pub fn parse_iso(s: &str) -> Option<Timestamp> {
-        let (date, time) = s.split_once('T')?;
-        let (neg, date) = match date.strip_prefix('-') {
-            Some(d) => (true, d),
-            None => (false, date),
-        };
-        let mut d = date.split('-');
-        let (y, mo, da) = (d.next()?, d.next()?, d.next()?);
-        let (hms, ms) = time.split_once('.')?;
-        let mut t = hms.split(':');
-        let (h, mi, se) = (t.next()?, t.next()?, t.next()?);
-        if d.next().is_some() || t.next().is_some() {
-            return None;
-        }
-        let digits = |x: &str, n: usize| -> Option<u32> {
-            (x.len() == n && x.bytes().all(|c| c.is_ascii_digit()))
-                .then(|| x.parse().ok())
-                .flatten()
-        };
-        if y.is_empty() || y.len() > 15 || !y.bytes().all(|c| c.is_ascii_digit()) {
-            return None;
-        }
-        let year: i64 = y.parse().ok()?;
-        let ts = Timestamp::from_parts(
-            if neg { -year } else { year },
-            digits(mo, 2)?,
-            digits(da, 2)?,
-            digits(h, 2)?,
-            digits(mi, 2)?,
-            digits(se, 2)?,
-            digits(ms, 3)?,
-        )?;
-        // Only the canonical spelling round-trips.
-        (ts.iso() == s).then_some(ts)
-    }
-}
-
-impl<'de> Deserialize<'de> for Timestamp {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Timestamp, D::Error> {
-        let s = std::borrow::Cow::<str>::deserialize(d)?;
-        Timestamp::parse_iso(&s)
-            .ok_or_else(|| serde::de::Error::custom(format!("not a timestamp: {s:?}")))
-    }
-}
-
-// Howard Hinnant's days_from_civil / civil_from_days (proleptic Gregorian).
-fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let m = i64::from(m);
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(d) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// Civil date (year, month, day) of a day number since 1970-01-01.
-pub(crate) fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
 /// The place of an item in the merged order.
 #[derive(
     Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
@@ -512,44 +363,6 @@ impl fmt::Display for RecordRef {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn iso_digit_by_digit_is_the_formatted_form() {
-        let formatted = |t: Timestamp| {
-            let (y, mo, d, h, mi, s, ms) = t.parts();
-            format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{ms:03}")
-        };
-        let mut ms = -62_200_000_000_000i64;
-        while ms < 300_000_000_000_000 {
-            for t in [Timestamp(ms), Timestamp(ms + 999), Timestamp(ms - 1)] {
-                assert_eq!(t.iso(), formatted(t), "{}", t.0);
-            }
-            ms += 7_777_777_777;
-        }
-    }
-
-    #[test]
-    fn timestamp_round_trips() {
-        let t = Timestamp::from_parts(2019, 8, 20, 11, 0, 0, 1).unwrap();
-        assert_eq!(t.to_string(), "2019-08-20 11:00:00,001");
-        assert_eq!(t.iso(), "2019-08-20T11:00:00.001");
-        assert_eq!(Timestamp::parse_iso(&t.iso()), Some(t));
-        for ms in [
-            -62_200_000_000_000,
-            -1,
-            0,
-            253_402_300_800_000,
-            4_000_000_000_000_000,
-        ] {
-            let t = Timestamp(ms);
-            assert_eq!(Timestamp::parse_iso(&t.iso()), Some(t), "{}", t.iso());
-        }
-        let epoch = Timestamp::from_parts(1970, 1, 1, 0, 0, 0, 0).unwrap();
-        assert_eq!(epoch.0, 0);
-        let leap = Timestamp::from_parts(2024, 2, 29, 23, 59, 59, 999).unwrap();
-        assert_eq!(leap.to_string(), "2024-02-29 23:59:59,999");
-        assert!(Timestamp::from_parts(2024, 13, 1, 0, 0, 0, 0).is_none());
-    }
 
     #[test]
     fn resources_order_connectors_first_then_by_name_and_index() {

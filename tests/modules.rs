@@ -1,12 +1,19 @@
 //! The import graph of `src/` between top-level modules is a tree-like
-//! graph without cycles, and docs/design.md shows it as it is.
+//! graph without cycles, and so is the graph between the modules one level
+//! below (the children of each top-level module); docs/design.md shows
+//! both as they are.
 //!
 //! An edge `a → b` is any `crate::b…` path in the code of module `a`
 //! (`use crate::b::…;`, `use crate::{b, …}` groups across lines, and paths
-//! written inline). Comments and doc comments are not code. Test code is
-//! not part of the graph: files named `tests.rs`, files under a `tests/`
-//! directory of `src/`, and an inline `#[cfg(test)] mod … {` block to the
-//! end of its file (a low module's tests may run the whole pipeline).
+//! written inline). One level below, an edge `m::a → m::b` is a path in
+//! the code of `a` (its file and the files below it) that names its
+//! sibling `b`: `crate::m::b…`, `super::b…` from `a`'s own file
+//! (`super::super::b…` from a file below it, and so on), or `b::…` in a
+//! file that imports `super::*`. Comments and doc comments are not code.
+//! Test code is not part of the graph: files named `tests.rs`, files under
+//! a `tests/` directory of `src/`, and an inline `#[cfg(test)] mod … {`
+//! block to the end of its file (a low module's tests may run the whole
+//! pipeline).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -158,6 +165,124 @@ fn module_graph() -> (BTreeSet<String>, Graph) {
     (modules, graph)
 }
 
+/// The module path of a file of `src/` (`m/a.rs`, `m/a/mod.rs`: `[m, a]`).
+fn module_path(rel: &Path) -> Vec<String> {
+    let mut parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let last = parts.pop().unwrap();
+    if last != "mod.rs" {
+        parts.push(last.strip_suffix(".rs").unwrap_or(&last).to_string());
+    }
+    parts
+}
+
+/// Is `rel` (under `src/`) test code as a whole?
+fn is_test_file(rel: &Path) -> bool {
+    rel.file_name().is_some_and(|n| n == "tests.rs")
+        || rel
+            .parent()
+            .is_some_and(|d| d.components().any(|c| c.as_os_str() == "tests"))
+}
+
+/// Per top-level module with children: its children and the graph
+/// between them.
+fn child_graphs() -> BTreeMap<String, Graph> {
+    let root = Path::new("src");
+    let mut files = Vec::new();
+    rust_files(root, &mut files);
+    let mut children: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for p in &files {
+        let path = module_path(p.strip_prefix(root).unwrap());
+        if path.len() >= 2 {
+            children
+                .entry(path[0].clone())
+                .or_default()
+                .insert(path[1].clone());
+        }
+    }
+    let mut graphs: BTreeMap<String, Graph> = children
+        .iter()
+        .map(|(m, cs)| {
+            let g = cs.iter().map(|c| (c.clone(), BTreeMap::new())).collect();
+            (m.clone(), g)
+        })
+        .collect();
+    for p in &files {
+        let rel = p.strip_prefix(root).unwrap();
+        let path = module_path(rel);
+        if path.len() < 2 {
+            continue;
+        }
+        let (top, from) = (&path[0], &path[1]);
+        let siblings = &children[top];
+        let text = std::fs::read_to_string(p).unwrap();
+        let code = code_lines(&text, is_test_file(rel)).join("\n");
+        let mut found: Vec<(usize, &str)> = Vec::new();
+        // `crate::m::b`.
+        let own = format!("crate::{top}::");
+        let mut at = 0;
+        while let Some(i) = code[at..].find(&own).map(|i| i + at) {
+            at = i + own.len();
+            if i == 0 || !is_ident(code.as_bytes()[i - 1]) {
+                found.extend(heads_at(&code[at..]).into_iter().map(|h| (i, h)));
+            }
+        }
+        // `super::…::b`, as many `super::` as lead from the file to `m`.
+        let supers = "super::".repeat(path.len() - 1);
+        let mut at = 0;
+        while let Some(i) = code[at..].find(&supers).map(|i| i + at) {
+            at = i + supers.len();
+            let b = code.as_bytes();
+            if (i > 0 && (is_ident(b[i - 1]) || b[i - 1] == b':'))
+                || code[at..].starts_with("super::")
+            {
+                continue;
+            }
+            found.extend(heads_at(&code[at..]).into_iter().map(|h| (i, h)));
+        }
+        // `b::` after `use super::*;` (in a child's own file).
+        if path.len() == 2 && code.contains("use super::*;") {
+            for sib in siblings {
+                let pat = format!("{sib}::");
+                let mut at = 0;
+                while let Some(i) = code[at..].find(&pat).map(|i| i + at) {
+                    at = i + pat.len();
+                    let b = code.as_bytes();
+                    if i == 0 || !(is_ident(b[i - 1]) || b[i - 1] == b':') {
+                        found.push((i, sib.as_str()));
+                    }
+                }
+            }
+        }
+        for (i, h) in found {
+            if h != from && siblings.contains(h) {
+                let line = code[..i].matches('\n').count() + 1;
+                graphs
+                    .get_mut(top)
+                    .unwrap()
+                    .get_mut(from)
+                    .unwrap()
+                    .entry(h.to_string())
+                    .or_default()
+                    .push(format!("src/{}:{line}", rel.display()));
+            }
+        }
+    }
+    graphs
+}
+
+/// The first segment of the path, or of each item of the group, at the
+/// start of `rest`.
+fn heads_at(rest: &str) -> Vec<&str> {
+    if rest.starts_with('{') {
+        group_heads(rest)
+    } else {
+        vec![ident(rest)]
+    }
+}
+
 /// A cycle of the graph, if any (depth-first search).
 fn cycle(graph: &Graph) -> Option<Vec<String>> {
     fn visit(
@@ -226,6 +351,49 @@ fn render(graph: &Graph) -> String {
     out
 }
 
+/// The graphs one level below as docs/design.md shows them: per top-level
+/// module, a line `module::child → the siblings it imports` for each child
+/// that imports one, in [`render`]'s order.
+fn render_children(graphs: &BTreeMap<String, Graph>) -> String {
+    let mut lines: Vec<(String, String)> = Vec::new();
+    for (m, graph) in graphs {
+        for line in render(graph).lines() {
+            let (child, deps) = line.split_once(" → ").unwrap();
+            if deps != "(nothing)" {
+                lines.push((format!("{m}::{}", child.trim_end()), deps.to_string()));
+            }
+        }
+    }
+    let width = lines.iter().map(|(c, _)| c.len()).max().unwrap_or(0);
+    lines
+        .iter()
+        .map(|(c, d)| format!("{c:<width$} → {d}\n"))
+        .collect()
+}
+
+/// The block of docs/design.md between `<!-- NAME -->` and `<!-- /NAME -->`.
+fn design_block(name: &str) -> String {
+    let doc = std::fs::read_to_string("docs/design.md").unwrap();
+    let (start, end) = (
+        format!("<!-- {name} -->\n```\n"),
+        format!("```\n<!-- /{name} -->"),
+    );
+    doc.split_once(&start)
+        .and_then(|(_, rest)| rest.split_once(&end))
+        .map(|(block, _)| block.to_string())
+        .unwrap_or_else(|| panic!("docs/design.md has no {start:?} … {end:?} block"))
+}
+
+#[test]
+fn design_md_shows_the_graph_one_level_below() {
+    let want = render_children(&child_graphs());
+    assert_eq!(
+        design_block("module-graph-children"),
+        want,
+        "docs/design.md's graph one level below is out of date; the graph of src/ is:\n{want}"
+    );
+}
+
 #[test]
 fn no_cycle_between_top_level_modules() {
     let (modules, graph) = module_graph();
@@ -244,6 +412,38 @@ fn no_cycle_between_top_level_modules() {
             edges.join("\n")
         );
     }
+}
+
+#[test]
+fn no_cycle_between_the_modules_one_level_below() {
+    let graphs = child_graphs();
+    for m in ["audit", "stream", "input", "replay", "cluster"] {
+        assert!(
+            graphs.contains_key(m),
+            "{m} not found among {:?}",
+            graphs.keys()
+        );
+    }
+    assert!(
+        graphs["stream"]["decoder"].contains_key("workers"),
+        "{:?}",
+        graphs["stream"]
+    );
+    let mut cycles = Vec::new();
+    for (m, graph) in &graphs {
+        if let Some(c) = cycle(graph) {
+            let edges: Vec<String> = c
+                .windows(2)
+                .map(|w| format!("  {} → {}: {}", w[0], w[1], graph[&w[0]][&w[1]].join(", ")))
+                .collect();
+            cycles.push(format!("in {m}: {}\n{}", c.join(" → "), edges.join("\n")));
+        }
+    }
+    assert!(
+        cycles.is_empty(),
+        "cycles between modules:\n{}",
+        cycles.join("\n")
+    );
 }
 
 #[test]
@@ -274,18 +474,9 @@ fn the_rules_the_graph_must_keep() {
 fn design_md_shows_the_graph() {
     let (_, graph) = module_graph();
     let want = render(&graph);
-    let doc = std::fs::read_to_string("docs/design.md").unwrap();
-    let (start, end) = (
-        "<!-- module-graph -->\n```\n",
-        "```\n<!-- /module-graph -->",
-    );
-    let shown = doc
-        .split_once(start)
-        .and_then(|(_, rest)| rest.split_once(end))
-        .map(|(block, _)| block)
-        .unwrap_or_else(|| panic!("docs/design.md has no {start:?} … {end:?} block"));
     assert_eq!(
-        shown, want,
+        design_block("module-graph"),
+        want,
         "docs/design.md's module graph is out of date; the graph of src/ is:\n{want}"
     );
 }

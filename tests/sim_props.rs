@@ -10,16 +10,16 @@
 //! cross-worker findings (`scope: cluster`) are compared when `CROSS_WORKER`
 //! is on.
 
-mod sim_common;
+mod support;
 use herder_audit::audit::{self, Options};
 use herder_audit::harness;
 use herder_audit::input::Input;
 use herder_audit::sim::{
     self, ALL_FAULTS, FaultKind, Layout, Params, Proto, Scope, Truth, Version,
 };
-use sim_common::Buf;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
+use support::SharedBuf as Buf;
 
 /// Compare the cross-worker findings too.
 const CROSS_WORKER: bool = true;

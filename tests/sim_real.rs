@@ -13,15 +13,15 @@
 //! lines) is judged against the nearest release of its line that shows them
 //! (4.0.0 for 4.4.0).
 
-mod sim_common;
+mod support;
 use flate2::read::GzDecoder;
 use herder_audit::event::{Event, LoggerKind, parse_message};
 use herder_audit::layout::{Envelope, Level, envelope};
 use herder_audit::sim::{self, Params, Proto, Version};
-use sim_common::Buf;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use support::SharedBuf as Buf;
 
 /// One line as compared: level, logger (simple class name), template.
 type Shape = (String, String, String);

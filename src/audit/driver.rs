@@ -7,18 +7,18 @@
 //! (stdin, `--follow`) is read as it comes: a stream with nothing more for
 //! now is idle; it holds the watermark back for at most the idle timeout.
 
-use super::merge::{Item, Merger, Reducer};
+use super::merge::{Merger, Reducer};
 use super::observe::{Observe, StreamStat};
 use super::plan;
-use super::processor::{Advance, StreamEnd, StreamProcessor};
+use super::report::{stitched_note, withheld_note};
 use super::sink::{Collect, Sink, SourceTable};
-use super::stream::Until;
 use super::{InputReport, Options, Report};
 use crate::input::Input;
 use crate::input::live::{FollowEvents, LiveOpen, Notify};
 use crate::model::Key;
 use crate::model::{SourceId, Timestamp};
-use crate::replay::Note;
+use crate::stream::Item;
+use crate::stream::{Advance, StreamEnd, StreamReader, Until};
 use rayon::prelude::*;
 use std::io;
 use std::sync::Arc;
@@ -144,7 +144,7 @@ pub fn audit_to(inputs: &[Input], opts: &Options, sink: &mut dyn Sink) -> io::Re
 
 /// One stream being read.
 struct Slot {
-    proc: StreamProcessor,
+    proc: StreamReader,
     end: Option<StreamEnd>,
     /// Since when a live stream has had nothing to read.
     idle_since: Option<Instant>,
@@ -176,13 +176,13 @@ fn family_of(input: &Input) -> Option<(std::path::PathBuf, String)> {
     let dir = p.parent().map(|d| d.to_path_buf()).unwrap_or_default();
     // A kubelet container's logs across its restarts are one stream: the
     // followed log hands over to the next one itself.
-    if crate::input::families::kubelet_container(&p).is_some() {
+    if crate::input::rotation::kubelet_container(&p).is_some() {
         return Some((dir, "<N>.log".to_string()));
     }
     let file = p.file_name()?.to_string_lossy().to_string();
     Some((
         dir,
-        crate::input::families::rotation_base(&file).to_string(),
+        crate::input::rotation::rotation_base(&file).to_string(),
     ))
 }
 
@@ -224,7 +224,7 @@ impl<'a> Run<'a> {
             }
             self.segments.push(s.segments.len());
             self.slots.push(Slot {
-                proc: StreamProcessor::new(s.name, rank, segs, self.opts.keep_generations, true)
+                proc: StreamReader::new(s.name, rank, segs, self.opts.keep_generations, true)
                     .with_live(live.clone())
                     .with_timeline(self.opts.timeline),
                 end: None,
@@ -297,7 +297,7 @@ impl<'a> Run<'a> {
                 self.slots
                     .iter()
                     .any(|s| s.proc.head_pending())
-                    .then_some(super::processor::LIVE_HEAD_QUIET),
+                    .then_some(crate::stream::LIVE_HEAD_QUIET),
             )
             .fold(poll, Duration::min)
     }
@@ -589,50 +589,13 @@ impl<'a> Run<'a> {
 
 /// Tells the observer what a stream's last step skipped or could not
 /// order.
-fn observe_step(o: &dyn Observe, proc: &mut StreamProcessor, unordered: usize) {
+fn observe_step(o: &dyn Observe, proc: &mut StreamReader, unordered: usize) {
     if unordered > 0 {
         o.unordered(&proc.name, unordered);
     }
     let long = proc.take_too_long();
     if !long.is_empty() {
         o.too_long(&proc.name, &long);
-    }
-}
-
-/// Takes the findings withheld for resting on lines whose order is unknown
-/// out of a worker's counts, and says so in its summary.
-pub(super) fn withheld_note(
-    w: &mut crate::replay::WorkerReport,
-    withheld: &std::collections::BTreeMap<(crate::finding::Kind, bool), u64>,
-) {
-    let mut total = 0;
-    for (&(kind, counted), &n) in withheld {
-        total += n;
-        if counted && let Some(c) = w.summary.findings.get_mut(&kind) {
-            *c = c.saturating_sub(n);
-            if *c == 0 {
-                w.summary.findings.remove(&kind);
-            }
-        }
-    }
-    w.summary.notes.push(crate::replay::Note {
-        line: None,
-        text: format!(
-            "{total} finding(s) not reported: each quotes a line that shares its time stamp with another line of this worker, and the export does not say their order"
-        ),
-    });
-}
-
-/// Says in the summary of a stream's workers that it was stitched from
-/// rotated segments.
-fn stitched_note(end: &mut StreamEnd, segs: usize) {
-    if segs > 1 {
-        for w in &mut end.workers {
-            w.summary.notes.push(Note {
-                line: None,
-                text: format!("stitched from {segs} rotated segments in time order"),
-            });
-        }
     }
 }
 

@@ -15,21 +15,11 @@ use super::sink::{Names, Sink};
 use crate::cluster::Checker;
 use crate::finding::Kind;
 use crate::model::Key;
-use crate::replay::Fact;
+use crate::stream::Item;
 use rustc_hash::FxHashMap as HashMap;
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io;
 use std::sync::Arc;
-
-/// A fact of one worker, keyed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Item {
-    pub key: Key,
-    /// The worker's label (its stream, or `stream#name` in a multiplexed file).
-    pub worker: Arc<str>,
-    pub fact: Fact,
-}
 
 /// Items waiting for the watermark.
 #[derive(Debug, Default)]

@@ -4,8 +4,7 @@
 //! calls an [`Observe`] given in [`super::Live::observer`]; it never
 //! changes what the audit finds.
 
-use super::merge::Item;
-use super::processor::StreamEnd;
+use crate::stream::{Item, StreamEnd};
 use std::time::Instant;
 
 /// Where one stream stands after a step of the run.

@@ -4,7 +4,7 @@
 //! other input is a stream of its own. Streams are ranked in the order of
 //! their first input.
 
-use crate::input::{self, Input, families};
+use crate::input::{self, Input, rotation};
 use crate::model::Timestamp;
 use rayon::prelude::*;
 
@@ -18,7 +18,7 @@ pub struct Stream {
 
 /// The streams of `inputs`, ranked; the segments of each in time order.
 pub fn streams(inputs: &[Input], parallel: bool) -> Vec<Stream> {
-    let mut fams = families::group(inputs);
+    let mut fams = rotation::group(inputs);
     let multi: Vec<usize> = fams
         .iter()
         .filter(|f| f.segments.len() > 1)
@@ -27,7 +27,7 @@ pub fn streams(inputs: &[Input], parallel: bool) -> Vec<Stream> {
     let peek = |&i: &usize| {
         let ts = input::open(&inputs[i])
             .ok()
-            .and_then(|(r, _)| families::first_timestamp(r));
+            .and_then(|(r, _)| rotation::first_timestamp(r));
         (i, ts)
     };
     let peeked: Vec<(usize, Option<Timestamp>)> = if parallel {
@@ -41,12 +41,12 @@ pub fn streams(inputs: &[Input], parallel: bool) -> Vec<Stream> {
     }
     for f in &mut fams {
         if f.segments.len() > 1 {
-            families::order_segments(inputs, f, &first);
+            rotation::order_segments(inputs, f, &first);
         }
     }
     fams.into_iter()
         .map(|f| Stream {
-            name: families::stream_name(inputs, &f),
+            name: rotation::stream_name(inputs, &f),
             segments: f.segments,
         })
         .collect()

@@ -15,7 +15,7 @@
 //!
 //! A trace whose expectation file does not exist yet is `new`.
 
-use crate::input::families::rotation_base;
+use crate::input::rotation::rotation_base;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -2,10 +2,10 @@
 //! claim one resource or carry different offsets (`conflicting-assignment`),
 //! one resource live on two workers at once (`zombie`).
 
+use super::group::{Bucket, Entry, Group, Live, Mark, NONE};
 use super::leavers::Earlier;
-use super::state::{Bucket, Entry, Episode, Group, Live, Mark, NONE};
-use super::{CrossFinding, EPOCH_GAP_MS, ended_before, later};
-use crate::finding::{Evidence, Finding, Kind, Sentence};
+use super::{CrossFinding, Ctx, EPOCH_GAP_MS, Episode, Feed, ended_before, later};
+use crate::finding::{Kind, Sentence};
 use crate::model::{Resource, SourceLine};
 use crate::replay::{Fact, FactKind};
 use rustc_hash::FxHashSet as HashSet;
@@ -28,6 +28,13 @@ pub(super) fn feed_group(
     group
         .leavers
         .leaver_fact(labels, group_name, w, &fact, &mut group.episodes, out);
+    let feed = Feed {
+        labels,
+        group_name,
+        w,
+        line: &fact.line,
+        cluster: &fact.cluster,
+    };
     match fact.kind {
         FactKind::Assignment {
             generation,
@@ -38,326 +45,359 @@ pub(super) fn feed_group(
             live,
             ..
         } => {
-            let epoch = group.epoch_of(w, generation);
-            let ws = group.workers.entry(w).or_default();
-            ws.generation = Some(generation);
-            // The ids of the assigned resources, then of the live ones:
-            // sorted all, and nearly always those of the worker's last
-            // assignment, and the live among the assigned (one stream's
-            // names: the same name is one allocation, compared at once),
-            // so found there by a walk instead of a hash.
-            let last = ws.last.take();
-            let mut ids = std::mem::take(&mut group.scratch);
-            ids.clear();
-            let (before, before_ids) = match &last {
-                Some((r, i)) => (&r[..], &i[..]),
-                None => (&[][..], &[][..]),
-            };
-            let mut j = 0;
-            for r in assigned.iter() {
-                while j < before.len() && before[j] < *r {
-                    j += 1;
-                }
-                let id = match (before.get(j), before_ids.get(j)) {
-                    (Some(x), Some(&id)) if x == r => id,
-                    _ => group.id(r),
-                };
-                ids.push(id);
-            }
-            let mut at = 0;
-            let live: Vec<(Resource, u32, Mark)> = live
-                .into_iter()
-                .map(|(r, instance)| {
-                    while at < assigned.len() && assigned[at] < r {
-                        at += 1;
-                    }
-                    let id = match assigned.get(at) {
-                        Some(x) if *x == r => ids[at],
-                        _ => group.id(&r),
-                    };
-                    let mark = Mark {
-                        instance,
-                        from: fact.line.clone(),
-                        until: None,
-                    };
-                    (r, id, mark)
-                })
-                .collect();
-            // Ids of its cluster and its leader: `null` (and no cluster)
-            // compare with everything.
-            let cluster_id = group.text_id(fact.cluster.as_deref());
-            let leader_id = match leader.as_str() {
-                "null" => NONE,
-                l => group.text_id(Some(l)),
-            };
-            let ts = fact.line.ts;
-            let known = group.ids.len();
-            let bucket = group.buckets.entry((epoch, generation)).or_default();
-            if let (Some(first), Some(t)) = (bucket.first_ts, ts)
-                && (t.0 - first.0).abs() > EPOCH_GAP_MS
-            {
-                *bucket = Bucket::default();
-            }
-            if bucket.entries.is_empty() {
-                // A generation indexes about every resource of its group:
-                // sized once instead of grown.
-                bucket.holders.reserve(known);
-                bucket.runners.reserve(known);
-            }
-            bucket.first_ts = bucket.first_ts.or(ts);
-            if ts > bucket.last_ts {
-                bucket.last_ts = ts;
-            }
-            // The replay sends them sorted by resource.
-            let live = Live::sorted(live);
-            for &id in &ids {
-                bucket.holders.add(id, w);
-            }
-            for (_, id) in live.ids() {
-                bucket.runners.add(id, w);
-            }
-            bucket.entries.insert(
-                w,
-                Entry {
-                    line: fact.line.clone(),
-                    cluster: fact.cluster.clone(),
-                    assigned,
-                    leader,
-                    offset,
-                    error,
-                    live,
-                    cluster_id,
-                    leader_id,
-                },
-            );
-            let ctx = Ctx {
-                labels,
-                group: group_name,
+            let a = Assigned {
                 generation,
+                assigned,
+                leader,
+                offset,
+                error,
+                live,
             };
-            conflicts(&ctx, bucket, w, &ids, out);
-            let kept = bucket.entries[&w].assigned.clone();
-            let bucket = &*bucket;
-            for (r, id) in bucket.entries[&w].live.ids() {
-                duplicates(&ctx, bucket, &mut group.episodes, w, r, id, out);
-            }
-            let mine = &bucket.entries[&w];
-            for (&o, other) in &bucket.entries {
-                if o != w && comparable(mine, other) {
-                    group.peers.insert((w.min(o), w.max(o)));
-                }
-            }
-            // The ids stay with the worker for its next assignment; the
-            // vector of the last one is the next buffer.
-            group.scratch = last.map(|(_, v)| v).unwrap_or_default();
-            if let Some(ws) = group.workers.get_mut(&w) {
-                ws.last = Some((kept, ids));
-            }
+            assignment(&feed, group, a, out);
+            super::kept::rejudge_kept(labels, group_name, group, out);
         }
-        FactKind::Held { resources, since } => {
-            if let Some(key) = group.current(w)
-                && group.buckets.contains_key(&key)
-            {
-                let mut ids = std::mem::take(&mut group.scratch);
-                ids.clear();
-                for r in &resources {
-                    let id = group.id(r);
-                    ids.push(id);
-                }
-                let Some(bucket) = group.buckets.get_mut(&key) else {
-                    return;
-                };
-                let ctx = Ctx {
-                    labels,
-                    group: group_name,
-                    generation: key.1,
-                };
-                if let Some(e) = bucket.entries.get_mut(&w) {
-                    for (r, &id) in resources.iter().zip(&ids) {
-                        e.live.insert_new(r, id, || Mark {
-                            instance: since.clone(),
-                            from: since.clone(),
-                            until: None,
-                        });
-                        bucket.runners.add(id, w);
-                    }
-                }
-                for (r, &id) in resources.iter().zip(&ids) {
-                    duplicates(&ctx, bucket, &mut group.episodes, w, r, id, out);
-                }
-                group.scratch = ids;
-            }
-        }
-        FactKind::Start { resource, .. } => {
-            if let Some(key) = group.current(w) {
-                group
-                    .leavers
-                    .started(w, key, &resource, &fact.line, &fact.cluster, &group.peers);
-            }
-            if let Some(key) = group.current(w)
-                && group
-                    .buckets
-                    .get(&key)
-                    .is_some_and(|b| b.entries.contains_key(&w))
-            {
-                let id = group.id(&resource);
-                let Some(bucket) = group.buckets.get_mut(&key) else {
-                    return;
-                };
-                let Some(e) = bucket.entries.get_mut(&w) else {
-                    return;
-                };
-                let ctx = Ctx {
-                    labels,
-                    group: group_name,
-                    generation: key.1,
-                };
-                e.live.insert(
-                    resource.clone(),
-                    id,
-                    Mark {
-                        instance: fact.line.clone(),
-                        from: fact.line.clone(),
-                        until: None,
-                    },
-                );
-                bucket.runners.add(id, w);
-                duplicates(&ctx, bucket, &mut group.episodes, w, &resource, id, out);
-            }
-        }
-        FactKind::StartFailed { resource } => {
-            // No instance ran: it never was live (a duplicate with it is
-            // no duplicate).
-            group.leavers.failed(w, &resource);
-            if let Some(key) = group.current(w)
-                && let Some(e) = group
-                    .buckets
-                    .get_mut(&key)
-                    .and_then(|b| b.entries.get_mut(&w))
-            {
-                e.live.remove(&resource);
-            }
-        }
-        FactKind::Stop { resource } => {
-            if let Some(key) = group.current(w)
-                && let Some(m) = group
-                    .buckets
-                    .get_mut(&key)
-                    .and_then(|b| b.entries.get_mut(&w))
-                    .and_then(|e| e.live.get_mut(&resource))
-            {
-                m.until.get_or_insert(fact.line.clone());
-            }
-        }
-        FactKind::Left => {
-            // What it runs keeps running, in no generation of the group:
-            // compared by log time from now on.
-            if let Some(key) = group.current(w)
-                && let Some(e) = group.buckets.get(&key).and_then(|b| b.entries.get(&w))
-            {
-                let cluster = e.cluster.clone();
-                let open: Vec<(Resource, SourceLine)> = e
-                    .live
-                    .iter()
-                    .filter(|(_, m)| m.until.is_none())
-                    .map(|(r, m)| (r.clone(), m.instance.clone()))
-                    .collect();
-                // Starts of its resources by others in generations formed
-                // without it, logged before its departure line: a worker
-                // frozen past its session timeout logs its fencing only when
-                // it resumes, after the others took its work.
-                let earlier: Vec<Earlier> = group
-                    .buckets
-                    .range((key.0, key.1.saturating_add(1))..=(key.0, i32::MAX))
-                    .flat_map(|(&(_, g), b)| {
-                        b.entries
-                            .iter()
-                            .filter(|&(&o, _)| o != w)
-                            .flat_map(move |(&o, e)| {
-                                e.live.iter().map(move |(r, m)| Earlier {
-                                    other: o,
-                                    generation: g,
-                                    resource: r.clone(),
-                                    start: m.instance.clone(),
-                                    cluster: e.cluster.clone(),
-                                })
-                            })
-                    })
-                    .filter(|x| open.iter().any(|(r, _)| r == &x.resource))
-                    .collect();
-                group
-                    .leavers
-                    .left(w, key, open, &fact.line, cluster, earlier, &group.peers);
-            }
-        }
-        FactKind::Reset => {
-            let ws = group.workers.entry(w).or_default();
-            if let Some(g) = ws.generation.take()
-                && let Some(e) = group
-                    .buckets
-                    .get_mut(&(ws.epoch, g))
-                    .and_then(|b| b.entries.get_mut(&w))
-            {
-                for m in e.live.marks_mut() {
-                    m.until.get_or_insert(fact.line.clone());
-                }
-            }
-        }
+        FactKind::Held { resources, since } => held(&feed, group, &resources, &since, out),
+        FactKind::Start { resource, .. } => start(&feed, group, &resource, out),
+        FactKind::StartFailed { resource } => start_failed(&feed, group, &resource),
+        FactKind::Stop { resource } => stop(&feed, group, &resource),
+        FactKind::Left => left(&feed, group),
+        FactKind::KeptFromBefore {
+            resource,
+            generation,
+            left,
+            stop,
+        } => super::kept::kept_from_before(
+            &feed,
+            group,
+            (&resource, generation),
+            (&left, &stop),
+            out,
+        ),
+        FactKind::Reset => reset(&feed, group),
         FactKind::Finding(_) | FactKind::ForeignStart { .. } | FactKind::End => {}
     }
 }
 
-pub(super) struct Ctx<'a> {
-    pub(super) labels: &'a [Arc<str>],
-    pub(super) group: &'a Arc<str>,
-    pub(super) generation: i32,
+/// What an assignment fact says.
+struct Assigned {
+    generation: i32,
+    assigned: Arc<[Resource]>,
+    leader: String,
+    offset: i64,
+    error: i32,
+    live: Vec<(Resource, SourceLine)>,
 }
 
-impl Ctx<'_> {
-    pub(super) fn label(&self, w: usize) -> &str {
-        self.labels.get(w).map_or("?", |l| l)
+/// An assignment line: the worker's entry in its generation, then the
+/// checks it makes possible (conflicts with the other entries, duplicates
+/// of what it runs), and the workers it shows to be of one cluster.
+fn assignment(f: &Feed, group: &mut Group, a: Assigned, out: &mut Vec<CrossFinding>) {
+    let w = f.w;
+    let epoch = group.epoch_of(w, a.generation);
+    let ws = group.workers.entry(w).or_default();
+    ws.generation = Some(a.generation);
+    let last = ws.last.take();
+    let ids = assigned_ids(group, last.as_ref(), &a.assigned);
+    let live = live_marks(group, &a.assigned, &ids, a.live, f.line);
+    // Ids of its cluster and its leader: `null` (and no cluster)
+    // compare with everything.
+    let cluster_id = group.text_id(f.cluster.as_deref());
+    let leader_id = match a.leader.as_str() {
+        "null" => NONE,
+        l => group.text_id(Some(l)),
+    };
+    let known = group.ids.len();
+    let bucket = bucket_at(&mut group.buckets, (epoch, a.generation), f.line.ts, known);
+    // The replay sends them sorted by resource.
+    let live = Live::sorted(live);
+    for &id in &ids {
+        bucket.holders.add(id, w);
     }
-
-    /// The label of worker `w`, shared.
-    pub(super) fn shared_label(&self, w: usize) -> Arc<str> {
-        match self.labels.get(w) {
-            Some(l) => l.clone(),
-            None => "?".into(),
+    for (_, id) in live.ids() {
+        bucket.runners.add(id, w);
+    }
+    bucket.entries.insert(
+        w,
+        Entry {
+            line: f.line.clone(),
+            cluster: f.cluster.clone(),
+            assigned: a.assigned,
+            leader: a.leader,
+            offset: a.offset,
+            error: a.error,
+            live,
+            cluster_id,
+            leader_id,
+        },
+    );
+    let ctx = f.ctx(a.generation);
+    conflicts(&ctx, bucket, w, &ids, out);
+    let kept = bucket.entries[&w].assigned.clone();
+    let bucket = &*bucket;
+    for (r, id) in bucket.entries[&w].live.ids() {
+        duplicates(&ctx, bucket, &mut group.episodes, w, r, id, out);
+    }
+    let mine = &bucket.entries[&w];
+    for (&o, other) in &bucket.entries {
+        if o != w && comparable(mine, other) {
+            group.peers.insert((w.min(o), w.max(o)));
         }
     }
-
-    pub(super) fn finding(
-        &self,
-        kind: Kind,
-        w: usize,
-        resource: Option<Resource>,
-        trigger: &SourceLine,
-        evidence: Vec<Evidence>,
-        reason: String,
-    ) -> Finding {
-        let mut f = Finding {
-            kind,
-            worker: self.shared_label(w),
-            group: Some(self.group.clone()),
-            generation: Some(self.generation),
-            resource,
-            started: Vec::new(),
-            trigger: trigger.clone(),
-            evidence,
-            reason,
-            upstream: None,
-            fingerprint: None,
-        };
-        f.normalise();
-        f
+    // The ids stay with the worker for its next assignment; the
+    // vector of the last one is the next buffer.
+    group.scratch = last.map(|(_, v)| v).unwrap_or_default();
+    if let Some(ws) = group.workers.get_mut(&w) {
+        ws.last = Some((kept, ids));
     }
+}
 
-    pub(super) fn ev(&self, role: String, w: usize, me: usize, line: &SourceLine) -> Evidence {
-        Evidence {
-            role,
-            worker: (w != me).then(|| self.shared_label(w)),
-            line: line.clone(),
-            record: None,
+/// The ids of the assigned resources: sorted all, and nearly always those
+/// of the worker's `last` assignment (one stream's names: the same name is
+/// one allocation, compared at once), so found there by a walk instead of
+/// a hash.
+fn assigned_ids(
+    group: &mut Group,
+    last: Option<&(Arc<[Resource]>, Vec<u32>)>,
+    assigned: &[Resource],
+) -> Vec<u32> {
+    let mut ids = std::mem::take(&mut group.scratch);
+    ids.clear();
+    let (before, before_ids) = match last {
+        Some((r, i)) => (&r[..], &i[..]),
+        None => (&[][..], &[][..]),
+    };
+    let mut j = 0;
+    for r in assigned.iter() {
+        while j < before.len() && before[j] < *r {
+            j += 1;
+        }
+        let id = match (before.get(j), before_ids.get(j)) {
+            (Some(x), Some(&id)) if x == r => id,
+            _ => group.id(r),
+        };
+        ids.push(id);
+    }
+    ids
+}
+
+/// The live resources of an assignment line, with their ids (the live
+/// among the assigned, found by a walk) and marks.
+fn live_marks(
+    group: &mut Group,
+    assigned: &[Resource],
+    ids: &[u32],
+    live: Vec<(Resource, SourceLine)>,
+    line: &SourceLine,
+) -> Vec<(Resource, u32, Mark)> {
+    let mut at = 0;
+    live.into_iter()
+        .map(|(r, instance)| {
+            while at < assigned.len() && assigned[at] < r {
+                at += 1;
+            }
+            let id = match assigned.get(at) {
+                Some(x) if *x == r => ids[at],
+                _ => group.id(&r),
+            };
+            let mark = Mark {
+                instance,
+                from: line.clone(),
+                until: None,
+            };
+            (r, id, mark)
+        })
+        .collect()
+}
+
+/// The bucket of generation `key`, started again when a line stamped `ts`
+/// is too far from its first (the same number in a later epoch the group
+/// did not show), sized for the `known` resources of the group.
+fn bucket_at(
+    buckets: &mut BTreeMap<(u32, i32), Bucket>,
+    key: (u32, i32),
+    ts: Option<crate::model::Timestamp>,
+    known: usize,
+) -> &mut Bucket {
+    let bucket = buckets.entry(key).or_default();
+    if let (Some(first), Some(t)) = (bucket.first_ts, ts)
+        && (t.0 - first.0).abs() > EPOCH_GAP_MS
+    {
+        *bucket = Bucket::default();
+    }
+    if bucket.entries.is_empty() {
+        // A generation indexes about every resource of its group:
+        // sized once instead of grown.
+        bucket.holders.reserve(known);
+        bucket.runners.reserve(known);
+    }
+    bucket.first_ts = bucket.first_ts.or(ts);
+    if ts > bucket.last_ts {
+        bucket.last_ts = ts;
+    }
+    bucket
+}
+
+/// Resources the worker holds since `since` without starting them (a
+/// completed start phase): live in its current generation.
+fn held(
+    f: &Feed,
+    group: &mut Group,
+    resources: &[Resource],
+    since: &SourceLine,
+    out: &mut Vec<CrossFinding>,
+) {
+    let w = f.w;
+    if let Some(key) = group.current(w)
+        && group.buckets.contains_key(&key)
+    {
+        let mut ids = std::mem::take(&mut group.scratch);
+        ids.clear();
+        for r in resources {
+            let id = group.id(r);
+            ids.push(id);
+        }
+        let Some(bucket) = group.buckets.get_mut(&key) else {
+            return;
+        };
+        let ctx = f.ctx(key.1);
+        if let Some(e) = bucket.entries.get_mut(&w) {
+            for (r, &id) in resources.iter().zip(&ids) {
+                e.live.insert_new(r, id, || Mark {
+                    instance: since.clone(),
+                    from: since.clone(),
+                    until: None,
+                });
+                bucket.runners.add(id, w);
+            }
+        }
+        for (r, &id) in resources.iter().zip(&ids) {
+            duplicates(&ctx, bucket, &mut group.episodes, w, r, id, out);
+        }
+        group.scratch = ids;
+    }
+}
+
+/// A start: live in the worker's current generation from its line.
+fn start(f: &Feed, group: &mut Group, resource: &Resource, out: &mut Vec<CrossFinding>) {
+    let w = f.w;
+    if let Some(key) = group.current(w) {
+        group
+            .leavers
+            .started(w, key, resource, f.line, f.cluster, &group.peers);
+    }
+    if let Some(key) = group.current(w)
+        && group
+            .buckets
+            .get(&key)
+            .is_some_and(|b| b.entries.contains_key(&w))
+    {
+        let id = group.id(resource);
+        let Some(bucket) = group.buckets.get_mut(&key) else {
+            return;
+        };
+        let Some(e) = bucket.entries.get_mut(&w) else {
+            return;
+        };
+        let ctx = f.ctx(key.1);
+        e.live.insert(
+            resource.clone(),
+            id,
+            Mark {
+                instance: f.line.clone(),
+                from: f.line.clone(),
+                until: None,
+            },
+        );
+        bucket.runners.add(id, w);
+        duplicates(&ctx, bucket, &mut group.episodes, w, resource, id, out);
+    }
+}
+
+/// A start that failed: no instance ran, it never was live (a duplicate
+/// with it is no duplicate).
+fn start_failed(f: &Feed, group: &mut Group, resource: &Resource) {
+    group.leavers.failed(f.w, resource);
+    if let Some(key) = group.current(f.w)
+        && let Some(e) = group
+            .buckets
+            .get_mut(&key)
+            .and_then(|b| b.entries.get_mut(&f.w))
+    {
+        e.live.remove(resource);
+    }
+}
+
+/// A stop: the instance live until its line.
+fn stop(f: &Feed, group: &mut Group, resource: &Resource) {
+    if let Some(key) = group.current(f.w)
+        && let Some(m) = group
+            .buckets
+            .get_mut(&key)
+            .and_then(|b| b.entries.get_mut(&f.w))
+            .and_then(|e| e.live.get_mut(resource))
+    {
+        m.until.get_or_insert(f.line.clone());
+    }
+}
+
+/// The worker left without revoking: what it runs keeps running, in no
+/// generation of the group: compared by log time from now on.
+fn left(f: &Feed, group: &mut Group) {
+    let w = f.w;
+    // A worker whose generation is unknown (its log starts mid-life) holds
+    // back the generations the others pass, as any member does, until it
+    // shows one (or the retirement margin passes).
+    group.workers.entry(w).or_default();
+    if let Some(key) = group.current(w)
+        && let Some(e) = group.buckets.get(&key).and_then(|b| b.entries.get(&w))
+    {
+        let cluster = e.cluster.clone();
+        let open: Vec<(Resource, SourceLine)> = e
+            .live
+            .iter()
+            .filter(|(_, m)| m.until.is_none())
+            .map(|(r, m)| (r.clone(), m.instance.clone()))
+            .collect();
+        // Starts of its resources by others in generations formed
+        // without it, logged before its departure line: a worker
+        // frozen past its session timeout logs its fencing only when
+        // it resumes, after the others took its work.
+        let earlier: Vec<Earlier> = group
+            .buckets
+            .range((key.0, key.1.saturating_add(1))..=(key.0, i32::MAX))
+            .flat_map(|(&(_, g), b)| {
+                b.entries
+                    .iter()
+                    .filter(|&(&o, _)| o != w)
+                    .flat_map(move |(&o, e)| {
+                        e.live.iter().map(move |(r, m)| Earlier {
+                            other: o,
+                            generation: g,
+                            resource: r.clone(),
+                            start: m.instance.clone(),
+                            cluster: e.cluster.clone(),
+                        })
+                    })
+            })
+            .filter(|x| open.iter().any(|(r, _)| r == &x.resource))
+            .collect();
+        group
+            .leavers
+            .left(w, key, open, f.line, cluster, earlier, &group.peers);
+    }
+}
+
+/// The worker restarted or its log ended: what it ran ends there.
+fn reset(f: &Feed, group: &mut Group) {
+    let ws = group.workers.entry(f.w).or_default();
+    if let Some(g) = ws.generation.take()
+        && let Some(e) = group
+            .buckets
+            .get_mut(&(ws.epoch, g))
+            .and_then(|b| b.entries.get_mut(&f.w))
+    {
+        for m in e.live.marks_mut() {
+            m.until.get_or_insert(f.line.clone());
         }
     }
 }

@@ -28,9 +28,7 @@
 //! resumed instances run until it stops them (a real 3.9.1 cluster frozen
 //! 30 s wrote 296 duplicate records in that second).
 
-use super::CrossFinding;
-use super::generation::Ctx;
-use super::state::Episode;
+use super::{CrossFinding, Ctx, Episode};
 use crate::finding::Kind;
 use crate::model::{Resource, SourceId, SourceLine, Timestamp};
 use crate::replay::{Fact, FactKind};

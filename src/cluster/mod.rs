@@ -16,20 +16,21 @@
 //!
 //! A group emptied and created again starts at generation 1: its
 //! generations form a new epoch, never compared with the old one's
-//! ([`state::Group::epoch_of`]). Facts arrive in the order of log time
+//! ([`group::Group::epoch_of`]). Facts arrive in the order of log time
 //! across workers (merged by the orchestrator); state is kept per
 //! generation only until every worker of the group has moved past it, so
 //! memory stays bounded by workers × resources.
 
 mod generation;
+mod group;
+mod kept;
 pub mod leavers;
-mod state;
 
-use crate::finding::{Evidence, Finding};
-use crate::model::{Key, Resource, SourceLine};
+use crate::finding::{Evidence, Finding, Kind};
+use crate::model::{Key, Resource, SourceId, SourceLine};
 use crate::replay::{Fact, FactKind};
 use generation::feed_group;
-use state::{Group, RETIRE_EVERY};
+use group::{Group, RETIRE_EVERY};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -75,7 +76,7 @@ pub struct Checker {
     groups: BTreeMap<Arc<str>, Group>,
     labels: Vec<Arc<str>>,
     /// Per worker: its group and identity as its latest fact gave them.
-    identities: Vec<Who>,
+    identities: Vec<KnownWorker>,
     /// Final findings not yet taken.
     pub out: Vec<Emitted>,
     /// Pairs of workers found to be the same worker (same identity), by label.
@@ -93,7 +94,7 @@ pub struct Checker {
 
 /// A worker as its facts describe it.
 #[derive(Debug, Default)]
-struct Who {
+struct KnownWorker {
     group: Option<Arc<str>>,
     /// `rest:URL`, `member:ID`, `client:ID` (latest fact).
     identity: Option<Arc<str>>,
@@ -139,7 +140,7 @@ impl Checker {
     /// Registers a worker; returns its index.
     pub fn worker(&mut self, label: String) -> usize {
         self.labels.push(label.into());
-        self.identities.push(Who::default());
+        self.identities.push(KnownWorker::default());
         self.labels.len() - 1
     }
 
@@ -433,6 +434,86 @@ impl Checker {
     /// Duplicate episodes remembered (memory bound).
     pub fn held_episodes(&self) -> usize {
         self.groups.values().map(|g| g.episodes.len()).sum()
+    }
+}
+
+/// A duplicate episode: the resource and both instances (their lines).
+type Episode = (Resource, (SourceId, u64), (SourceId, u64));
+
+/// What a cross-worker finding is about: the workers' labels, the group
+/// and the generation.
+struct Ctx<'a> {
+    labels: &'a [Arc<str>],
+    group: &'a Arc<str>,
+    generation: i32,
+}
+
+impl Ctx<'_> {
+    fn label(&self, w: usize) -> &str {
+        self.labels.get(w).map_or("?", |l| l)
+    }
+
+    /// The label of worker `w`, shared.
+    fn shared_label(&self, w: usize) -> Arc<str> {
+        match self.labels.get(w) {
+            Some(l) => l.clone(),
+            None => "?".into(),
+        }
+    }
+
+    fn finding(
+        &self,
+        kind: Kind,
+        w: usize,
+        resource: Option<Resource>,
+        trigger: &SourceLine,
+        evidence: Vec<Evidence>,
+        reason: String,
+    ) -> Finding {
+        let mut f = Finding {
+            kind,
+            worker: self.shared_label(w),
+            group: Some(self.group.clone()),
+            generation: Some(self.generation),
+            resource,
+            started: Vec::new(),
+            trigger: trigger.clone(),
+            evidence,
+            reason,
+            upstream: None,
+            fingerprint: None,
+        };
+        f.normalise();
+        f
+    }
+
+    fn ev(&self, role: String, w: usize, me: usize, line: &SourceLine) -> Evidence {
+        Evidence {
+            role,
+            worker: (w != me).then(|| self.shared_label(w)),
+            line: line.clone(),
+            record: None,
+        }
+    }
+}
+
+/// One fact of worker `w` being fed to its group (what generation.rs and
+/// kept.rs judge it with).
+struct Feed<'a> {
+    labels: &'a [Arc<str>],
+    group_name: &'a Arc<str>,
+    w: usize,
+    line: &'a SourceLine,
+    cluster: &'a Option<Arc<str>>,
+}
+
+impl Feed<'_> {
+    fn ctx(&self, generation: i32) -> Ctx<'_> {
+        Ctx {
+            labels: self.labels,
+            group: self.group_name,
+            generation,
+        }
     }
 }
 

@@ -218,7 +218,7 @@ pub fn distance(generation: Option<i32>, first: Option<i32>) -> Option<i64> {
 pub fn message_text(line: &str) -> String {
     let line = line.trim_end_matches(['\r', '\n']);
     let message = if layout::is_json(line) {
-        layout::json::to_classic(line)
+        crate::input::sources::json_record(line)
             .and_then(|c| layout::envelope(&c).map(|e| e.message.to_string()))
     } else {
         layout::envelope(line).map(|e| e.message.to_string())

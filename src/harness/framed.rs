@@ -101,24 +101,16 @@ fn cri(lines: &[&str], how: u8, out: &mut Vec<u8>) {
     each_part(lines, how, |n, p, last| {
         // The other pipe writes between the parts now and then.
         if how & 0x40 != 0 && !last && *n % 7 == 0 {
-            out.extend_from_slice(format!("{} stderr F warning\n", rfc3339_ns(*n)).as_bytes());
+            runtime::write_cri(out, &rfc3339_ns(*n), true, false, "warning");
             *n += 1;
         }
-        let tag = if last { 'F' } else { 'P' };
-        out.extend_from_slice(format!("{} stdout {tag} {p}\n", rfc3339_ns(*n)).as_bytes());
+        runtime::write_cri(out, &rfc3339_ns(*n), false, !last, p);
     });
 }
 
 fn docker(lines: &[&str], how: u8, out: &mut Vec<u8>) {
     each_part(lines, how, |n, p, last| {
-        let log = if last {
-            format!("{p}\n")
-        } else {
-            p.to_string()
-        };
-        let rec = json!({"log": log, "stream": "stdout", "time": rfc3339_ns(*n)});
-        out.extend_from_slice(rec.to_string().as_bytes());
-        out.push(b'\n');
+        runtime::write_docker(out, &rfc3339_ns(*n), false, !last, p);
     });
 }
 

@@ -5,7 +5,7 @@
 use crate::audit::{self, Options};
 use crate::event::parse::{assignment, task_id, task_list};
 use crate::event::{LoggerKind, parse_already_exists, parse_config_value, parse_message};
-use crate::input::Input;
+use crate::input::{Input, sources};
 use crate::layout::{self, envelope, json, split_stream, trailing_logger};
 use crate::report::{json as json_out, text};
 
@@ -19,8 +19,11 @@ pub fn line(data: &[u8]) {
     }
     let text = String::from_utf8_lossy(data);
     let _ = split_stream(&text);
-    let _ = layout::timestamp_of(&text);
+    let _ = sources::timestamp_of(&text);
     if let Some(c) = json::to_classic(&text) {
+        let _ = envelope(&c);
+    }
+    if let Some(c) = sources::json_record(&text) {
         let _ = envelope(&c);
     }
     if let Some(e) = envelope(&text) {
@@ -99,15 +102,15 @@ pub fn sources(data: &[u8]) -> Vec<String> {
 /// The numbers of the lines of `data` that produced a lifecycle event (the
 /// tests check that every lifecycle line of real and simulated logs does).
 pub fn event_lines(data: &[u8]) -> std::collections::BTreeSet<u64> {
-    use crate::audit::stream::StreamSink;
-    use crate::input::scan::{self, Delivery, LineSink, Step};
+    use crate::input::scan::{self, Delivery, LineHandler, Step};
     use crate::model::SourceId;
+    use crate::stream::Decoder;
 
     struct Recorder {
-        inner: StreamSink,
+        inner: Decoder,
         hit: std::collections::BTreeSet<u64>,
     }
-    impl LineSink for Recorder {
+    impl LineHandler for Recorder {
         fn line(&mut self, number: u64, line: &[u8], how: Delivery) -> Step {
             let before = self.inner.events;
             let step = self.inner.line(number, line, how);
@@ -121,7 +124,7 @@ pub fn event_lines(data: &[u8]) -> std::collections::BTreeSet<u64> {
         }
     }
     let mut rec = Recorder {
-        inner: StreamSink::new(SourceId(0), String::new(), false),
+        inner: Decoder::new(SourceId(0), String::new(), false),
         hit: std::collections::BTreeSet::new(),
     };
     let _ = scan::scan(data, &mut rec);

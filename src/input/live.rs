@@ -294,7 +294,7 @@ impl Follow {
     /// A kubelet container log whose container has restarted: the
     /// container's next log (`<N+k>.log`, the lowest there is), if any.
     fn next_container_log(&mut self) -> Option<PathBuf> {
-        let (dir, _) = super::families::kubelet_container(&self.path)?;
+        let (dir, _) = super::rotation::kubelet_container(&self.path)?;
         // Once a second at most: a container restarts seldom.
         if self
             .looked_for_next

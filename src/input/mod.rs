@@ -1,11 +1,11 @@
 //! Inputs: files, directories, stdin; gzip detected by its magic bytes.
 
-pub mod families;
+pub mod head;
 pub mod live;
+pub mod rotation;
 pub mod scan;
-pub mod source;
+pub mod segment;
 pub mod sources;
-pub mod unwrap;
 
 use std::fs::File;
 use std::io::{self, BufReader, Read};
@@ -101,11 +101,11 @@ pub fn decoded<R: Read + Send + 'static>(inner: R) -> io::Result<(Box<dyn Read +
     }
 }
 
-/// A segment being read: plain text or gzip from a [`source::Source`]
+/// A segment being read: plain text or gzip from a [`segment::Segment`]
 /// that can be released between reads, or live input.
 pub enum Reader {
-    Plain(source::Source),
-    Gzip(Box<flate2::bufread::MultiGzDecoder<source::Source>>),
+    Plain(segment::Segment),
+    Gzip(Box<flate2::bufread::MultiGzDecoder<segment::Segment>>),
     Live(Box<dyn Read + Send>),
 }
 
@@ -161,8 +161,8 @@ impl scan::Release for Reader {
 /// gzip.
 pub fn open_segment(input: &Input, count: Arc<AtomicU64>) -> io::Result<(Reader, bool)> {
     let mut src = match input {
-        Input::File(p) | Input::Named { path: p, .. } => source::Source::file(p.clone(), count)?,
-        Input::Bytes { data, .. } => source::Source::bytes(data.clone(), count),
+        Input::File(p) | Input::Named { path: p, .. } => segment::Segment::file(p.clone(), count)?,
+        Input::Bytes { data, .. } => segment::Segment::bytes(data.clone(), count),
         Input::Stdin => {
             let (r, gzip) = open(input)?;
             return Ok((Reader::Live(r), gzip));
@@ -182,7 +182,7 @@ pub fn open_segment(input: &Input, count: Arc<AtomicU64>) -> io::Result<(Reader,
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Head {
     /// A terminal copy wrapped at this many characters: the reader rejoins
-    /// its records ([`unwrap`]).
+    /// its records ([`sources::terminal`]).
     pub wrap_width: Option<usize>,
     /// The layout prints no logger ([`crate::layout::bare`]).
     pub bare: bool,
@@ -203,7 +203,7 @@ pub fn prepare(reader: Box<dyn Read + Send>) -> (Box<dyn Read + Send>, Head) {
 /// [`prepare`] for a segment of a stream whose earlier segment was a
 /// terminal copy wrapped at `earlier` characters: the segment is read as
 /// wrapped at that width too unless its head shows otherwise
-/// ([`unwrap::detect_after`]).
+/// ([`sources::terminal::detect_after`]).
 pub fn prepare_after(
     reader: Box<dyn Read + Send>,
     earlier: Option<usize>,
@@ -213,7 +213,7 @@ pub fn prepare_after(
         // An envelope's records are whole (no terminal cut them); its
         // layout is judged on the records without the empty lines that
         // keep the line numbers of rejoined parts.
-        let (head, error, rest) = unwrap::read_head(reader);
+        let (head, error, rest) = head::read_head(reader);
         let records: Vec<u8> = head
             .split_inclusive(|&b| b == b'\n')
             .filter(|l| !l.iter().all(|b| matches!(b, b'\n' | b'\r')))
@@ -221,7 +221,7 @@ pub fn prepare_after(
             .copied()
             .collect();
         let bare = crate::layout::bare::head_is_bare(&records);
-        let reader = Box::new(unwrap::HeadThen::new(head, error, rest));
+        let reader = Box::new(head::HeadThen::new(head, error, rest));
         let head = Head {
             wrap_width: None,
             bare,
@@ -230,7 +230,7 @@ pub fn prepare_after(
         return (reader, head);
     }
     let mut bare = false;
-    let (reader, wrap_width) = unwrap::reader_after(
+    let (reader, wrap_width) = sources::terminal::reader_after(
         reader,
         |head| {
             bare = crate::layout::bare::head_is_bare(head);
@@ -260,7 +260,7 @@ pub fn open_probed(
     earlier: Option<usize>,
 ) -> io::Result<(Reader, bool, Head)> {
     let (head_reader, _) = open(input)?;
-    let (head, error, rest) = unwrap::read_head(head_reader);
+    let (head, error, rest) = head::read_head(head_reader);
     let enveloped = sources::detect_head(&head, error.is_some()).is_some();
     if enveloped {
         let (r, gzip) = open(input)?;
@@ -272,7 +272,7 @@ pub fn open_probed(
     // [`prepare_after`] would find reading it again: no envelope).
     drop(rest);
     let mut bare = false;
-    let wrap_width = unwrap::probe_head(
+    let wrap_width = sources::terminal::probe_head(
         &head,
         error.is_some(),
         |h| bare = crate::layout::bare::head_is_bare(h),

@@ -1,7 +1,7 @@
 //! The hot path: find the few lifecycle lines in a stream of bytes without
 //! looking at every line. A multi-literal search (Aho-Corasick, SIMD-packed)
 //! runs over whole buffers; only lines holding a literal, and the lines a
-//! sink asks to follow them, are handed on. Line numbers come from a SIMD
+//! handler asks to follow them, are handed on. Line numbers come from a SIMD
 //! newline count over the bytes skipped.
 
 use aho_corasick::packed::{self, Searcher};
@@ -21,7 +21,7 @@ use std::sync::OnceLock;
 /// `org.apache.kafka.connect.runtime.distributed.` (whose `org.` starts
 /// every logger and every stack frame) nor `t.runtime.distributed.` (whose
 /// `t.ru` starts every runtime logger). A cut literal matches a few more
-/// lines (`broker:` holds `ker:`); the sink rejects those from their logger.
+/// lines (`broker:` holds `ker:`); the handler rejects those from their logger.
 /// The order decides which literals share one of the search's eight
 /// fingerprint buckets; this one verifies least on the benchmark archive
 /// and on the real samples (2.9 ms per 45 MB against 5.5 ms for the same
@@ -83,17 +83,17 @@ fn searcher() -> &'static Searcher {
     })
 }
 
-/// How a line reached the sink.
+/// How a line reached the handler.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Delivery {
     /// It holds one of [`LITERALS`].
     Candidate,
-    /// It follows a line whose sink asked to see what comes next; it holds
+    /// It follows a line whose handler asked to see what comes next; it holds
     /// none of the literals.
     Follow,
 }
 
-/// What the sink wants after a line.
+/// What the handler wants after a line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {
     /// Go on; hand over this many of the following lines whatever they hold.
@@ -104,7 +104,7 @@ pub enum Step {
 }
 
 /// Receives the lines the scanner selects.
-pub trait LineSink {
+pub trait LineHandler {
     /// `number` is 1-based; `line` has no line ending (`\r\n` and `\n`
     /// removed).
     fn line(&mut self, number: u64, line: &[u8], how: Delivery) -> Step;
@@ -129,7 +129,7 @@ fn trim_eol(l: &[u8]) -> &[u8] {
 /// Whether a scan ended or paused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
-    /// The sink paused; [`Scanner::run`] resumes at the paused line.
+    /// The handler paused; [`Scanner::run`] resumes at the paused line.
     Paused,
     /// The input is exhausted (or a read failed: see [`Scanner::take_error`]).
     Done,
@@ -196,7 +196,7 @@ impl<R: Read> Scanner<R> {
     }
 
     /// Hands over the next `lines` lines whatever they hold, as if the
-    /// sink had asked for them: a stream whose lines the literals cannot
+    /// handler had asked for them: a stream whose lines the literals cannot
     /// find is read line by line from its first line.
     pub fn follow(&mut self, lines: usize) {
         self.follow = lines;
@@ -263,125 +263,38 @@ impl<R: Read> Scanner<R> {
         }
     }
 
-    /// Scans until the input ends or the sink pauses.
-    pub fn run(&mut self, sink: &mut dyn LineSink) -> Outcome {
-        let ac = searcher();
+    /// Scans until the input ends or the handler pauses: region by region
+    /// of complete lines, each handed over line by line.
+    pub fn run(&mut self, handler: &mut dyn LineHandler) -> Outcome {
         if self.buf.len() < self.cap {
             // Resuming after a release.
             self.buf.resize(self.cap, 0);
         }
         loop {
-            let data = &self.buf[self.start..self.filled];
-            // The complete lines available.
-            let end = match memchr::memrchr(b'\n', data) {
-                Some(i) => i + 1,
-                None if self.eof => data.len(),
-                None => {
-                    if self.start == 0 && self.filled == self.buf.len() {
-                        if self.buf.len() < MAX_LINE {
-                            let n = (self.buf.len() * 2).min(MAX_LINE);
-                            self.buf.resize(n, 0);
-                        } else {
-                            // A full buffer without a newline: too long.
-                            let (_, len) = self.skipping.get_or_insert((self.stats.lines + 1, 0));
-                            *len += self.filled as u64;
-                            self.filled = 0;
-                        }
-                    }
-                    if self.blocked {
-                        self.blocked = false;
-                        return Outcome::Idle;
-                    }
-                    self.refill();
-                    continue;
-                }
+            let end = match self.complete_lines() {
+                Ok(end) => end,
+                Err(Some(outcome)) => return outcome,
+                Err(None) => continue,
             };
             if end == 0 {
                 if let Some((number, len)) = self.skipping.take() {
                     self.stats.lines += 1;
                     self.stats.too_long += 1;
-                    sink.too_long(number, len);
+                    handler.too_long(number, len);
                 }
                 return Outcome::Done;
             }
             let region = &self.buf[self.start..self.start + end];
-            let mut pos = 0usize;
-            if let Some((number, len)) = self.skipping.take() {
-                // The over-long line ends at the first newline.
-                let (body, nl) = match memchr::memchr(b'\n', region) {
-                    Some(i) => (i, i + 1),
-                    None => (region.len(), region.len()),
-                };
-                self.stats.lines += 1;
-                self.stats.too_long += 1;
-                sink.too_long(number, len + body as u64);
-                pos = nl;
+            let pos = end_skipped(&mut self.skipping, &mut self.stats, region, handler);
+            let lines = Lines {
+                stats: &mut self.stats,
+                follow: &mut self.follow,
+            };
+            if let Some(at) = lines.deliver(region, pos, handler) {
+                self.start += at;
+                return Outcome::Paused;
             }
-            while pos < region.len() {
-                let rest = &region[pos..];
-                if self.follow > 0 {
-                    let nl = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
-                    let line = trim_eol(&rest[..nl]);
-                    let how = if ac.find(line).is_some() {
-                        Delivery::Candidate
-                    } else {
-                        Delivery::Follow
-                    };
-                    match sink.line(self.stats.lines + 1, line, how) {
-                        Step::Pause => {
-                            self.start += pos;
-                            return Outcome::Paused;
-                        }
-                        Step::Next(f) => self.follow = f,
-                    }
-                    self.stats.lines += 1;
-                    if how == Delivery::Candidate {
-                        self.stats.candidates += 1;
-                    }
-                    pos += (nl + 1).min(rest.len());
-                    continue;
-                }
-                let Some(m) = ac.find(rest) else {
-                    self.stats.lines += count_lines(rest);
-                    break;
-                };
-                let line_start = memchr::memrchr(b'\n', &rest[..m.start()]).map_or(0, |i| i + 1);
-                self.stats.lines += bytecount::count(&rest[..line_start], b'\n') as u64;
-                pos += line_start;
-                let rest = &region[pos..];
-                let nl = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
-                match sink.line(
-                    self.stats.lines + 1,
-                    trim_eol(&rest[..nl]),
-                    Delivery::Candidate,
-                ) {
-                    Step::Pause => {
-                        self.start += pos;
-                        return Outcome::Paused;
-                    }
-                    Step::Next(f) => self.follow = f,
-                }
-                self.stats.lines += 1;
-                self.stats.candidates += 1;
-                pos += (nl + 1).min(rest.len());
-            }
-            // Remember the region's last non-empty line (one search per
-            // region; a rejoined terminal copy ends its records with the
-            // empty lines that keep line numbers).
-            let blank = region
-                .iter()
-                .rev()
-                .take_while(|b| matches!(b, b'\n' | b'\r'))
-                .count();
-            let body = &region[..region.len() - blank];
-            let last = &body[memchr::memrchr(b'\n', body).map_or(0, |i| i + 1)..];
-            if !last.is_empty() && last.len() <= TAIL_MAX {
-                let newlines = bytecount::count(&region[body.len()..], b'\n') as u64;
-                let after = newlines.saturating_sub(u64::from(region.ends_with(b"\n")));
-                self.tail.0 = self.stats.lines.saturating_sub(after);
-                self.tail.1.clear();
-                self.tail.1.extend_from_slice(last);
-            }
+            remember_tail(region, self.stats.lines, &mut self.tail);
             self.start += end;
             if self.start == self.filled && self.eof {
                 return Outcome::Done;
@@ -392,6 +305,147 @@ impl<R: Read> Scanner<R> {
             }
             self.refill();
         }
+    }
+
+    /// The end of the complete lines in the buffer (of all of it at the
+    /// end of the input). When there are none, the buffer grows (or an
+    /// over-long line is skipped) and more is read: `Err(None)` to look
+    /// again, `Err(Some(Idle))` when live input has nothing more for now.
+    #[inline]
+    fn complete_lines(&mut self) -> Result<usize, Option<Outcome>> {
+        let data = &self.buf[self.start..self.filled];
+        match memchr::memrchr(b'\n', data) {
+            Some(i) => return Ok(i + 1),
+            None if self.eof => return Ok(data.len()),
+            None => {}
+        }
+        if self.start == 0 && self.filled == self.buf.len() {
+            if self.buf.len() < MAX_LINE {
+                let n = (self.buf.len() * 2).min(MAX_LINE);
+                self.buf.resize(n, 0);
+            } else {
+                // A full buffer without a newline: too long.
+                let (_, len) = self.skipping.get_or_insert((self.stats.lines + 1, 0));
+                *len += self.filled as u64;
+                self.filled = 0;
+            }
+        }
+        if self.blocked {
+            self.blocked = false;
+            return Err(Some(Outcome::Idle));
+        }
+        self.refill();
+        Err(None)
+    }
+}
+
+/// An over-long line being skipped ends at the region's first newline:
+/// reported; where the region's lines begin.
+#[inline]
+fn end_skipped(
+    skipping: &mut Option<(u64, u64)>,
+    stats: &mut ScanStats,
+    region: &[u8],
+    handler: &mut dyn LineHandler,
+) -> usize {
+    let Some((number, len)) = skipping.take() else {
+        return 0;
+    };
+    let (body, nl) = match memchr::memchr(b'\n', region) {
+        Some(i) => (i, i + 1),
+        None => (region.len(), region.len()),
+    };
+    stats.lines += 1;
+    stats.too_long += 1;
+    handler.too_long(number, len + body as u64);
+    nl
+}
+
+/// The counts of a scan and the lines its handler asked to follow, while
+/// a region's lines are handed over.
+struct Lines<'s> {
+    stats: &'s mut ScanStats,
+    follow: &'s mut usize,
+}
+
+impl Lines<'_> {
+    /// Hands over the lines of `region` from `pos` on: the lines the
+    /// handler asked to follow, each, and of the others only those holding
+    /// a literal (found by one search over the region). `Some(at)`: the
+    /// handler paused at the line starting at `at`.
+    #[inline]
+    fn deliver(
+        self,
+        region: &[u8],
+        mut pos: usize,
+        handler: &mut dyn LineHandler,
+    ) -> Option<usize> {
+        let ac = searcher();
+        while pos < region.len() {
+            let rest = &region[pos..];
+            if *self.follow > 0 {
+                let nl = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
+                let line = trim_eol(&rest[..nl]);
+                let how = if ac.find(line).is_some() {
+                    Delivery::Candidate
+                } else {
+                    Delivery::Follow
+                };
+                match handler.line(self.stats.lines + 1, line, how) {
+                    Step::Pause => return Some(pos),
+                    Step::Next(f) => *self.follow = f,
+                }
+                self.stats.lines += 1;
+                if how == Delivery::Candidate {
+                    self.stats.candidates += 1;
+                }
+                pos += (nl + 1).min(rest.len());
+                continue;
+            }
+            let Some(m) = ac.find(rest) else {
+                self.stats.lines += count_lines(rest);
+                break;
+            };
+            let line_start = memchr::memrchr(b'\n', &rest[..m.start()]).map_or(0, |i| i + 1);
+            self.stats.lines += bytecount::count(&rest[..line_start], b'\n') as u64;
+            pos += line_start;
+            let rest = &region[pos..];
+            let nl = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
+            match handler.line(
+                self.stats.lines + 1,
+                trim_eol(&rest[..nl]),
+                Delivery::Candidate,
+            ) {
+                Step::Pause => return Some(pos),
+                Step::Next(f) => *self.follow = f,
+            }
+            self.stats.lines += 1;
+            self.stats.candidates += 1;
+            pos += (nl + 1).min(rest.len());
+        }
+        None
+    }
+}
+
+/// Remembers the region's last non-empty line and its number (one search
+/// per region; a rejoined terminal copy ends its records with the empty
+/// lines that keep line numbers); `lines`: the lines scanned through the
+/// region's end.
+#[inline]
+fn remember_tail(region: &[u8], lines: u64, tail: &mut (u64, Vec<u8>)) {
+    let blank = region
+        .iter()
+        .rev()
+        .take_while(|b| matches!(b, b'\n' | b'\r'))
+        .count();
+    let body = &region[..region.len() - blank];
+    let last = &body[memchr::memrchr(b'\n', body).map_or(0, |i| i + 1)..];
+    if !last.is_empty() && last.len() <= TAIL_MAX {
+        let newlines = bytecount::count(&region[body.len()..], b'\n') as u64;
+        let after = newlines.saturating_sub(u64::from(region.ends_with(b"\n")));
+        tail.0 = lines.saturating_sub(after);
+        tail.1.clear();
+        tail.1.extend_from_slice(last);
     }
 }
 
@@ -424,11 +478,11 @@ impl<R: Read + Release> Scanner<R> {
 }
 
 /// Scans `reader` to its end (or to its first read error, returned after
-/// the lines read so far have been delivered). A sink that pauses is
+/// the lines read so far have been delivered). A handler that pauses is
 /// resumed at once.
-pub fn scan<R: Read>(reader: R, sink: &mut dyn LineSink) -> (ScanStats, Option<io::Error>) {
+pub fn scan<R: Read>(reader: R, handler: &mut dyn LineHandler) -> (ScanStats, Option<io::Error>) {
     let mut s = Scanner::new(reader);
-    while s.run(sink) != Outcome::Done {}
+    while s.run(handler) != Outcome::Done {}
     let err = s.take_error();
     (s.stats, err)
 }
@@ -448,14 +502,14 @@ mod tests {
     use super::*;
 
     #[derive(Default)]
-    struct Collect {
+    struct Recorded {
         lines: Vec<(u64, String, Delivery)>,
         follow_after: Option<&'static str>,
         remaining: usize,
         long: Vec<(u64, u64)>,
     }
 
-    impl LineSink for Collect {
+    impl LineHandler for Recorded {
         fn line(&mut self, number: u64, line: &[u8], how: Delivery) -> Step {
             let s = String::from_utf8_lossy(line).into_owned();
             match self.follow_after {
@@ -470,8 +524,8 @@ mod tests {
         }
     }
 
-    fn run(input: &[u8], follow_after: Option<&'static str>) -> (Collect, ScanStats) {
-        let mut c = Collect {
+    fn run(input: &[u8], follow_after: Option<&'static str>) -> (Recorded, ScanStats) {
+        let mut c = Recorded {
             follow_after,
             ..Default::default()
         };
@@ -555,11 +609,11 @@ mod tests {
 
     /// Pauses once before every candidate line.
     struct Pauser {
-        inner: Collect,
+        inner: Recorded,
         paused_at: Vec<u64>,
     }
 
-    impl LineSink for Pauser {
+    impl LineHandler for Pauser {
         fn line(&mut self, number: u64, line: &[u8], how: Delivery) -> Step {
             if self.paused_at.last() != Some(&number) {
                 self.paused_at.push(number);
@@ -588,7 +642,7 @@ mod tests {
         }
         let (plain, plain_stats) = run(text.as_bytes(), Some("DistributedConfig"));
         let mut p = Pauser {
-            inner: Collect {
+            inner: Recorded {
                 follow_after: Some("DistributedConfig"),
                 ..Default::default()
             },
@@ -618,7 +672,7 @@ mod tests {
     fn the_tail_is_the_last_non_empty_line_read_or_skipped() {
         let tail = |input: &[u8]| {
             let mut s = Scanner::new(input);
-            let mut c = Collect::default();
+            let mut c = Recorded::default();
             while s.run(&mut c) != Outcome::Done {}
             s.tail()
                 .map(|(n, l)| (n, String::from_utf8(l.to_vec()).unwrap()))

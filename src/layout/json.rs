@@ -1,15 +1,13 @@
 //! JSON-lines layouts, normalised to a classic log4j line that
-//! [`super::envelope`] then reads:
-//!
-//! * container runtime lines `{"log":"[2024-…] INFO … (…)\n","stream":"stdout","time":"…"}`:
-//!   the `log` field is the line;
-//! * JSON layouts carrying a message, a logger, a level and a time stamp:
+//! [`super::envelope`] then reads: JSON layouts carrying a message, a logger, a level and a time stamp:
 //!   log4j2 `JsonTemplateLayout`/ECS (`@timestamp`, `log.level`, `log.logger`,
 //!   `message`), logstash-style (`@timestamp`, `level`, `logger_name`,
 //!   `message`), log4j2 `JsonLayout` (`instant`/`timeMillis`, `level`,
 //!   `loggerName`, `message`).
 //!
-//! Other JSON lines (no message) are not log records.
+//! Other JSON lines (no message) are not log records. (A Docker json-file
+//! line, `{"log":…}`, is no layout but an envelope: see
+//! `src/input/sources/`.)
 
 use crate::model::Timestamp;
 use serde::Deserialize;
@@ -26,9 +24,6 @@ struct Instant {
 
 #[derive(Deserialize)]
 struct JsonLine<'a> {
-    /// Container runtime: the whole original line.
-    #[serde(borrow, default)]
-    log: Option<Cow<'a, str>>,
     #[serde(
         borrow,
         default,
@@ -74,14 +69,12 @@ struct JsonLine<'a> {
 fn timestamp_value(v: &Value) -> Option<Timestamp> {
     match v {
         Value::String(s) => {
-            if let Ok((_, ts)) = super::log4j_timestamp(s) {
+            if let Some((ts, _)) = crate::time::log4j(s.as_bytes()) {
                 return ts;
             }
             // Second precision: `2024-05-01T10:00:00Z`.
             let s19 = s.get(..19)?;
-            super::log4j_timestamp(&format!("{s19}.000"))
-                .ok()
-                .and_then(|(_, t)| t)
+            crate::time::log4j(format!("{s19}.000").as_bytes()).and_then(|(t, _)| t)
         }
         Value::Number(n) => {
             let ms = n
@@ -100,10 +93,6 @@ pub fn to_classic(line: &str) -> Option<String> {
     let start = line.find('{')?;
     let json = line[start..].trim_end();
     let rec: JsonLine = serde_json::from_str(json).ok()?;
-    if let Some(inner) = rec.log {
-        let inner = inner.trim_end_matches(['\n', '\r']);
-        return Some(format!("{}{inner}", &line[..start]));
-    }
     let message = rec.message?;
     let message = message.lines().next().unwrap_or("");
     let ts = rec
@@ -138,18 +127,6 @@ mod tests {
             e.message.to_string(),
             e.level,
         )
-    }
-
-    #[test]
-    fn container_runtime_lines() {
-        let l = r#"{"log":"[2024-05-01 10:00:00,123] INFO [Worker clientId=connect-1, groupId=g] Starting task a-0 (org.apache.kafka.connect.runtime.distributed.DistributedHerder:1289)\n","stream":"stdout","time":"2024-05-01T10:00:00.124Z"}"#;
-        let (ts, logger, msg, _) = env_of(l);
-        assert_eq!(ts, "2024-05-01 10:00:00,123");
-        assert_eq!(
-            logger.as_deref(),
-            Some("org.apache.kafka.connect.runtime.distributed.DistributedHerder")
-        );
-        assert_eq!(msg, "Starting task a-0");
     }
 
     #[test]

@@ -6,8 +6,9 @@
 //!   round the date);
 //! * Debezium `%d %-5p  %X{…}|%X{…}|%X{…}  %m   [%c]` (`INFO   ||  msg   [logger]`);
 //! * anything constant before the record: `# `, indentation, a docker-compose
-//!   `name  | ` prefix, a kubectl `[pod/name/container] ` prefix, an RFC 3339
-//!   or Docker Desktop time stamp.
+//!   `name  | ` prefix, a kubectl `[pod/name/container] ` prefix (both name
+//!   the line's stream: `prefix.rs`), an RFC 3339 or Docker Desktop time
+//!   stamp.
 //!
 //! Lines without a record start (stack traces, config dumps, wrapped
 //! messages) are continuations: [`envelope`] returns `None` for them.
@@ -15,11 +16,13 @@
 pub mod bare;
 pub mod json;
 mod logger;
+mod prefix;
 
 #[cfg(test)]
 use logger::{LOGGER_BYTES, logger_span, name_run};
 use logger::{bracket_logger_suffix, paren_logger_suffix};
 pub use logger::{trailing_logger, trailing_logger_text};
+pub use prefix::{split_stream, stream_key};
 
 use crate::model::Timestamp;
 use nom::character::complete::char;
@@ -115,87 +118,13 @@ fn until2<'a>(a: u8, b: u8) -> impl Fn(&'a str) -> Res<'a, &'a str> {
 }
 
 /// `yyyy-MM-dd HH:mm:ss,SSS` (also `T` and `.` as separators), then any
-/// sub-millisecond digits. Read byte by byte at fixed places: every record
-/// line starts with one.
-///
-/// The lines of a log come minute by minute: the last minute read (its
-/// first 16 bytes, `yyyy-MM-dd HH:mm`, and the time it starts at) is kept
-/// per thread, and a line of the same minute reads only its seconds and
-/// milliseconds.
-pub fn log4j_timestamp(i: &str) -> Res<'_, Option<Timestamp>> {
-    let b = i.as_bytes();
-    let Some(minute) = b.get(..16).and_then(|m| <[u8; 16]>::try_from(m).ok()) else {
-        return fail(i, nom::error::ErrorKind::Digit);
-    };
-    if b.len() < 23 {
-        return fail(i, nom::error::ErrorKind::Digit);
+/// sub-millisecond digits: [`crate::time::log4j`] as a parser.
+fn log4j_timestamp(i: &str) -> Res<'_, Option<Timestamp>> {
+    match crate::time::log4j(i.as_bytes()) {
+        // The stamp's bytes are ASCII: a char boundary.
+        Some((ts, n)) => Ok((&i[n..], ts)),
+        None => fail(i, nom::error::ErrorKind::Digit),
     }
-    let key = u128::from_le_bytes(minute);
-    let digit = |k: usize| b[k].is_ascii_digit();
-    let tail = b[16] == b':'
-        && digit(17)
-        && digit(18)
-        && (b[19] == b',' || b[19] == b'.')
-        && digit(20)
-        && digit(21)
-        && digit(22);
-    let last = LAST_MINUTE.get();
-    let ts = if let Some((_, base)) = last.filter(|&(k, _)| tail && k == key) {
-        let d = |k: usize| i64::from(b[k] - b'0');
-        let sec = d(17) * 10 + d(18);
-        let ms = d(20) * 100 + d(21) * 10 + d(22);
-        (sec <= 60).then_some(Timestamp(base + sec * 1000 + ms))
-    } else {
-        let ts = full_timestamp(b).ok_or_else(|| {
-            nom::Err::Error(nom::error::Error::new(i, nom::error::ErrorKind::Digit))
-        })?;
-        if let Some(Timestamp(t)) = ts {
-            // The minute starts at the time less its seconds and milliseconds.
-            let into = i64::from(b[17] - b'0') * 10_000
-                + i64::from(b[18] - b'0') * 1000
-                + i64::from(b[20] - b'0') * 100
-                + i64::from(b[21] - b'0') * 10
-                + i64::from(b[22] - b'0');
-            LAST_MINUTE.set(Some((key, t - into)));
-        }
-        ts
-    };
-    let more = b[23..].iter().take_while(|c| c.is_ascii_digit()).count();
-    Ok((&i[23 + more..], ts))
-}
-
-thread_local! {
-    /// [`log4j_timestamp`]'s last minute read in full: its 16 bytes
-    /// (little-endian) and the time it starts at.
-    static LAST_MINUTE: std::cell::Cell<Option<(u128, i64)>> = const { std::cell::Cell::new(None) };
-}
-
-/// The whole `yyyy-MM-dd HH:mm:ss,SSS` of `b` (at least 23 bytes): `None`
-/// when it is not one, `Some(None)` when its fields are out of range.
-fn full_timestamp(b: &[u8]) -> Option<Option<Timestamp>> {
-    let num = |from: usize, n: usize| -> Option<u32> {
-        b[from..from + n].iter().try_fold(0u32, |a, &d| {
-            d.is_ascii_digit().then(|| a * 10 + u32::from(d - b'0'))
-        })
-    };
-    let seps = b[4] == b'-'
-        && b[7] == b'-'
-        && (b[10] == b' ' || b[10] == b'T')
-        && b[13] == b':'
-        && b[16] == b':'
-        && (b[19] == b',' || b[19] == b'.');
-    if !seps {
-        return None;
-    }
-    Some(Timestamp::from_parts(
-        i64::from(num(0, 4)?),
-        num(5, 2)?,
-        num(8, 2)?,
-        num(11, 2)?,
-        num(14, 2)?,
-        num(17, 2)?,
-        num(20, 3)?,
-    ))
 }
 
 fn level(i: &str) -> Res<'_, Level> {
@@ -456,16 +385,6 @@ pub fn is_json(line: &str) -> bool {
     rest.trim_start().starts_with('{')
 }
 
-/// The timestamp of a line in any layout (classic or JSON).
-pub fn timestamp_of(line: &str) -> Option<Timestamp> {
-    if is_json(line) {
-        let classic = json::to_classic(line)?;
-        envelope(&classic)?.ts
-    } else {
-        envelope(line)?.ts
-    }
-}
-
 /// Debezium's MDC triple `a|b|c` (usually `||`) followed by blanks.
 fn debezium_mdc(body: &str) -> Option<&str> {
     // A triple holds no `[`: most bodies open with a `[` context.
@@ -570,95 +489,6 @@ fn client_ctx(i: &str) -> Res<'_, &str> {
     let (i, _) = char(']')(i)?;
     let (i, _) = opt(char(' ')).parse(i)?;
     Ok((i, kind))
-}
-
-/// Identifies the stream a multiplexing tool labelled a line with: docker
-/// compose `name  | ` or kubectl `--prefix` `[pod/name/container] `. Time
-/// stamps (kubectl `--timestamps`, Docker Desktop) and decorations (`# `,
-/// indentation) are not streams.
-pub fn stream_key(prefix: &str) -> Option<&str> {
-    let p = prefix.trim();
-    if p.is_empty() {
-        return None;
-    }
-    if let Ok((_, name)) = compose_prefix(p) {
-        return Some(name);
-    }
-    if let Ok((_, name)) = kubectl_prefix(p) {
-        return Some(name);
-    }
-    None
-}
-
-/// Splits a raw line into its stream key (if any) and the text after the
-/// stream prefix; used for continuation lines of multiplexed files.
-pub fn split_stream(line: &str) -> (Option<&str>, &str) {
-    if let Ok((rest, name)) = compose_prefix(line) {
-        return (Some(name), rest);
-    }
-    let trimmed = line.trim_start();
-    if let Ok((rest, name)) = kubectl_prefix(trimmed) {
-        return (Some(name), rest);
-    }
-    (None, line)
-}
-
-/// Is `c` a byte of a compose service or kubectl pod name?
-fn stream_name_byte(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-')
-}
-
-/// `kafka-connect-1  | ` (compose pads names to a common width). Read by
-/// hand (it is tried on every record head of a segment's first lines).
-fn compose_prefix(i: &str) -> Res<'_, &str> {
-    let b = i.as_bytes();
-    let name = b.iter().take_while(|&&c| stream_name_byte(c)).count();
-    if name == 0 {
-        return fail(i, nom::error::ErrorKind::TakeWhile1);
-    }
-    let blanks = b[name..].iter().take_while(|&&c| c == b' ').count();
-    if blanks == 0 {
-        return fail(&i[name..], nom::error::ErrorKind::TakeWhile1);
-    }
-    let bar = name + blanks;
-    if b.get(bar) != Some(&b'|') {
-        return fail(&i[bar..], nom::error::ErrorKind::Char);
-    }
-    // Every byte read is ASCII: char boundaries.
-    let rest = &i[bar + 1..];
-    Ok((rest.strip_prefix(' ').unwrap_or(rest), &i[..name]))
-}
-
-/// `[pod/connect-0/connect] ` (kubectl logs --prefix). Read by hand, like
-/// [`compose_prefix`].
-fn kubectl_prefix(i: &str) -> Res<'_, &str> {
-    let b = i.as_bytes();
-    if b.first() != Some(&b'[') {
-        return fail(i, nom::error::ErrorKind::Char);
-    }
-    let pod = b[1..].iter().take_while(|&&c| stream_name_byte(c)).count();
-    if pod == 0 {
-        return fail(&i[1..], nom::error::ErrorKind::TakeWhile1);
-    }
-    let slash = 1 + pod;
-    if b.get(slash) != Some(&b'/') {
-        return fail(&i[slash..], nom::error::ErrorKind::Char);
-    }
-    // The rest of the name runs to a `]` or a blank (ASCII bytes: a
-    // multi-byte character is taken whole).
-    let tail = b[slash + 1..]
-        .iter()
-        .take_while(|&&c| c != b']' && c != b' ')
-        .count();
-    if tail == 0 {
-        return fail(&i[slash + 1..], nom::error::ErrorKind::TakeWhile1);
-    }
-    let close = slash + 1 + tail;
-    if b.get(close) != Some(&b']') {
-        return fail(&i[close..], nom::error::ErrorKind::Char);
-    }
-    let rest = &i[close + 1..];
-    Ok((rest.strip_prefix(' ').unwrap_or(rest), &i[1..close]))
 }
 
 #[cfg(test)]

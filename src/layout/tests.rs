@@ -453,7 +453,10 @@ fn stream_prefixes_read_as_nom_reads_them() {
     cases.push("[pod/connect-0/connect] [2024-05-02 10:28:17,775] INFO x".into());
     cases.push("kafka-connect-1  | [2024-05-02 10:28:17,775] INFO x".into());
     for c in &cases {
-        let got = (super::compose_prefix(c).ok(), super::kubectl_prefix(c).ok());
+        let got = (
+            super::prefix::compose_prefix(c).ok(),
+            super::prefix::kubectl_prefix(c).ok(),
+        );
         assert_eq!(got, nom_prefixes(c), "{c:?}");
     }
 }
@@ -526,47 +529,6 @@ fn find_record_tries_the_places_every_byte_would() {
         let got = find_record(l).map(|(pos, rest, _)| (pos, rest));
         assert_eq!(got, find_record_every_byte(l), "{l:?}");
     }
-}
-
-#[test]
-fn time_stamps_of_a_kept_minute_read_as_in_full() {
-    // Each stamp is read twice in a row and after others of its minute
-    // (the kept minute), and each must read as it does from scratch.
-    let stamps = [
-        "2024-05-02 10:28:17,775 INFO",
-        "2024-05-02 10:28:17,776 INFO",
-        "2024-05-02 10:28:59.999",
-        "2024-05-02 10:28:60,000",
-        "2024-05-02 10:28:61,000",
-        "2024-05-02 10:28:1x,000",
-        "2024-05-02 10:28:17;000",
-        "2024-05-02 10:28 17,000",
-        "2024-05-02T10:28:00,0001234 x",
-        "2024-13-02 10:28:17,775",
-        "2024-13-02 10:28:17,776",
-        "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0:00,000",
-        "1999-12-31 23:59:59,999",
-        "2024-05-02 10:28:17,77",
-    ];
-    let fresh = |s: &str| {
-        LAST_MINUTE.set(None);
-        log4j_timestamp(s).map(|(r, t)| (r.len(), t)).ok()
-    };
-    let want: Vec<_> = stamps.iter().map(|s| fresh(s)).collect();
-    for first in stamps {
-        for (s, w) in stamps.iter().zip(&want) {
-            LAST_MINUTE.set(None);
-            let _ = log4j_timestamp(first);
-            let got = log4j_timestamp(s).map(|(r, t)| (r.len(), t)).ok();
-            assert_eq!(&got, w, "{s:?} after {first:?}");
-        }
-    }
-    assert_eq!(
-        want[3],
-        Some((0, Timestamp::from_parts(2024, 5, 2, 10, 28, 60, 0)))
-    );
-    assert_eq!(want[4], Some((0, None)));
-    assert_eq!(want[5], None);
 }
 
 /// The lines [`envelope_with`] is tried on: known loggers with and without

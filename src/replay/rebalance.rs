@@ -26,6 +26,9 @@ impl WorkerReplay {
         self.inc.ctx.connector.clear();
     }
 
+    /// An assignment line ends the rebalance: the stops in it are judged
+    /// against it, its revocations checked, and it becomes what the worker
+    /// received.
     pub(super) fn assignment(
         &mut self,
         generation: Option<i32>,
@@ -33,16 +36,99 @@ impl WorkerReplay {
         a: &crate::model::Assignment,
         line: &SourceLine,
     ) {
-        // A window the log saw open; `opened: None` when the assignment line
-        // is the first sign of the rebalance (the log starts mid-rebalance).
-        let window = match self.inc.window.take() {
+        let window = self.take_window(line);
+        let generation = generation.or_else(|| self.inc.joined.map(|(g, _)| g));
+        let (protocol, eager_signature) = self.assignment_protocol(generation, version, a, &window);
+        self.inc.generation = generation;
+        let judged =
+            self.judge_window_stops(&window, a, (generation, protocol, eager_signature), line);
+        let cooperative = protocol.is_some_and(Protocol::is_cooperative);
+        if cooperative && window.opened.is_some() && judged {
+            self.check_revocations(&window, a, line);
+        }
+        if protocol == Some(Protocol::Eager) && window.opened.is_some() {
+            self.eager_rebalance_stopped_all(&window);
+        }
+        self.receive(a, generation, protocol, line);
+        // After the assignment's fact: it makes the worker a peer of the
+        // others of its generation.
+        if cooperative {
+            self.kept_from_before(&window, a, line);
+        }
+        self.inc.blind_left = None;
+    }
+
+    /// A departure without revocation: blind when the log has shown no
+    /// assignment of this worker yet (it starts mid-life), so what the
+    /// worker keeps running is unknown here; the generation it was fenced
+    /// out of, where a line names it.
+    pub(super) fn note_blind_departure(&mut self, line: &SourceLine, generation: Option<i32>) {
+        if self.inc.received.is_some() || self.inc.baseline.is_some() {
+            return;
+        }
+        match &mut self.inc.blind_left {
+            Some((_, g)) => *g = g.or(generation),
+            None => self.inc.blind_left = Some((line.clone(), generation)),
+        }
+    }
+
+    /// After a blind departure, the first assignment revokes what the
+    /// worker reported owning when it rejoined (a cooperative member sends
+    /// its last assignment): each such resource stopped in this rebalance,
+    /// never started in the log and unknown before its stop, ran from
+    /// before the log began until that stop ([`FactKind::KeptFromBefore`]).
+    fn kept_from_before(
+        &mut self,
+        window: &Window,
+        a: &crate::model::Assignment,
+        line: &SourceLine,
+    ) {
+        let Some((left, Some(generation))) = self.inc.blind_left.clone() else {
+            return;
+        };
+        for s in &window.stops {
+            if s.prev.is_none()
+                && a.revokes(&s.resource)
+                && !self.started_names.contains(&s.resource)
+                && s.line.ts >= left.ts
+            {
+                self.fact(
+                    line,
+                    FactKind::KeptFromBefore {
+                        resource: s.resource.clone(),
+                        generation,
+                        left: left.clone(),
+                        stop: s.line.clone(),
+                    },
+                );
+            }
+        }
+    }
+
+    /// The rebalance window the log saw open; `opened: None` when the
+    /// assignment line is the first sign of the rebalance (the log starts
+    /// mid-rebalance).
+    fn take_window(&mut self, line: &SourceLine) -> Window {
+        match self.inc.window.take() {
             Some(w) => w,
             None => {
                 self.boundary(line);
                 Window::default()
             }
-        };
-        let generation = generation.or_else(|| self.inc.joined.map(|(g, _)| g));
+        }
+    }
+
+    /// The protocol of an assignment: what the line or the rebalance says
+    /// (kept as the worker's), else the eager signature (everything stopped
+    /// before the join), else what the worker's protocol was; and whether
+    /// the window has the eager signature.
+    fn assignment_protocol(
+        &mut self,
+        generation: Option<i32>,
+        version: Option<i64>,
+        a: &crate::model::Assignment,
+        window: &Window,
+    ) -> (Option<Protocol>, bool) {
         let joined_protocol = self
             .inc
             .joined
@@ -63,9 +149,19 @@ impl WorkerReplay {
         } else {
             explicit.or(self.protocol())
         };
-        self.inc.generation = generation;
-        let who_gen = generation;
+        (protocol, eager_signature)
+    }
 
+    /// Stops logged during the rebalance, judged against this assignment,
+    /// unless the log jumps inside it (lines may be missing): then none is,
+    /// and the summary says so. Were they judged?
+    fn judge_window_stops(
+        &mut self,
+        window: &Window,
+        a: &crate::model::Assignment,
+        (generation, protocol, eager_signature): (Option<i32>, Option<Protocol>, bool),
+        line: &SourceLine,
+    ) -> bool {
         if let Some((a, b)) = &window.gap {
             let mins = match (a.ts, b.ts) {
                 (Some(x), Some(y)) => (y.0 - x.0) / 60_000,
@@ -95,7 +191,7 @@ impl WorkerReplay {
                 unnecessary_stop::rebalance_stop(protocol, eager_signature, a, &stop.resource);
             if why == StopReason::Unnecessary {
                 let mut who = self.who();
-                who.generation = who_gen;
+                who.generation = generation;
                 let f = unnecessary_stop::in_rebalance(&who, stop, line);
                 self.push(f);
             }
@@ -111,53 +207,70 @@ impl WorkerReplay {
                 ),
             );
         }
+        judge_window
+    }
 
-        // Revoked work must have been stopped before this line.
-        let cooperative = protocol.is_some_and(Protocol::is_cooperative);
-        if cooperative && window.opened.is_some() && judge_window {
-            for r in a.revoked().collect::<Vec<_>>() {
-                let st = self.inc.res.get(&r).cloned();
-                if zombie::check(st.as_ref(), window.stop_attempts.contains(&r)) {
-                    let f = zombie::finding(
-                        &self.who(),
-                        &r,
-                        line,
-                        st.as_ref(),
-                        window.skip_stopping.as_ref(),
-                        window.opened.as_ref(),
-                    );
-                    self.push(f);
-                    let since = st
-                        .as_ref()
-                        .and_then(ResState::live_since)
-                        .cloned()
-                        .unwrap_or_else(|| line.clone());
-                    self.inc.res.insert(
-                        r,
-                        ResState::Running {
-                            since,
-                            zombie_reported: true,
-                        },
-                    );
-                }
+    /// Revoked work must have been stopped before this line (cooperative
+    /// protocols): a resource still running is a zombie.
+    fn check_revocations(
+        &mut self,
+        window: &Window,
+        a: &crate::model::Assignment,
+        line: &SourceLine,
+    ) {
+        for r in a.revoked().collect::<Vec<_>>() {
+            let st = self.inc.res.get(&r).cloned();
+            if zombie::check(st.as_ref(), window.stop_attempts.contains(&r)) {
+                let f = zombie::finding(
+                    &self.who(),
+                    &r,
+                    line,
+                    st.as_ref(),
+                    window.skip_stopping.as_ref(),
+                    window.opened.as_ref(),
+                );
+                self.push(f);
+                let since = st
+                    .as_ref()
+                    .and_then(ResState::live_since)
+                    .cloned()
+                    .unwrap_or_else(|| line.clone());
+                self.inc.res.insert(
+                    r,
+                    ResState::Running {
+                        since,
+                        zombie_reported: true,
+                    },
+                );
             }
         }
+    }
 
-        if protocol == Some(Protocol::Eager) && window.opened.is_some() {
-            // Eager: the rebalance stopped everything; what the log never
-            // showed running is not running now, and a failed start is
-            // retried (the start phase starts the whole assignment).
-            self.inc
-                .res
-                .retain(|_, s| !matches!(s, ResState::Held { .. } | ResState::Failed { .. }));
-            if self.inc.baseline.is_none() {
-                self.inc.baseline = window.opened.clone();
-            }
-            if let (Some(t), Some(at)) = (&mut self.timeline, &window.opened) {
-                t.known_from(at, false);
-            }
+    /// Eager: the rebalance stopped everything; what the log never showed
+    /// running is not running now, and a failed start is retried (the
+    /// start phase starts the whole assignment).
+    fn eager_rebalance_stopped_all(&mut self, window: &Window) {
+        self.inc
+            .res
+            .retain(|_, s| !matches!(s, ResState::Held { .. } | ResState::Failed { .. }));
+        if self.inc.baseline.is_none() {
+            self.inc.baseline = window.opened.clone();
         }
+        if let (Some(t), Some(at)) = (&mut self.timeline, &window.opened) {
+            t.known_from(at, false);
+        }
+    }
 
+    /// The assignment becomes what the worker received (and owns, unless
+    /// it failed): the fact for the cross-worker checks, the summary, the
+    /// timeline and the generation records.
+    fn receive(
+        &mut self,
+        a: &crate::model::Assignment,
+        generation: Option<i32>,
+        protocol: Option<Protocol>,
+        line: &SourceLine,
+    ) {
         let received = Received::after(
             self.inc.received.as_ref(),
             a,

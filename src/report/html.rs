@@ -1,13 +1,13 @@
-//! `--format html`: one self-contained page. The template
-//! (`templates/report.html`, minijinja, HTML auto-escaping) lays out the
-//! run and worker summaries and embeds, as JSON inside
-//! `<script type="application/json">` elements, the same document
+//! `--format html`: one self-contained page, made from the sources in
+//! `html/`. The template (`html/report.html`, minijinja, HTML
+//! auto-escaping) lays out the run and worker summaries and embeds, as JSON
+//! inside `<script type="application/json">` elements, the same document
 //! `--format json` prints ([`super::json::document`]) and the timeline
-//! ([`super::timeline::timeline_json`]); the inline script
-//! (`assets/*.js`) draws the swim lanes, markers, filters and the
-//! findings table from them. Nothing is loaded from the network.
+//! ([`super::html_timeline::timeline_json`]); the inline script
+//! (`html/*.js`) draws the swim lanes, markers, filters and the findings
+//! table from them. Nothing is loaded from the network.
 
-use super::{json, timeline};
+use super::{html_timeline, json};
 use crate::audit::Report;
 use minijinja::value::Serde;
 use minijinja::{Environment, Value, context};
@@ -15,17 +15,17 @@ use serde_json::Value as Json;
 use std::error::Error as _;
 use std::io::{self, Write};
 
-const TEMPLATE: &str = include_str!("../../templates/report.html");
-pub const CSS: &str = include_str!("../../assets/report.css");
+const TEMPLATE: &str = include_str!("../../html/report.html");
+pub const CSS: &str = include_str!("../../html/report.css");
 /// The page's scripts, in order (they share one namespace).
 pub const SCRIPTS: [&str; 3] = [
-    include_str!("../../assets/common.js"),
-    include_str!("../../assets/timeline.js"),
-    include_str!("../../assets/report.js"),
+    include_str!("../../html/common.js"),
+    include_str!("../../html/timeline.js"),
+    include_str!("../../html/report.js"),
 ];
 
 /// One group of the page: its name and the document's worker entries.
-fn groups(doc: &Json, tl: &timeline::TimelineDoc) -> Vec<Json> {
+fn groups(doc: &Json, tl: &html_timeline::TimelineDoc) -> Vec<Json> {
     let workers = doc["workers"].as_array().map(Vec::as_slice).unwrap_or(&[]);
     tl.groups
         .iter()
@@ -77,7 +77,7 @@ fn with_counts(w: &Json) -> Json {
 /// Writes the whole report as one HTML page.
 pub fn write_html(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let doc = json::document(report);
-    let tl = timeline::timeline_doc(report);
+    let tl = html_timeline::timeline_doc(report);
     let mut env = Environment::new();
     env.add_template("report.html", TEMPLATE)
         .map_err(io::Error::other)?;
@@ -147,7 +147,7 @@ mod tests {
         assert_eq!(doc, json::document(&report));
         assert!(doc.to_string().contains(evil));
         let tl: Json = serde_json::from_str(embedded(&page, "timeline-data")).unwrap();
-        assert_eq!(tl, timeline::timeline_json(&report));
+        assert_eq!(tl, html_timeline::timeline_json(&report));
     }
 
     #[test]

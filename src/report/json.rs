@@ -3,7 +3,7 @@
 //! [`SCHEMA_VERSION`] on any incompatible change.
 
 use super::RunSummary;
-use super::json_write;
+use super::json_bytes;
 use crate::audit::{Names, Report};
 use crate::finding::{Evidence, Finding, Fingerprint};
 use crate::model::{RecordRef, Resource, SourceLine};
@@ -379,7 +379,7 @@ impl Serialize for Findings<'_> {
 
 /// One finding as a JSON line (`"type": "finding"`): the bytes
 /// `serde_json::to_writer` writes for [`FindingOut`], written by
-/// [`json_write`] into a buffer reused from line to line and handed to
+/// [`json_bytes`] into a buffer reused from line to line and handed to
 /// `out` in one piece.
 pub fn write_jsonl_finding(names: &dyn Names, f: &Finding, out: &mut dyn Write) -> io::Result<()> {
     thread_local! {
@@ -414,16 +414,16 @@ pub fn push_jsonl_finding(names: &dyn Names, f: &Finding, buf: &mut Vec<u8>) {
 /// each other) and the quoted forms of shared strings and source names.
 #[derive(Default)]
 struct Carry {
-    text: json_write::Carried,
+    text: json_bytes::Carried,
     stamps: Stamps,
-    shared: json_write::Shared,
-    sources: json_write::Sources,
+    shared: json_bytes::Shared,
+    sources: json_bytes::Sources,
 }
 
 /// [`FindingOut::of`] with `line: true`, as serde_json writes it (fields
 /// in the same, sorted, order).
 fn finding_line(names: &dyn Names, f: &Finding, carry: &mut Carry, out: &mut Vec<u8>) {
-    use json_write::{Quoted, opt_integer, plain, string};
+    use json_bytes::{Quoted, opt_integer, plain, string};
     // The punctuation and keys between two values are written as one
     // piece: `"…":` after the value before.
     let mut texts = Quoted::default();
@@ -437,7 +437,7 @@ fn finding_line(names: &dyn Names, f: &Finding, carry: &mut Carry, out: &mut Vec
     for (k, e) in f.evidence.iter().enumerate() {
         // EvidenceOut: line, role, source, text, timestamp, worker.
         out.extend_from_slice(if k > 0 { b",{\"line\":" } else { b"{\"line\":" });
-        json_write::unsigned(e.line.line, out);
+        json_bytes::unsigned(e.line.line, out);
         if let Some(r) = &e.record {
             // RecordOut: offset, partition, topic.
             out.extend_from_slice(b",\"record\":{\"offset\":");
@@ -445,7 +445,7 @@ fn finding_line(names: &dyn Names, f: &Finding, carry: &mut Carry, out: &mut Vec
             out.extend_from_slice(b",\"partition\":");
             opt_integer(r.partition, out);
             out.extend_from_slice(b",\"topic\":");
-            json_write::opt_string(r.topic.as_deref(), out);
+            json_bytes::opt_string(r.topic.as_deref(), out);
             out.push(b'}');
         }
         out.extend_from_slice(b",\"role\":");
@@ -496,7 +496,7 @@ fn finding_line(names: &dyn Names, f: &Finding, carry: &mut Carry, out: &mut Vec
         None => out.extend_from_slice(b"null"),
     }
     out.extend_from_slice(b",\"schema_version\":");
-    json_write::integer(SCHEMA_VERSION, out);
+    json_bytes::integer(SCHEMA_VERSION, out);
     out.extend_from_slice(b",\"severity\":");
     plain(f.severity().as_str().as_bytes(), out);
     out.extend_from_slice(b",\"started\":[");
@@ -509,7 +509,7 @@ fn finding_line(names: &dyn Names, f: &Finding, carry: &mut Carry, out: &mut Vec
     // LineOut: line, source, text, timestamp.
     let l = &f.trigger;
     out.extend_from_slice(b"],\"trigger\":{\"line\":");
-    json_write::unsigned(l.line, out);
+    json_bytes::unsigned(l.line, out);
     out.extend_from_slice(b",\"source\":");
     sources.string(l.source.0, names.source_name(l.source), out);
     out.extend_from_slice(b",\"text\":");
@@ -518,7 +518,7 @@ fn finding_line(names: &dyn Names, f: &Finding, carry: &mut Carry, out: &mut Vec
     out.extend_from_slice(b",\"timestamp\":");
     stamps.write(l.ts, out);
     out.extend_from_slice(b"},\"type\":\"finding\",\"upstream\":");
-    json_write::opt_string(f.upstream, out);
+    json_bytes::opt_string(f.upstream, out);
     out.extend_from_slice(b",\"worker\":");
     shared.string(&f.worker, out);
     out.push(b'}');
@@ -526,8 +526,8 @@ fn finding_line(names: &dyn Names, f: &Finding, carry: &mut Carry, out: &mut Vec
 
 /// [`ResourceOut`] as serde_json's compact form writes it: the
 /// connector's quoted name (shared) written once and copied for the id.
-fn resource_line(r: &Resource, shared: &mut json_write::Shared, out: &mut Vec<u8>) {
-    use json_write::unsigned;
+fn resource_line(r: &Resource, shared: &mut json_bytes::Shared, out: &mut Vec<u8>) {
+    use json_bytes::unsigned;
     out.extend_from_slice(b"{\"connector\":");
     let from = out.len();
     shared.string(
@@ -570,10 +570,10 @@ impl Stamps {
             return;
         };
         match &self.last {
-            Some((u, iso)) if *u == t => json_write::plain(iso.as_bytes(), out),
+            Some((u, iso)) if *u == t => json_bytes::plain(iso.as_bytes(), out),
             _ => {
                 let iso = t.iso();
-                json_write::plain(iso.as_bytes(), out);
+                json_bytes::plain(iso.as_bytes(), out);
                 self.last = Some((t, iso));
             }
         }

@@ -2,11 +2,11 @@
 //! read a [`Report`] and know nothing of parsing.
 
 pub mod html;
+pub mod html_timeline;
 pub mod json;
-mod json_write;
+mod json_bytes;
 pub mod sinks;
 pub mod text;
-pub mod timeline;
 
 use crate::audit::Report;
 use crate::finding::{Kind, Severity};

@@ -7,10 +7,10 @@
 
 use super::metrics::Metrics;
 use super::state::{Book, Position, key_of};
-use crate::audit::processor::StreamEnd;
 use crate::audit::{Item, Names, Observe, Sink, StreamStat};
 use crate::finding::Finding;
 use crate::input::live::{FollowEvent, FollowEvents};
+use crate::stream::StreamEnd;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};

@@ -51,8 +51,8 @@ fn recent(inputs: &[Input], segments: &[usize], window_ms: i64) -> io::Result<Ve
             if line.len() > input::scan::MAX_LINE {
                 continue;
             }
-            let ts =
-                crate::layout::timestamp_of(String::from_utf8_lossy(&line).trim_end()).map(|t| t.0);
+            let ts = crate::input::sources::timestamp_of(String::from_utf8_lossy(&line).trim_end())
+                .map(|t| t.0);
             if let Some(t) = ts {
                 latest = latest.max(t);
             }

@@ -22,11 +22,11 @@ mod reduce;
 
 pub use reduce::{reduce_partial, reduce_to};
 
-use super::processor::{StreamEnd, StreamProcessor};
 use super::{InputError, InputReport, Item};
 use crate::finding::Finding;
 use crate::model::{Key, SourceId, SourceLine};
 use crate::replay::{Fact, FactKind, WorkerReport};
+use crate::stream::{StreamEnd, StreamReader};
 use serde::{Deserialize, Serialize};
 use std::io::{self, Write};
 
@@ -151,7 +151,7 @@ impl<'a> MapWriter<'a> {
     /// What a stream leaves: its inputs, then the stream itself.
     pub(super) fn stream(
         &mut self,
-        proc: &StreamProcessor,
+        proc: &StreamReader,
         segs: usize,
         end: StreamEnd,
     ) -> io::Result<()> {
@@ -231,6 +231,10 @@ fn remap_fact(f: &mut Fact, map: &dyn Fn(SourceId) -> SourceId) {
             }
         }
         FactKind::Held { since, .. } => remap_line(since, map),
+        FactKind::KeptFromBefore { left, stop, .. } => {
+            remap_line(left, map);
+            remap_line(stop, map);
+        }
         FactKind::Finding(x) | FactKind::ForeignStart { finding: x, .. } => remap_finding(x, map),
         FactKind::Start { .. }
         | FactKind::StartFailed { .. }

@@ -12,12 +12,13 @@ use super::{
     MAP_SCHEMA_VERSION, Record, StreamRecord, Tool, remap_fact, remap_finding, remap_worker,
     write_record,
 };
-use crate::audit::merge::{Item, Reducer};
+use crate::audit::merge::Reducer;
 use crate::audit::sink::{Names, Sink, SourceTable};
 use crate::audit::{InputError, InputReport, Report};
 use crate::finding::Finding;
 use crate::input::Input;
 use crate::model::{Key, SourceId};
+use crate::stream::Item;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::{self, BufRead, Write};
 use std::path::PathBuf;
@@ -139,6 +140,31 @@ struct Combined {
 /// Reads `files` and reduces them: map outputs merged through the
 /// cross-worker stage together, partials added.
 fn combine(files: &[Input]) -> Combined {
+    let (mut parts, mut bad) = read_all(files);
+    let claimed = claim_streams(&mut parts, &mut bad);
+    let run = RunIds::new(claimed.names, claimed.input_reports);
+    let mut streams = rank_streams(&mut parts, &claimed.locals, &run);
+    let mut gathered = gather(parts, &claimed.locals, &run, &streams);
+    // The cross-worker stage over the map outputs' items.
+    if !gathered.items.is_empty() {
+        cross_worker(&mut gathered, &run, &mut streams);
+    }
+    let mut findings = gathered.findings;
+    findings.sort_by_key(|(o, _)| *o);
+    let mut errors = gathered.walk_errors;
+    errors.sort_by(|a, b| (&a.input, &a.message).cmp(&(&b.input, &b.message)));
+    errors.extend(bad);
+    Combined {
+        inputs: run.inputs,
+        streams,
+        findings,
+        same_worker: gathered.same_worker,
+        errors,
+    }
+}
+
+/// The parts of every file, and the files that could not be read.
+fn read_all(files: &[Input]) -> (Vec<Part>, Vec<InputError>) {
     let mut bad = Vec::new();
     let mut parts = Vec::new();
     for f in files {
@@ -150,13 +176,29 @@ fn combine(files: &[Input]) -> Combined {
             }),
         }
     }
-    // Streams by name: the first file that holds one wins.
+    (parts, bad)
+}
+
+/// Per part: its local ids → names, its local ranks → stream names.
+type Locals = Vec<(HashMap<SourceId, String>, HashMap<u32, String>)>;
+
+/// What [`claim_streams`] found.
+struct Claimed {
+    /// The inputs' names (sort keys).
+    names: BTreeSet<(bool, PathBuf)>,
+    /// Each input's report, from the first part that has it.
+    input_reports: HashMap<String, InputReport>,
+    locals: Locals,
+}
+
+/// Streams by name: the first file that holds one wins (a second copy is
+/// dropped from its part, and said so).
+fn claim_streams(parts: &mut [Part], bad: &mut Vec<InputError>) -> Claimed {
     let mut kept: HashSet<String> = HashSet::new();
     let mut names: BTreeSet<(bool, PathBuf)> = BTreeSet::new();
     let mut input_reports: HashMap<String, InputReport> = HashMap::new();
-    // Per part: its local ids → names, its local ranks → stream names.
-    let mut locals: Vec<(HashMap<SourceId, String>, HashMap<u32, String>)> = Vec::new();
-    for p in &mut parts {
+    let mut locals: Locals = Vec::new();
+    for p in parts {
         let ids: HashMap<SourceId, String> =
             p.inputs.iter().map(|i| (i.id, i.name.clone())).collect();
         let mut ranks = HashMap::new();
@@ -184,27 +226,56 @@ fn combine(files: &[Input]) -> Combined {
         p.streams = streams;
         locals.push((ids, ranks));
     }
-    let input_names: Vec<String> = names
-        .into_iter()
-        .map(|(_, p)| p.to_string_lossy().into_owned())
-        .collect();
-    let input_id: HashMap<String, u32> = input_names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.clone(), i as u32))
-        .collect();
-    let inputs: Vec<InputReport> = input_names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| {
-            let mut r = input_reports
-                .remove(n)
-                .unwrap_or_else(|| InputReport::empty(SourceId(i as u32), n.clone()));
-            r.id = SourceId(i as u32);
-            r
-        })
-        .collect();
-    // Streams ranked by their first input.
+    Claimed {
+        names,
+        input_reports,
+        locals,
+    }
+}
+
+/// The inputs of the run, by name: their ids and reports.
+struct RunIds {
+    input_names: Vec<String>,
+    input_id: HashMap<String, u32>,
+    inputs: Vec<InputReport>,
+}
+
+impl RunIds {
+    fn new(
+        names: BTreeSet<(bool, PathBuf)>,
+        mut input_reports: HashMap<String, InputReport>,
+    ) -> RunIds {
+        let input_names: Vec<String> = names
+            .into_iter()
+            .map(|(_, p)| p.to_string_lossy().into_owned())
+            .collect();
+        let input_id: HashMap<String, u32> = input_names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), i as u32))
+            .collect();
+        let inputs: Vec<InputReport> = input_names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                let mut r = input_reports
+                    .remove(n)
+                    .unwrap_or_else(|| InputReport::empty(SourceId(i as u32), n.clone()));
+                r.id = SourceId(i as u32);
+                r
+            })
+            .collect();
+        RunIds {
+            input_names,
+            input_id,
+            inputs,
+        }
+    }
+}
+
+/// The parts' streams ranked by their first input, in the run's ids.
+fn rank_streams(parts: &mut [Part], locals: &Locals, run: &RunIds) -> Vec<StreamRecord> {
+    let input_id = &run.input_id;
     let mut streams: Vec<(u32, StreamRecord, usize)> = Vec::new();
     for (pi, p) in parts.iter_mut().enumerate() {
         let ids = &locals[pi].0;
@@ -220,33 +291,39 @@ fn combine(files: &[Input]) -> Combined {
         }
     }
     streams.sort_by(|a, b| (a.0, &a.1.name).cmp(&(b.0, &b.1.name)));
-    let stream_rank: HashMap<String, u32> = streams
-        .iter()
-        .enumerate()
-        .map(|(r, (_, s, _))| (s.name.clone(), r as u32))
-        .collect();
-    let mut streams: Vec<StreamRecord> = streams
+    streams
         .into_iter()
         .enumerate()
         .map(|(r, (_, mut s, pi))| {
             s.rank = r as u32;
             let ids = &locals[pi].0;
-            let source = |id: SourceId| global(ids, &input_id, id);
+            let source = |id: SourceId| global(ids, input_id, id);
             for w in &mut s.workers {
                 remap_worker(w, &source);
             }
             s
         })
-        .collect();
-    // Items and findings in the run's ids.
-    let mut items: Vec<Item> = Vec::new();
-    let mut findings: Vec<((Key, Key), Finding)> = Vec::new();
-    let mut same_worker: BTreeSet<(String, String)> = BTreeSet::new();
-    let mut walk_errors: Vec<InputError> = Vec::new();
-    let mut unordered: Vec<(SourceId, u64)> = Vec::new();
+        .collect()
+}
+
+/// The parts' items, findings and the rest, in the run's ids and ranks.
+#[derive(Default)]
+struct Gathered {
+    items: Vec<Item>,
+    findings: Vec<((Key, Key), Finding)>,
+    same_worker: BTreeSet<(String, String)>,
+    walk_errors: Vec<InputError>,
+    unordered: Vec<(SourceId, u64)>,
+}
+
+fn gather(parts: Vec<Part>, locals: &Locals, run: &RunIds, streams: &[StreamRecord]) -> Gathered {
+    let input_id = &run.input_id;
+    let stream_rank: HashMap<String, u32> =
+        streams.iter().map(|s| (s.name.clone(), s.rank)).collect();
+    let mut g = Gathered::default();
     for (pi, p) in parts.into_iter().enumerate() {
         let (ids, ranks) = &locals[pi];
-        let source = |id: SourceId| global(ids, &input_id, id);
+        let source = |id: SourceId| global(ids, input_id, id);
         let rank = |r: u32| ranks.get(&r).and_then(|n| stream_rank.get(n)).copied();
         for mut it in p.items {
             // Items of a stream ignored as a second copy are dropped.
@@ -255,9 +332,10 @@ fn combine(files: &[Input]) -> Combined {
             };
             it.key.stream = r;
             remap_fact(&mut it.fact, &source);
-            items.push(it);
+            g.items.push(it);
         }
-        unordered.extend(p.unordered.into_iter().map(|(id, n)| (source(id), n)));
+        g.unordered
+            .extend(p.unordered.into_iter().map(|(id, n)| (source(id), n)));
         let key = |k: Key| match rank(k.stream) {
             // seq 0: a point in log time between items, of no stream.
             Some(r) if k.seq > 0 => Key { stream: r, ..k },
@@ -266,48 +344,42 @@ fn combine(files: &[Input]) -> Combined {
         for ((a, b), mut f) in p.findings {
             let order = if a.seq == 0 { (a, key(b)) } else { (key(a), b) };
             remap_finding(&mut f, &source);
-            findings.push((order, f));
+            g.findings.push((order, f));
         }
-        same_worker.extend(p.same_worker);
-        walk_errors.extend(p.errors);
+        g.same_worker.extend(p.same_worker);
+        g.walk_errors.extend(p.errors);
     }
-    // The cross-worker stage over the map outputs' items.
-    if !items.is_empty() {
-        items.sort_unstable_by_key(|i| i.key);
-        let names = SourceTable(input_names.clone());
-        let mut reducer = Reducer::new();
-        reducer.withhold(unordered);
-        let mut made = Ordered::default();
-        for it in items {
-            // The ordered sink cannot fail.
-            let _ = reducer.push(it, &names, &mut made);
-        }
-        let _ = reducer.finish(&names, &mut made);
-        for s in &mut streams {
-            for w in &mut s.workers {
-                if let Some(c) = reducer.cross_counts.get(&w.summary.worker) {
-                    for (k, n) in c {
-                        *w.summary.findings.entry(*k).or_default() += n;
-                    }
-                }
-                if let Some(c) = reducer.withheld.get(&w.summary.worker) {
-                    crate::audit::driver::withheld_note(w, c);
+    g
+}
+
+/// The cross-worker stage over the map outputs' items: its findings, and
+/// its counts and notes in the workers' summaries.
+fn cross_worker(g: &mut Gathered, run: &RunIds, streams: &mut [StreamRecord]) {
+    let mut items = std::mem::take(&mut g.items);
+    items.sort_unstable_by_key(|i| i.key);
+    let names = SourceTable(run.input_names.clone());
+    let mut reducer = Reducer::new();
+    reducer.withhold(std::mem::take(&mut g.unordered));
+    let mut made = Ordered::default();
+    for it in items {
+        // The ordered sink cannot fail.
+        let _ = reducer.push(it, &names, &mut made);
+    }
+    let _ = reducer.finish(&names, &mut made);
+    for s in streams.iter_mut() {
+        for w in &mut s.workers {
+            if let Some(c) = reducer.cross_counts.get(&w.summary.worker) {
+                for (k, n) in c {
+                    *w.summary.findings.entry(*k).or_default() += n;
                 }
             }
+            if let Some(c) = reducer.withheld.get(&w.summary.worker) {
+                crate::audit::report::withheld_note(w, c);
+            }
         }
-        findings.extend(made.0);
-        same_worker.extend(reducer.same_worker());
     }
-    findings.sort_by_key(|(o, _)| *o);
-    walk_errors.sort_by(|a, b| (&a.input, &a.message).cmp(&(&b.input, &b.message)));
-    walk_errors.extend(bad);
-    Combined {
-        inputs,
-        streams,
-        findings,
-        same_worker,
-        errors: walk_errors,
-    }
+    g.findings.extend(made.0);
+    g.same_worker.extend(reducer.same_worker());
 }
 
 /// A file's source id in the run's ids.

@@ -295,7 +295,7 @@ pub fn reader<R: Read + Send + 'static>(
         unordered: Arc::new(unordered),
         tails: Arc::from(tails),
     };
-    let reader: Box<dyn Read + Send> = Box::new(super::super::unwrap::HeadThen::new(
+    let reader: Box<dyn Read + Send> = Box::new(crate::input::head::HeadThen::new(
         out,
         error,
         std::io::empty(),

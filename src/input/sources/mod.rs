@@ -1,7 +1,9 @@
 //! Where logs really live: the envelopes the same log4j lines come in when
-//! they are read off a node or out of a log store, not from the worker's
-//! own file. Each is detected from the head of a stream and taken off by
-//! the reader, so the layout and event parsers see the log lines alone:
+//! they are read off a node, out of a log store or off a terminal, not from
+//! the worker's own file. This is the one place a log source is added.
+//! Each is detected from the head of a stream ([`super::head`]) and taken
+//! off by the reader, so the layout and event parsers see the log lines
+//! alone:
 //!
 //! * container-runtime files, read line by line ([`runtime`]): the CRI
 //!   format (`/var/log/pods/<ns>_<pod>_<uid>/<container>/0.log`) and
@@ -13,16 +15,32 @@
 //!   the order they were written where the record says it (an offset, a
 //!   sequence number, a fine time stamp), several sources in one export
 //!   are told apart by a stream prefix, and a newest-first copy of plain
-//!   lines is read oldest first.
+//!   lines is read oldest first ([`order`]);
+//! * terminal copies wrapped at a fixed width ([`terminal`]): their cut
+//!   records rejoined.
 //!
-//! Line numbers stay those of the input as stored: a runtime file's
-//! records keep their lines (a rejoined record is read on the line of its
-//! first part), and an export's lines carry a [`LineMap`] from the lines
-//! read to the lines stored.
+//! What the reader did is told once to each worker read from the stream
+//! ([`RejoinNote`]). Line numbers stay those of the input as stored: a
+//! runtime file's and a terminal copy's records keep their lines (a
+//! rejoined record is read on the line of its first part), and an export's
+//! lines carry a [`LineMap`] from the lines read to the lines stored.
+//!
+//! Two wrappers belong to single lines rather than to a stream, because
+//! one file interleaves lines with and without them: a Docker json-file
+//! line found on its own (a log store keeps Docker's lines as they were)
+//! is unwrapped with the same grammar ([`runtime`]) when the line is read;
+//! and the prefixes multiplexing tools put on each line (docker compose
+//! `name  | `, `kubectl logs --prefix` `[pod/name/container] `) are read
+//! together with the record head that follows them, by the layout
+//! (`src/layout/prefix.rs`), which names the line's stream after them.
 
 pub mod exports;
+mod notes;
 pub mod order;
 pub mod runtime;
+pub mod terminal;
+
+pub use notes::RejoinNote;
 
 use std::io::Read;
 use std::sync::Arc;
@@ -120,10 +138,10 @@ pub fn detect(head: &[u8]) -> Option<Format> {
     None
 }
 
-/// The envelope shown by a head read with [`super::unwrap::read_head`]
+/// The envelope shown by a head read with [`super::head::read_head`]
 /// (`ended`: the input ended within it, by an error or not).
 pub fn detect_head(head: &[u8], ended: bool) -> Option<Format> {
-    let complete = if ended || head.len() < super::unwrap::HEAD_BYTES {
+    let complete = if ended || head.len() < super::head::HEAD_BYTES {
         head.len()
     } else {
         memchr::memrchr(b'\n', head).map_or(0, |i| i + 1)
@@ -135,13 +153,13 @@ pub fn detect_head(head: &[u8], ended: bool) -> Option<Format> {
 /// reader of the log lines inside it and what was done; else the stream
 /// as it is.
 pub fn reader(inner: Box<dyn Read + Send>) -> (Box<dyn Read + Send>, Option<Decoded>) {
-    let (head, error, inner) = super::unwrap::read_head(inner);
+    let (head, error, inner) = super::head::read_head(inner);
     let format = detect_head(&head, error.is_some());
     let attrs = match format {
         Some(Format::Docker) => docker_attrs(&head),
         _ => String::new(),
     };
-    let whole = super::unwrap::HeadThen::new(head, error, inner);
+    let whole = super::head::HeadThen::new(head, error, inner);
     let Some(format) = format else {
         return (Box::new(whole), None);
     };
@@ -184,6 +202,31 @@ fn docker_attrs(head: &[u8]) -> String {
     format!(" (attrs {})", kv.join(", "))
 }
 
+/// The classic record line a JSON line (after any stream prefix) stands
+/// for: the line a Docker json-file line holds, or a JSON layout's record
+/// ([`crate::layout::json`]); `None` when it is neither.
+pub fn json_record(line: &str) -> Option<String> {
+    let start = line.find('{')?;
+    let json = line[start..].trim_end();
+    if memchr::memmem::find(json.as_bytes(), b"\"log\"").is_some()
+        && let Some(inner) = runtime::docker_log(json)
+    {
+        return Some(format!("{}{inner}", &line[..start]));
+    }
+    crate::layout::json::to_classic(line)
+}
+
+/// The time stamp of a line in any layout, classic or JSON, or held by a
+/// Docker json-file line.
+pub fn timestamp_of(line: &str) -> Option<crate::model::Timestamp> {
+    if crate::layout::is_json(line) {
+        let classic = json_record(line)?;
+        crate::layout::envelope(&classic)?.ts
+    } else {
+        crate::layout::envelope(line)?.ts
+    }
+}
+
 /// The decoded text of a whole input (for peeks such as the first time
 /// stamp of a rotated segment): the stream read through [`reader`].
 pub fn decoded_head(inner: Box<dyn Read + Send>) -> Box<dyn Read + Send> {
@@ -210,6 +253,39 @@ mod tests {
         let ecs_layout = br#"{"@timestamp":"2024-05-01T10:00:00.123Z","log.level":"INFO","message":"x","log.logger":"a.B"}"#;
         assert_eq!(detect(ecs_layout), None, "a JSON layout is the log itself");
         assert_eq!(detect(b""), None);
+    }
+
+    #[test]
+    fn docker_lines_on_their_own() {
+        let l = r#"{"log":"[2024-05-01 10:00:00,123] INFO [Worker clientId=connect-1, groupId=g] Starting task a-0 (org.apache.kafka.connect.runtime.distributed.DistributedHerder:1289)\n","stream":"stdout","time":"2024-05-01T10:00:00.124Z"}"#;
+        let c = json_record(l).unwrap();
+        let e = crate::layout::envelope(&c).unwrap();
+        let (ts, logger, msg) = (e.ts.unwrap().to_string(), e.logger, e.message);
+        assert_eq!(ts, "2024-05-01 10:00:00,123");
+        assert_eq!(
+            logger,
+            Some("org.apache.kafka.connect.runtime.distributed.DistributedHerder")
+        );
+        assert_eq!(msg, "Starting task a-0");
+    }
+
+    #[test]
+    fn json_layouts_and_prefixes_on_json_lines() {
+        let l = r#"[pod/c-0/connect] {"log":"[2024-05-01 10:00:00,123] INFO x (a.B)\r\n","stream":"stdout"}"#;
+        assert_eq!(
+            json_record(l).as_deref(),
+            Some("[pod/c-0/connect] [2024-05-01 10:00:00,123] INFO x (a.B)")
+        );
+        let ecs = r#"{"@timestamp":"2024-05-01T10:00:00.123Z","log.level":"INFO","message":"x","log.logger":"a.B"}"#;
+        assert_eq!(
+            json_record(ecs).as_deref(),
+            Some("[2024-05-01 10:00:00,123] INFO x (a.B)")
+        );
+        assert_eq!(
+            timestamp_of(ecs).map(|t| t.to_string()).as_deref(),
+            Some("2024-05-01 10:00:00,123")
+        );
+        assert_eq!(json_record(r#"{"a":1}"#), None);
     }
 
     #[test]

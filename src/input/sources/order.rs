@@ -111,7 +111,7 @@ pub fn newest_first(lines: &[&[u8]]) -> bool {
         .iter()
         .filter_map(|l| {
             let text = String::from_utf8_lossy(l);
-            crate::layout::timestamp_of(&text)
+            super::timestamp_of(&text)
         })
         .collect();
     let (mut down, mut up) = (0usize, 0usize);
@@ -151,7 +151,7 @@ pub fn reversed<R: Read + Send + 'static>(mut inner: R) -> (Box<dyn Read + Send>
     let reader = std::io::Cursor::new(out);
     let boxed: Box<dyn Read + Send> = match error {
         None => Box::new(reader),
-        Some(e) => Box::new(super::super::unwrap::HeadThen::new(
+        Some(e) => Box::new(crate::input::head::HeadThen::new(
             reader.into_inner(),
             Some(e),
             std::io::empty(),

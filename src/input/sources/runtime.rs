@@ -125,6 +125,42 @@ pub fn docker_line(line: &[u8]) -> Option<(Part<'static>, Option<BTreeMap<String
     ))
 }
 
+/// Writes one part of a record as the runtime does, `<time> stdout|stderr
+/// F|P <text>` (what [`cri_line`] reads): the fuzz targets and the tests
+/// put logs in this envelope.
+pub fn write_cri(out: &mut Vec<u8>, time: &str, stderr: bool, partial: bool, text: &str) {
+    let pipe = if stderr { "stderr" } else { "stdout" };
+    let tag = if partial { 'P' } else { 'F' };
+    out.extend_from_slice(format!("{time} {pipe} {tag} {text}\n").as_bytes());
+}
+
+/// Writes one part of a record as Docker's json-file driver does (what
+/// [`docker_line`] reads): `log` ends with a newline unless a further part
+/// continues it.
+pub fn write_docker(out: &mut Vec<u8>, time: &str, stderr: bool, partial: bool, text: &str) {
+    let log = if partial {
+        text.to_string()
+    } else {
+        format!("{text}\n")
+    };
+    let stream = if stderr { "stderr" } else { "stdout" };
+    let rec = serde_json::json!({"log": log, "stream": stream, "time": time});
+    out.extend_from_slice(rec.to_string().as_bytes());
+    out.push(b'\n');
+}
+
+/// The line a Docker json-file line holds, when the line comes on its own
+/// (`json`: the JSON object; a log store keeps Docker's lines as they
+/// were, `time` or not): its `log` without the line end.
+pub fn docker_log(json: &str) -> Option<std::borrow::Cow<'_, str>> {
+    use std::borrow::Cow;
+    let d: DockerLine = serde_json::from_str(json).ok()?;
+    Some(match d.log {
+        Cow::Borrowed(s) => Cow::Borrowed(s.trim_end_matches(['\n', '\r'])),
+        Cow::Owned(s) => Cow::Owned(s.trim_end_matches(['\n', '\r']).to_string()),
+    })
+}
+
 /// The runtime formats read line by line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Runtime {
@@ -400,6 +436,39 @@ mod tests {
         assert!(rfc3339(b"2025-03-04T10:15:00+01:00 x").is_ok());
         assert!(rfc3339(b"2025-03-04 10:15:00 x").is_err());
         assert!(rfc3339(b"[2025-03-04T10:15:00Z] x").is_err());
+    }
+
+    #[test]
+    fn written_parts_read_back() {
+        type Write = fn(&mut Vec<u8>, &str, bool, bool, &str);
+        type Parse = fn(&[u8]) -> Option<Part<'_>>;
+        let cri: Parse = |l| cri_line(l).ok().map(|(_, p)| p);
+        let docker: Parse = |l| docker_line(l).map(|(p, _)| p);
+        let formats: [(Write, Parse); 2] = [(write_cri, cri), (write_docker, docker)];
+        for (write, read) in formats {
+            let mut out = Vec::new();
+            write(
+                &mut out,
+                "2025-03-04T10:15:00.1Z",
+                false,
+                true,
+                "[x] INFO \"q\"",
+            );
+            write(&mut out, "2025-03-04T10:15:00.2Z", true, false, "b");
+            let lines: Vec<&[u8]> = out.split(|&b| b == b'\n').collect();
+            let p = read(lines[0]).unwrap();
+            let want: (Pipe, bool, &[u8]) = (Pipe::Stdout, true, b"[x] INFO \"q\"");
+            assert_eq!((p.pipe, p.partial, &*p.text), want);
+            let p = read(lines[1]).unwrap();
+            assert_eq!(
+                (p.pipe, p.partial, &*p.text),
+                (Pipe::Stderr, false, &b"b"[..])
+            );
+        }
+        let mut out = Vec::new();
+        write_docker(&mut out, "2025-03-04T10:15:00.2Z", true, false, "b");
+        let line = std::str::from_utf8(&out).unwrap().trim_end();
+        assert_eq!(docker_log(line).as_deref(), Some("b"));
     }
 
     #[test]

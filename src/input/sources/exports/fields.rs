@@ -3,6 +3,7 @@
 
 use super::super::order::Place;
 use crate::model::Timestamp;
+use crate::time::iso_nanos;
 use serde_json::Value;
 
 /// One record of an export.
@@ -54,64 +55,6 @@ fn first_text(v: &Value, paths: &[&str]) -> Option<String> {
         .iter()
         .find_map(|p| get(v, p).and_then(text_of))
         .filter(|s| !s.is_empty())
-}
-
-/// An ISO-8601/RFC 3339 time stamp in nanoseconds since the epoch (the
-/// zone applied), and whether it is finer than a millisecond.
-pub fn iso_nanos(s: &str) -> Option<(i128, bool)> {
-    let b = s.as_bytes();
-    if b.len() < 19 {
-        return None;
-    }
-    let num = |from: usize, n: usize| -> Option<u32> {
-        b.get(from..from + n)?.iter().try_fold(0u32, |a, &d| {
-            d.is_ascii_digit().then(|| a * 10 + u32::from(d - b'0'))
-        })
-    };
-    if b[4] != b'-'
-        || b[7] != b'-'
-        || !(b[10] == b'T' || b[10] == b' ')
-        || b[13] != b':'
-        || b[16] != b':'
-    {
-        return None;
-    }
-    let ms_base = Timestamp::from_parts(
-        i64::from(num(0, 4)?),
-        num(5, 2)?,
-        num(8, 2)?,
-        num(11, 2)?,
-        num(14, 2)?,
-        num(17, 2)?,
-        0,
-    )?;
-    let mut i = 19;
-    let mut frac_ns: i128 = 0;
-    let mut digits = 0;
-    if matches!(b.get(i), Some(b'.') | Some(b',')) {
-        i += 1;
-        while let Some(d) = b.get(i).filter(|d| d.is_ascii_digit()) {
-            if digits < 9 {
-                frac_ns = frac_ns * 10 + i128::from(d - b'0');
-                digits += 1;
-            }
-            i += 1;
-        }
-        for _ in digits..9 {
-            frac_ns *= 10;
-        }
-    }
-    let zone_s: i128 = match b.get(i) {
-        Some(b'+') | Some(b'-') => {
-            let sign = if b[i] == b'-' { -1 } else { 1 };
-            let h = num(i + 1, 2)?;
-            let m = num(i + 4, 2).or_else(|| num(i + 3, 2)).unwrap_or(0);
-            sign * i128::from(h * 3600 + m * 60)
-        }
-        _ => 0,
-    };
-    let ns = i128::from(ms_base.0) * 1_000_000 + frac_ns - zone_s * 1_000_000_000;
-    Some((ns, digits > 3))
 }
 
 /// A number of seconds, milliseconds, microseconds or nanoseconds since the
@@ -314,20 +257,6 @@ mod tests {
         assert_eq!(get(&v, "x.y"), Some(&json!(2)));
         assert_eq!(get(&v, "p.q.r"), Some(&json!(3)));
         assert_eq!(get(&v, "p.z"), None);
-    }
-
-    #[test]
-    fn iso_stamps() {
-        let (a, fine) = iso_nanos("2025-03-04T10:15:00.123456789Z").unwrap();
-        assert!(fine);
-        let (b, fine) = iso_nanos("2025-03-04T11:15:00.123+01:00").unwrap();
-        assert!(!fine);
-        assert_eq!(a - b, 456_789);
-        assert!(iso_nanos("yesterday").is_none());
-        assert_eq!(
-            iso_nanos("2025-03-04T10:15:00Z").unwrap().0 % 1_000_000_000,
-            0
-        );
     }
 
     #[test]
