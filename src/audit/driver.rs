@@ -177,6 +177,10 @@ impl<'a> Run<'a> {
             last_rescan: Instant::now(),
         };
         run.add(inputs);
+        if let Some(w) = &opts.witness {
+            // the topics' inputs, numbered after the logs'
+            run.names.0.extend(w.inputs.iter().map(|i| i.name.clone()));
+        }
         run
     }
 
@@ -298,6 +302,10 @@ impl<'a> Run<'a> {
     fn go(mut self, sink: &mut dyn Sink) -> io::Result<Report> {
         let mut merger = Merger::default();
         let mut reducer = Reducer::new();
+        if let Some(w) = &self.opts.witness {
+            merger.add(witness_items(w));
+            reducer.witness = Some(crate::topics::cross::Cross::new(w.records.clone()));
+        }
         let progress = Progress::new(self.opts.progress, &self.inputs, self.opts.live.is_some());
         let mut span = ROUND_START_MS;
         let mut until = Until::FirstStamp;
@@ -505,10 +513,55 @@ impl<'a> Run<'a> {
             }
         }
         report.same_worker = reducer.same_worker();
+        if let (Some(x), Some(w)) = (&reducer.witness, &self.opts.witness) {
+            report.inputs.extend(w.inputs.iter().cloned());
+            report.topics = Some(x.summary(!self.inputs.is_empty(), &log_ids(&report)));
+        }
         report.counts = reducer.counts;
         report.findings = sink.take_kept();
         report
     }
+}
+
+/// The records of the internal topics as items: keyed by their time
+/// stamps, ranked after every log stream (docs/topics.md, "Checks with
+/// the logs").
+pub(crate) fn witness_items(w: &super::Witness) -> Vec<Item> {
+    use crate::replay::{Fact, FactKind};
+    let label: Arc<str> = Arc::from("topics");
+    w.records
+        .keyed()
+        .into_iter()
+        .enumerate()
+        .map(|(n, k)| Item {
+            key: Key {
+                ts: k.ts,
+                stream: u32::MAX,
+                seq: n as u64 + 1,
+            },
+            worker: label.clone(),
+            fact: Fact {
+                group: None,
+                cluster: None,
+                identity: None,
+                line: k.line.clone(),
+                kind: FactKind::Record {
+                    cluster: k.cluster,
+                    record: k.record,
+                },
+            },
+        })
+        .collect()
+}
+
+/// The worker ids (`host:port`) of the logs read, from their REST URLs.
+pub(crate) fn log_ids(report: &Report) -> std::collections::BTreeSet<String> {
+    report
+        .workers
+        .iter()
+        .filter_map(|w| w.summary.rest_url.as_deref())
+        .filter_map(|u| crate::topics::cross::worker_id(&format!("rest:{u}")).map(str::to_string))
+        .collect()
 }
 
 /// Runs the first stage alone: writes the items and ends of every stream

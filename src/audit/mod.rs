@@ -50,6 +50,17 @@ pub struct Options {
     pub live: Option<Live>,
     /// Record each worker's timeline (for the HTML report).
     pub timeline: bool,
+    /// The internal topics as a second witness (docs/topics.md): their
+    /// records join the items, their inputs numbered after the logs'.
+    pub witness: Option<Witness>,
+}
+
+/// The internal topics handed to an audit: their records, and the inputs
+/// (dumps, live topics) that held them, numbered after the logs' inputs.
+#[derive(Debug, Clone)]
+pub struct Witness {
+    pub records: std::sync::Arc<crate::topics::cross::Witness>,
+    pub inputs: Vec<InputReport>,
 }
 
 impl Default for Options {
@@ -61,6 +72,7 @@ impl Default for Options {
             progress: false,
             live: None,
             timeline: false,
+            witness: None,
         }
     }
 }

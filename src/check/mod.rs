@@ -268,6 +268,7 @@ fn check_inner(trace: &Trace, opts: CheckOptions) -> Outcome {
             progress: false,
             live: None,
             timeline: false,
+            witness: None,
         },
     );
     if !report.errors.is_empty() {

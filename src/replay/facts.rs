@@ -77,4 +77,8 @@ pub enum FactKind {
     },
     /// The worker's stream ended: no fact of it follows.
     End,
+    /// A record of Connect's internal topics (the second witness,
+    /// docs/topics.md): record `record` of the witness's cluster `cluster`,
+    /// keyed by its time stamp among the logs' facts.
+    Record { cluster: u32, record: u32 },
 }

@@ -237,7 +237,8 @@ fn remap_fact(f: &mut Fact, map: &dyn Fn(SourceId) -> SourceId) {
         | FactKind::Stop { .. }
         | FactKind::Left
         | FactKind::Reset
-        | FactKind::End => {}
+        | FactKind::End
+        | FactKind::Record { .. } => {}
     }
 }
 
