@@ -555,11 +555,20 @@ pub(crate) fn witness_items(w: &super::Witness) -> Vec<Item> {
 }
 
 /// The worker ids (`host:port`) of the logs read, from their REST URLs.
-pub(crate) fn log_ids(report: &Report) -> std::collections::BTreeSet<String> {
-    report
-        .workers
-        .iter()
-        .filter_map(|w| w.summary.rest_url.as_deref())
+fn log_ids(report: &Report) -> std::collections::BTreeSet<String> {
+    ids_of(
+        report
+            .workers
+            .iter()
+            .filter_map(|w| w.summary.rest_url.as_deref()),
+    )
+}
+
+/// REST URLs as worker ids (`http://h:8083/` → `h:8083`).
+pub(crate) fn ids_of<'a>(
+    urls: impl IntoIterator<Item = &'a str>,
+) -> std::collections::BTreeSet<String> {
+    urls.into_iter()
         .filter_map(|u| crate::topics::cross::worker_id(&format!("rest:{u}")).map(str::to_string))
         .collect()
 }

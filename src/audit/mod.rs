@@ -21,7 +21,7 @@
 //! handed to the [`Sink`] as they become final, and the checker forgets
 //! generations every worker has left behind.
 
-mod driver;
+pub(crate) mod driver;
 pub mod mapred;
 pub mod merge;
 pub mod plan;

@@ -57,6 +57,11 @@ pub struct ReduceArgs {
     partial: bool,
     #[command(flatten)]
     out: OutputArgs,
+    /// The internal topics beside the map outputs (docs/topics.md): read
+    /// here, in the cross-worker stage, so that `map | reduce --topics`
+    /// reports what one audit with `--topics` does.
+    #[command(flatten)]
+    topics: super::topics::TopicsArgs,
 }
 
 fn create(path: &Option<PathBuf>) -> io::Result<Box<dyn Write + Send>> {
@@ -233,6 +238,12 @@ pub(super) fn reduce(args: &ReduceArgs) -> i32 {
             })
             .collect()
     };
+    if args.partial && args.topics.given() {
+        eprintln!(
+            "herder-audit reduce: --partial does not take the internal topics; give them to the last reduce"
+        );
+        return EXIT_ERROR;
+    }
     if args.partial {
         let mut out = match create(&args.out.output) {
             Ok(o) => o,
@@ -255,5 +266,12 @@ pub(super) fn reduce(args: &ReduceArgs) -> i32 {
             Err(e) => write_status(Err(e)).unwrap_or(EXIT_ERROR),
         };
     }
-    report::run(&args.out, false, |sink| mapred::reduce_to(&files, sink))
+    let mut prepare = |first: u32, names: &[String]| {
+        let p = super::topics::prepare(&args.topics, first, names);
+        (p.witness, p.errors)
+    };
+    let topics: Option<mapred::Topics<'_>> = args.topics.given().then_some(&mut prepare as _);
+    report::run(&args.out, false, |sink| {
+        mapred::reduce_to(&files, topics, sink)
+    })
 }

@@ -20,7 +20,7 @@
 
 mod reduce;
 
-pub use reduce::{reduce_partial, reduce_to};
+pub use reduce::{Topics, reduce_partial, reduce_to};
 
 use super::{InputError, InputReport, Item};
 use crate::finding::Finding;
