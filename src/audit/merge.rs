@@ -92,6 +92,22 @@ impl Reducer {
             }
             x.note_worker(&item.worker, item.fact.identity.as_ref());
         }
+        let witnessed = match (&self.witness, &item.fact.kind) {
+            (
+                Some(x),
+                crate::replay::FactKind::Stop {
+                    resource,
+                    task_config: Some(handling),
+                },
+            ) => x.task_config_stop(
+                &item.worker,
+                item.fact.group.as_ref(),
+                resource,
+                &item.fact.line,
+                handling,
+            ),
+            _ => None,
+        };
         let w = match self.workers.get(&item.worker) {
             Some(&w) => w,
             None => {
@@ -104,6 +120,9 @@ impl Reducer {
         self.checker.advance_to(item.key.ts);
         self.checker.clock(item.key);
         self.checker.feed(w, item.fact);
+        if let Some(f) = witnessed {
+            self.checker.emit_witnessed(w, f);
+        }
         self.drain(names, sink)
     }
 

@@ -163,7 +163,13 @@ fn a_handover_is_no_duplicate() {
     // w1 stops src-1 (a task-config restart, say) before w2 starts it.
     c.feed(
         w1,
-        fact(line(0, 21, 110), FactKind::Stop { resource: task(1) }),
+        fact(
+            line(0, 21, 110),
+            FactKind::Stop {
+                resource: task(1),
+                task_config: None,
+            },
+        ),
     );
     c.feed(
         w2,
@@ -499,7 +505,13 @@ fn frozen_worker(stopped_before_the_freeze: bool) -> Checker {
     if stopped_before_the_freeze {
         c.feed(
             w1,
-            fact(line(0, 21, 11), FactKind::Stop { resource: task(0) }),
+            fact(
+                line(0, 21, 11),
+                FactKind::Stop {
+                    resource: task(0),
+                    task_config: None,
+                },
+            ),
         );
     }
     // w1 frozen from t=12; gen 8 (t=40) gives src-0 to w2
@@ -518,7 +530,13 @@ fn frozen_worker(stopped_before_the_freeze: bool) -> Checker {
     c.feed(w1, fact(line(0, 30, 52), FactKind::Left));
     c.feed(
         w1,
-        fact(line(0, 31, 53), FactKind::Stop { resource: task(0) }),
+        fact(
+            line(0, 31, 53),
+            FactKind::Stop {
+                resource: task(0),
+                task_config: None,
+            },
+        ),
     );
     c
 }

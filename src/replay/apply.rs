@@ -196,6 +196,7 @@ impl WorkerReplay {
                         line,
                         FactKind::Stop {
                             resource: r.clone(),
+                            task_config: None,
                         },
                     );
                 }

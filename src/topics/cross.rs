@@ -36,6 +36,26 @@ pub const HOLD_MS: i64 = 60_000;
 /// (the status write follows the start; the clocks may differ a little).
 const RUNNING_SLACK_MS: i64 = 5_000;
 
+/// How much later than the log line handling a task-config update its
+/// commit record may be stamped (the clocks of two hosts).
+pub const COMMIT_SLACK_MS: i64 = 1_000;
+
+/// Whether two commits made live the same task configs, byte for byte.
+fn same_task_configs(t: &Topics, a: &super::config::Commit, b: &super::config::Commit) -> bool {
+    let (Some(x), Some(y)) = (&a.applied, &b.applied) else {
+        return false;
+    };
+    let config = |i: usize| match &t.records[i].body {
+        Body::Config(super::record::Config::Task { config, .. }) => Some(config),
+        _ => None,
+    };
+    a.tasks == b.tasks
+        && (0..a.tasks).all(|n| match (x.get(&n), y.get(&n)) {
+            (Some(&p), Some(&q)) => config(p).is_some() && config(p) == config(q),
+            _ => false,
+        })
+}
+
 /// A finding the topics prove by themselves, and where it stands.
 #[derive(Debug, Clone)]
 struct Alone {
@@ -50,6 +70,8 @@ struct Alone {
 #[derive(Debug, Default)]
 pub struct Witness {
     pub clusters: Vec<Topics>,
+    /// Each cluster's config topic replayed (its connectors' histories).
+    configs: Vec<super::config::Replay>,
     /// Each cluster's status timelines.
     timelines: Vec<super::status::Timelines>,
     alone: Vec<Alone>,
@@ -109,6 +131,10 @@ impl Witness {
             }
         }
         w.timelines = clusters.iter().map(Topics::timelines).collect();
+        w.configs = clusters
+            .iter()
+            .map(|t| t.config_replay(super::config::Family::latest()))
+            .collect();
         w.clusters = clusters;
         w
     }
@@ -249,6 +275,108 @@ impl Cross {
             });
         }
         out
+    }
+
+    /// A log's task stopped at `stop` for the task-config update handled at
+    /// `handling`, the stop excused by it: an `unnecessary-stop` when the
+    /// task configs committed for its connector by then (the latest commit
+    /// stamped no later than the handling line, with [`COMMIT_SLACK_MS`])
+    /// are byte-for-byte those of the commit before it (the task-config
+    /// twin of KAFKA-17105: a connector writing the same task configs
+    /// again, every task of it restarted for nothing).
+    pub fn task_config_stop(
+        &self,
+        label: &Arc<str>,
+        group: Option<&Arc<str>>,
+        resource: &Resource,
+        stop: &SourceLine,
+        handling: &SourceLine,
+    ) -> Option<Finding> {
+        let Resource::Task(task) = resource else {
+            return None;
+        };
+        let until = handling.ts?.0.saturating_add(COMMIT_SLACK_MS);
+        for (c, t) in self.w.clusters.iter().enumerate() {
+            let Some(h) = self.w.configs[c].history.get(&task.connector) else {
+                continue;
+            };
+            let ts = |i: usize| t.records[i].raw.timestamp;
+            let applied: Vec<&super::config::Commit> = h
+                .commits
+                .iter()
+                .filter(|k| k.applied.is_some() && ts(k.at).is_some_and(|x| x <= until))
+                .collect();
+            let [.., old, new] = applied[..] else {
+                continue;
+            };
+            if old.incarnation != new.incarnation || !same_task_configs(t, old, new) {
+                return None;
+            }
+            let (Some(a), Some(b)) = (old.applied.as_ref(), new.applied.as_ref()) else {
+                continue;
+            };
+            let mut evidence = vec![
+                Evidence {
+                    role: "stopped here".into(),
+                    worker: None,
+                    line: stop.clone(),
+                    record: None,
+                },
+                Evidence {
+                    role: "for a task-config update".into(),
+                    worker: None,
+                    line: handling.clone(),
+                    record: None,
+                },
+            ];
+            let mut records = vec![
+                ev(t, old.at, format!("{} task config(s) committed", old.tasks)),
+                ev(
+                    t,
+                    new.at,
+                    format!("the same {} task config(s) committed again", new.tasks),
+                ),
+            ];
+            if let (Some(&x), Some(&y)) = (a.get(&task.index), b.get(&task.index)) {
+                records.push(ev(t, x, format!("the config of {task}")));
+                records.push(ev(
+                    t,
+                    y,
+                    format!("the config of {task} written again, unchanged"),
+                ));
+            }
+            records.sort_by_key(|e| (e.line.ts, e.line.source, e.line.line));
+            let off = |i: usize| {
+                t.records[i]
+                    .raw
+                    .at
+                    .offset
+                    .map_or("?".to_string(), |o| o.to_string())
+            };
+            let reason = format!(
+                "task {task} was stopped for a task-config update, but the task configs of connector {} committed at config offset {} are byte-for-byte those committed at offset {}: nothing changed for it (by the config topic)",
+                task.connector,
+                off(new.at),
+                off(old.at)
+            );
+            let mut f = Finding {
+                kind: Kind::UnnecessaryStop,
+                worker: label.clone(),
+                group: group.cloned(),
+                generation: None,
+                resource: Some(resource.clone()),
+                started: Vec::new(),
+                trigger: stop.clone(),
+                evidence: std::mem::take(&mut evidence),
+                reason,
+                upstream: None,
+                fingerprint: None,
+            };
+            f.normalise();
+            f.evidence.extend(records);
+            return Some(f);
+        }
+        None
     }
 
     /// A log finding becomes final: a `zombie` gains the status records of
@@ -504,3 +632,6 @@ impl Summary {
             .filter(|w| self.logs && !w.log && !w.ran.is_empty())
     }
 }
+
+#[cfg(test)]
+mod tests;
