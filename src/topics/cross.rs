@@ -40,6 +40,43 @@ const RUNNING_SLACK_MS: i64 = 5_000;
 /// commit record may be stamped (the clocks of two hosts).
 pub const COMMIT_SLACK_MS: i64 = 1_000;
 
+/// Worker `id`'s run of a resource (`entries`: its status records) whose
+/// instance the log shows from `from`: the latest RUNNING or PAUSED it
+/// wrote by then (an instance starts RUNNING, or PAUSED when its
+/// connector is paused; [`RUNNING_SLACK_MS`] allowed for the write after
+/// the start line), unless a RUNNING closed before `from` (a previous
+/// run: the topic holds none of this one); and, for a RUNNING, the record
+/// closing it, if any.
+fn run_of(
+    t: &Topics,
+    entries: &[super::status::Entry],
+    id: &Arc<str>,
+    from: i64,
+) -> Option<(usize, Option<usize>)> {
+    let ts = |i: usize| t.records[i].raw.timestamp;
+    let mine: Vec<(usize, &super::record::State)> = entries
+        .iter()
+        .filter_map(|e| e.state.as_ref().map(|s| (e.at, s)))
+        .filter(|(_, s)| s.worker == *id)
+        .collect();
+    let until = from.saturating_add(RUNNING_SLACK_MS);
+    let k = (0..mine.len())
+        .filter(|&k| matches!(mine[k].1.state, StateKind::Running | StateKind::Paused))
+        .rfind(|&k| ts(mine[k].0).is_none_or(|x| x <= until))?;
+    if mine[k].1.state != StateKind::Running {
+        return Some((mine[k].0, None));
+    }
+    let close = mine[k + 1..]
+        .iter()
+        .map_while(|(at, s)| (s.state != StateKind::Running).then_some((*at, s)))
+        .find(|(_, s)| ends_run(&s.state))
+        .map(|(at, _)| at);
+    if close.and_then(ts).is_some_and(|x| x < from) {
+        return None;
+    }
+    Some((mine[k].0, close))
+}
+
 /// Whether two commits made live the same task configs, byte for byte.
 fn same_task_configs(t: &Topics, a: &super::config::Commit, b: &super::config::Commit) -> bool {
     let (Some(x), Some(y)) = (&a.applied, &b.applied) else {
@@ -390,17 +427,26 @@ impl Cross {
         let Some(resource) = f.resource.clone() else {
             return;
         };
-        let mut labels: Vec<Arc<str>> = vec![f.worker.clone()];
-        labels.extend(f.evidence.iter().filter_map(|e| e.worker.clone()));
-        labels.sort();
-        labels.dedup();
-        let ids: BTreeSet<Arc<str>> = labels
+        // each worker's id and the earliest of its lines (its instance's
+        // start, or the assignment it was held at)
+        let mut first: BTreeMap<Arc<str>, i64> = BTreeMap::new();
+        let own = std::iter::once((&f.worker, &f.trigger));
+        let lines = f
+            .evidence
             .iter()
-            .filter_map(|l| self.ids.get(l).cloned().flatten())
-            .collect();
-        if ids.len() < 2 {
+            .filter(|e| e.record.is_none())
+            .map(|e| (e.worker.as_ref().unwrap_or(&f.worker), &e.line));
+        for (label, line) in own.chain(lines) {
+            let (Some(Some(id)), Some(ts)) = (self.ids.get(label), line.ts) else {
+                continue;
+            };
+            let t = first.entry(id.clone()).or_insert(ts.0);
+            *t = (*t).min(ts.0);
+        }
+        if first.len() != 2 {
             return;
         }
+        let ids: BTreeSet<Arc<str>> = first.keys().cloned().collect();
         let times: Vec<i64> = std::iter::once(&f.trigger)
             .chain(f.evidence.iter().map(|e| &e.line))
             .filter_map(|l| l.ts.map(|t| t.0))
@@ -410,10 +456,9 @@ impl Cross {
             times.iter().max().copied().unwrap_or(i64::MAX),
         );
         let mut added: Vec<Evidence> = Vec::new();
+        let mut overlap = false;
         for c in 0..self.w.clusters.len() {
-            for id in &ids {
-                self.run_records(c, &resource, id, hi, &mut added);
-            }
+            overlap |= self.runs_of(c, &resource, &first, &mut added);
         }
         let mut took = false;
         for (a, alone) in self.w.alone.iter().enumerate() {
@@ -446,69 +491,72 @@ impl Cross {
                 f.reason.trim_end_matches('.')
             );
         } else {
+            let how = if overlap {
+                "both runs, overlapping"
+            } else {
+                "both runs"
+            };
             f.reason = format!(
-                "{} (the status topic holds both runs)",
+                "{} (the status topic holds {how})",
                 f.reason.trim_end_matches('.')
             );
         }
         f.evidence.extend(added);
     }
 
-    /// The status records of worker `id`'s run of `resource` in cluster
-    /// `c` that was open by log time `until` (its latest RUNNING written
-    /// by then, with a little slack for the write after the start line),
-    /// and the record that ended it, if any.
-    fn run_records(
+    /// The status records of the two workers' runs of `resource` in
+    /// cluster `c` (`first`: each worker id and the earliest of its lines
+    /// in the finding): each worker's RUNNING, and the record closing the
+    /// older run when it is stamped after the newer run's RUNNING (the
+    /// topic showing the overlap, which this returns).
+    fn runs_of(
         &self,
         c: usize,
         resource: &Resource,
-        id: &Arc<str>,
-        until: i64,
+        first: &BTreeMap<Arc<str>, i64>,
         out: &mut Vec<Evidence>,
-    ) {
+    ) -> bool {
         let t = &self.w.clusters[c];
         let Some(entries) = self.w.timelines[c].resources.get(resource) else {
-            return;
+            return false;
         };
-        let ts = |i: usize| t.records[i].raw.timestamp;
-        let mine = |e: &&super::status::Entry| e.state.as_ref().is_some_and(|s| s.worker == *id);
-        let Some(start) = entries
-            .iter()
-            .filter(mine)
-            .filter(|e| {
-                e.state
-                    .as_ref()
-                    .is_some_and(|s| s.state == StateKind::Running)
-            })
-            .filter(|e| ts(e.at).is_none_or(|x| x <= until.saturating_add(RUNNING_SLACK_MS)))
-            .last()
-        else {
-            return;
+        let mut runs: Vec<(i64, usize, Option<usize>, &Arc<str>)> = Vec::new();
+        for (id, &from) in first {
+            if let Some((start, end)) = run_of(t, entries, id, from) {
+                let ts = t.records[start].raw.timestamp.unwrap_or(i64::MIN);
+                runs.push((ts, start, end, id));
+            }
+        }
+        runs.sort();
+        for &(_, start, _, id) in &runs {
+            if let Some(s) = state_of(t, start) {
+                let what = s.state.as_str();
+                out.push(ev(
+                    t,
+                    start,
+                    format!("{what} on {id}, generation {}", s.generation),
+                ));
+            }
+        }
+        let [(_, _, Some(end), id), (newer, ..)] = runs[..] else {
+            return false;
         };
-        let Some(s) = &start.state else { return };
+        let Some(s) = state_of(t, end) else {
+            return false;
+        };
+        if t.records[end].raw.timestamp.is_none_or(|x| x <= newer) {
+            return false;
+        }
         out.push(ev(
             t,
-            start.at,
-            format!("RUNNING on {id}, generation {}", s.generation),
+            end,
+            format!(
+                "{} on {id} only now, at generation {}: the two runs overlap",
+                s.state.as_str(),
+                s.generation
+            ),
         ));
-        let end = entries
-            .iter()
-            .skip_while(|e| e.at != start.at)
-            .skip(1)
-            .filter(mine)
-            .find_map(|e| {
-                e.state
-                    .as_ref()
-                    .filter(|s| s.state != StateKind::Running)
-                    .map(|s| (e.at, s))
-            });
-        if let Some((at, s)) = end.filter(|(_, s)| ends_run(&s.state)) {
-            out.push(ev(
-                t,
-                at,
-                format!("{} on {id}, generation {}", s.state.as_str(), s.generation),
-            ));
-        }
+        true
     }
 
     /// What the topics witnessed, beside the logs read (`logs`: whether
