@@ -171,17 +171,22 @@ fn feed(x: &mut Cross, until: i64) {
     }
 }
 
+/// The witness of `STATUS` beside two logs: w1.log of worker `w1`, w3.log
+/// of 127.0.0.1:18085.
+fn with_logs(w1: &str) -> Cross {
+    let mut x = Cross::new(Arc::new(witness(&[("connect-status", STATUS)])));
+    for (label, id) in [("w1.log", w1), ("w3.log", "127.0.0.1:18085")] {
+        x.note_worker(
+            &Arc::from(label),
+            Some(&Arc::from(format!("rest:http://{id}/"))),
+        );
+    }
+    x
+}
+
 #[test]
 fn the_log_zombie_takes_in_the_topics_zombie_and_gains_its_records() {
-    let mut x = Cross::new(Arc::new(witness(&[("connect-status", STATUS)])));
-    x.note_worker(
-        &Arc::from("w1.log"),
-        Some(&Arc::from("rest:http://127.0.0.1:18083/")),
-    );
-    x.note_worker(
-        &Arc::from("w3.log"),
-        Some(&Arc::from("rest:http://127.0.0.1:18085/")),
-    );
+    let mut x = with_logs("127.0.0.1:18083");
     feed(&mut x, T0 + 20_000);
     // the topics' own zombie waits for its hold
     assert!(x.due(T0 + 20_000).is_empty());
@@ -238,15 +243,7 @@ fn without_a_log_zombie_the_topics_zombie_is_handed_on_after_its_hold() {
 
 #[test]
 fn a_log_zombie_of_other_workers_takes_nothing_in() {
-    let mut x = Cross::new(Arc::new(witness(&[("connect-status", STATUS)])));
-    x.note_worker(
-        &Arc::from("w1.log"),
-        Some(&Arc::from("rest:http://127.0.0.1:18084/")),
-    );
-    x.note_worker(
-        &Arc::from("w3.log"),
-        Some(&Arc::from("rest:http://127.0.0.1:18085/")),
-    );
+    let mut x = with_logs("127.0.0.1:18084");
     feed(&mut x, i64::MAX);
     let mut f = log_zombie(T0 + 10_000);
     x.absorb(&mut f);
