@@ -302,41 +302,11 @@ pub fn document(report: &Report) -> Value {
     doc
 }
 
-/// What the internal topics witnessed (docs/topics.md, "Summary"), for a
-/// run that read them.
-fn topics_json(t: &crate::topics::cross::Summary) -> Value {
-    let workers: Vec<Value> = t
-        .workers
-        .iter()
-        .map(|w| {
-            json!({
-                "worker_id": w.id,
-                "log_read": w.log,
-                "generations": [w.generations.0, w.generations.1],
-                "ran": w.ran.iter().map(|r| r.to_string()).collect::<Vec<_>>(),
-                "unchecked_findings": w.findings,
-            })
-        })
-        .collect();
-    json!({
-        "clusters": t.clusters,
-        "records": t.records.iter().map(|(r, n)| (r.as_str().to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
-        "records_read_twice": t.repeated,
-        "records_skipped": t.skipped,
-        "with_logs": t.logs,
-        "workers": workers,
-        "absent_logs": t.absent().map(|w| w.id.clone()).collect::<Vec<_>>(),
-        "findings_of_the_topics_alone": t.alone,
-        "log_findings_backed_by_records": t.backed,
-        "log_findings_that_took_in_a_topics_finding": t.merged,
-    })
-}
-
 /// [`document`] with an empty `findings` array.
 fn document_without_findings(report: &Report) -> Value {
     let mut doc = document_without_topics(report);
     if let Some(t) = &report.topics {
-        doc["topics"] = topics_json(t);
+        doc["topics"] = json!(t);
     }
     doc
 }
@@ -649,7 +619,7 @@ pub fn write_jsonl_tail_with(
             .collect::<Vec<_>>()
     );
     if let Some(t) = &report.topics {
-        v["topics"] = topics_json(t);
+        v["topics"] = json!(t);
     }
     for (k, x) in extra {
         v[*k] = x.clone();

@@ -331,7 +331,6 @@ fn write_topics(t: &crate::topics::cross::Summary, out: &mut dyn Write) -> io::R
         )?;
     }
     for w in t.absent() {
-        let ran: Vec<String> = w.ran.iter().map(Resource::to_string).collect();
         let unchecked = if w.findings.is_empty() {
             String::new()
         } else {
@@ -346,7 +345,7 @@ fn write_topics(t: &crate::topics::cross::Summary, out: &mut dyn Write) -> io::R
             w.id,
             w.generations.0,
             w.generations.1,
-            ran.join(", ")
+            w.ran.join(", ")
         )?;
     }
     Ok(())

@@ -592,8 +592,10 @@ impl Cross {
                         });
                     w.generations.0 = w.generations.0.min(st.generation);
                     w.generations.1 = w.generations.1.max(st.generation);
-                    if st.state == StateKind::Running && !w.ran.contains(resource) {
-                        w.ran.push(resource.clone());
+                    // resources in their order, each once
+                    let r = resource.to_string();
+                    if st.state == StateKind::Running && w.ran.last() != Some(&r) {
+                        w.ran.push(r);
                     }
                 }
             }
@@ -614,9 +616,9 @@ impl Cross {
             }
         }
         for w in &mut s.workers {
-            w.ran.sort();
             w.findings.dedup();
         }
+        s.absent = s.absent().map(|w| w.id.clone()).collect();
         s
     }
 }
@@ -631,7 +633,8 @@ fn ev(t: &Topics, i: usize, role: String) -> Evidence {
     }
 }
 
-/// What the topics witnessed in a run (docs/topics.md, "Summary").
+/// What the topics witnessed in a run (docs/topics.md, "An incomplete
+/// archive"); serialised as the JSON report's `topics`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     /// Clusters told apart by their topics' names.
@@ -639,19 +642,29 @@ pub struct Summary {
     /// Records read per topic role.
     pub records: BTreeMap<Role, u64>,
     /// Records read twice (two dumps of one topic) and counted once.
+    #[serde(rename = "records_read_twice")]
     pub repeated: u64,
     /// Records skipped as unreadable.
+    #[serde(rename = "records_skipped")]
     pub skipped: u64,
     /// Whether logs were audited beside the topics.
+    #[serde(rename = "with_logs")]
     pub logs: bool,
     /// Every worker the status topic names.
     pub workers: Vec<StatusWorker>,
+    /// The workers the status topic shows running work whose logs are
+    /// absent (only when logs were read).
+    #[serde(rename = "absent_logs")]
+    pub absent: Vec<String>,
     /// Findings of the topics alone handed on (not taken in by a log
     /// finding).
+    #[serde(rename = "findings_of_the_topics_alone")]
     pub alone: u64,
     /// Log findings that took in a finding of the topics alone.
+    #[serde(rename = "log_findings_that_took_in_a_topics_finding")]
     pub merged: u64,
     /// Log findings that gained records.
+    #[serde(rename = "log_findings_backed_by_records")]
     pub backed: u64,
 }
 
@@ -659,15 +672,18 @@ pub struct Summary {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct StatusWorker {
     /// Its `worker_id`.
+    #[serde(rename = "worker_id")]
     pub id: String,
     /// Whether its log was read (a log whose REST URL names it).
+    #[serde(rename = "log_read")]
     pub log: bool,
     /// The lowest and highest generation it wrote at.
     pub generations: (i32, i32),
-    /// What it wrote RUNNING for.
-    pub ran: Vec<Resource>,
+    /// What it wrote RUNNING for (`connector c`, `task c-0`).
+    pub ran: Vec<String>,
     /// Without its log: the findings the topics prove about it alone
     /// (what the logs could not check).
+    #[serde(rename = "unchecked_findings")]
     pub findings: Vec<String>,
 }
 
