@@ -303,7 +303,7 @@ impl<'a> Run<'a> {
         let mut merger = Merger::default();
         let mut reducer = Reducer::new();
         if let Some(w) = &self.opts.witness {
-            merger.add(witness_items(w));
+            merger.add(super::witness_items(w));
             reducer.witness = Some(crate::topics::cross::Cross::new(w.records.clone()));
         }
         let progress = Progress::new(self.opts.progress, &self.inputs, self.opts.live.is_some());
@@ -515,62 +515,12 @@ impl<'a> Run<'a> {
         report.same_worker = reducer.same_worker();
         if let (Some(x), Some(w)) = (&reducer.witness, &self.opts.witness) {
             report.inputs.extend(w.inputs.iter().cloned());
-            report.topics = Some(x.summary(!self.inputs.is_empty(), &log_ids(&report)));
+            report.topics = Some(x.summary(!self.inputs.is_empty(), &super::log_ids(&report)));
         }
         report.counts = reducer.counts;
         report.findings = sink.take_kept();
         report
     }
-}
-
-/// The records of the internal topics as items: keyed by their time
-/// stamps, ranked after every log stream (docs/topics.md, "Checks with
-/// the logs").
-pub(crate) fn witness_items(w: &super::Witness) -> Vec<Item> {
-    use crate::replay::{Fact, FactKind};
-    let label: Arc<str> = Arc::from("topics");
-    w.records
-        .keyed()
-        .into_iter()
-        .enumerate()
-        .map(|(n, k)| Item {
-            key: Key {
-                ts: k.ts,
-                stream: u32::MAX,
-                seq: n as u64 + 1,
-            },
-            worker: label.clone(),
-            fact: Fact {
-                group: None,
-                cluster: None,
-                identity: None,
-                line: k.line.clone(),
-                kind: FactKind::Record {
-                    cluster: k.cluster,
-                    record: k.record,
-                },
-            },
-        })
-        .collect()
-}
-
-/// The worker ids (`host:port`) of the logs read, from their REST URLs.
-fn log_ids(report: &Report) -> std::collections::BTreeSet<String> {
-    ids_of(
-        report
-            .workers
-            .iter()
-            .filter_map(|w| w.summary.rest_url.as_deref()),
-    )
-}
-
-/// REST URLs as worker ids (`http://h:8083/` → `h:8083`).
-pub(crate) fn ids_of<'a>(
-    urls: impl IntoIterator<Item = &'a str>,
-) -> std::collections::BTreeSet<String> {
-    urls.into_iter()
-        .filter_map(|u| crate::topics::cross::worker_id(&format!("rest:{u}")).map(str::to_string))
-        .collect()
 }
 
 /// Runs the first stage alone: writes the items and ends of every stream

@@ -384,7 +384,7 @@ fn cross_worker(
     let mut items = std::mem::take(&mut g.items);
     let mut reducer = Reducer::new();
     if let Some(w) = witness {
-        items.extend(crate::audit::driver::witness_items(w));
+        items.extend(crate::audit::witness_items(w));
         reducer.witness = Some(crate::topics::cross::Cross::new(w.records.clone()));
     }
     items.sort_unstable_by_key(|i| i.key);
@@ -416,7 +416,7 @@ fn cross_worker(
         .flat_map(|s| &s.workers)
         .filter_map(|w| w.summary.rest_url.as_deref())
         .collect();
-    Some(x.summary(!streams.is_empty(), &crate::audit::driver::ids_of(rest)))
+    Some(x.summary(!streams.is_empty(), &crate::audit::ids_of(rest)))
 }
 
 /// A file's source id in the run's ids.
