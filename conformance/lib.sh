@@ -110,6 +110,17 @@ PROPS
     wait_port "$port" 120 || { tail -20 "$dir/logs/broker.out" >&2; return 1; }
 }
 
+# create_topic TOOL_LIBS BOOTSTRAP TOPIC [KEY=VALUE...]: a topic of one
+# partition (replication factor 1) with those configs, unless it exists.
+create_topic() {
+    local libs="$1" bootstrap="$2" topic="$3" c args=()
+    shift 3
+    for c in "$@"; do args+=(--config "$c"); done
+    java -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp "$libs/*" org.apache.kafka.tools.TopicCommand \
+        --bootstrap-server "$bootstrap" --create --if-not-exists --topic "$topic" --partitions 1 \
+        --replication-factor 1 "${args[@]}"
+}
+
 # stop_pid FILE: SIGTERM the process in FILE, SIGKILL after 30 s.
 stop_pid() {
     local f="$1" pid i

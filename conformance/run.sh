@@ -9,6 +9,7 @@
 #   conformance/run.sh --jars /path/to/connect/libs --scenario clean
 #   conformance/run.sh --release 3.9.1 --scenario clean --layout strimzi
 #   conformance/run.sh --release 4.4.0 --scenario kill-worker --layout json
+#   conformance/run.sh --release 3.9.1 --scenario chaos --seed 7
 #   conformance/run.sh --all
 #   conformance/run.sh --list
 #
@@ -29,6 +30,7 @@ scenario=""
 workers=""
 jars=""
 layout=""
+seed=""
 all=""
 out_root="${CONFORMANCE_OUT:-$repo_dir/target/conformance}"
 
@@ -38,12 +40,15 @@ mapfile -t matrix < <(grep -v '^[[:space:]]*\(#\|$\)' "$conformance_dir/matrix")
 # One file per scenario: conformance/scenarios/NAME.sh defines sc_NAME (dashes
 # as underscores) and may set default_workers[NAME] (3 when it does not); all
 # are read here, before anything runs. A file may also set
-# uses_test_connector[NAME].
+# own_counting[NAME].
 scenarios=""
 declare -A default_workers=()
-# uses_test_connector[NAME]=1: the scenario runs our test connector
-# (conformance/test-connector/) whatever the release ships
-declare -A uses_test_connector=()
+# Every scenario runs our counting test connector (conformance/test-connector/):
+# start_cluster creates `count` (2 tasks) beside what the scenario creates,
+# unless own_counting[NAME]=1 says the scenario's own connectors are
+# counting sources (2.3.0 bounces every connector's tasks at any change,
+# KAFKA-8676: a clean one-connector run there can have no second one).
+declare -A own_counting=()
 for f in "$conformance_dir"/scenarios/*.sh; do
     # shellcheck source=/dev/null
     source "$f"
@@ -62,6 +67,7 @@ while [ $# -gt 0 ]; do
         --workers) workers="$2"; shift 2 ;;
         --jars) jars="$2"; shift 2 ;;
         --layout) layout="$2"; shift 2 ;;
+        --seed) seed="$2"; shift 2 ;;
         --out) out_root="$2"; shift 2 ;;
         --all) all=1; shift ;;
         --list) printf '%s\n' "${matrix[@]}"; exit 0 ;;
@@ -77,10 +83,13 @@ out_root="$(cd "$out_root" && pwd)"
 if [ -n "$all" ]; then
     start=$(date +%s)
     failed=0
-    local pair rel sc lay
+    local pair rel sc lay sd
     for pair in "${matrix[@]}"; do
-        IFS=: read -r rel sc lay <<< "$pair"
-        "$0" --release "$rel" --scenario "$sc" ${lay:+--layout "$lay"} --out "$out_root" || failed=$((failed + 1))
+        # release:scenario[:layout][:seed=N] (a third field seed=N is a seed)
+        IFS=: read -r rel sc lay sd <<< "$pair"
+        case "$lay" in seed=*) sd="$lay"; lay="" ;; esac
+        "$0" --release "$rel" --scenario "$sc" ${lay:+--layout "$lay"} ${sd:+--seed "${sd#seed=}"} --out "$out_root" \
+            || failed=$((failed + 1))
     done
     echo "conformance: ${#matrix[@]} runs, $failed failed, $(( $(date +%s) - start )) s"
     [ "$failed" = 0 ]
@@ -107,10 +116,13 @@ fi
 
 label="$release"
 [ -n "$jars" ] && label="custom-$release"
-run="$out_root/$label/$scenario${layout:+-$layout}"
+case "$seed" in ''|[0-9]*) ;; *) echo "conformance/run.sh: --seed must be a number" >&2; exit 2 ;; esac
+# a seeded scenario (chaos) is captured per seed: chaos-s7
+variant="$scenario${seed:+-s$seed}${layout:+-$layout}"
+run="$out_root/$label/$variant"
 rm -rf "$run"
 mkdir -p "$run/logs" "$run/stdout" "$run/ground-truth" "$run/config"
-tag="$(echo "$label-$scenario${layout:+-$layout}" | tr -c 'a-zA-Z0-9\n-' '-')"
+tag="$(echo "$label-$variant" | tr -c 'a-zA-Z0-9\n-' '-')"
 broker_port="${BROKER_PORT:-19092}"
 rest_base="${REST_PORT_BASE:-18083}"
 bootstrap="127.0.0.1:$broker_port"
@@ -152,19 +164,22 @@ fi
 console_only=""
 grep -q connectAppender "$log_cfg" 2>/dev/null || case "$log_cfg" in *.yaml) ;; *) console_only=1 ;; esac
 
-extra_cp=""
-# Without the release's FileStream connectors (4.4.0), the scenarios run our
-# counting source connector in their place (its tasks number their records:
-# duplicates show in the topic as well).
+# Our counting test connector is on every worker's class path: its records
+# name their producer (worker, task, instance, sequence number, time), the
+# history conformance/checker.py judges. Without the release's FileStream
+# connectors (4.4.0) the scenarios run it in their place as well.
 test_connectors=""
 compgen -G "$jars/connect-file-*.jar" >/dev/null || test_connectors=1
-if [ -n "${uses_test_connector[$scenario]:-}" ] || [ -n "$test_connectors" ]; then
-    test_jar="$repo_dir/target/test-connector/blocking-connector-1.jar"
-    [ -f "$test_jar" ] || mvn -q -B -f "$conformance_dir/test-connector/pom.xml" package >&2 \
+test_jar="$repo_dir/target/test-connector/blocking-connector-1.jar"
+if [ ! -f "$test_jar" ] || [ -n "$(find "$conformance_dir/test-connector" -newer "$test_jar" -type f)" ]; then
+    mvn -q -B -f "$conformance_dir/test-connector/pom.xml" package >&2 \
         || { echo "conformance/run.sh: could not build conformance/test-connector" >&2; exit 1; }
-    extra_cp=":$test_jar"
 fi
-count_topic=""
+extra_cp=":$test_jar"
+# every counting source writes to this one topic (its records name their
+# task), created with message.timestamp.type=LogAppendTime: the broker's
+# clock beside each worker's own
+records_topic="$tag-records"
 
 pids=()
 cleanup() {
@@ -224,7 +239,7 @@ start_worker() {
     [ -f "$run/config/w$i.properties" ] || write_worker_config "$i"
     mkdir -p "$run/logs/w$i"
     local opts=(-Xms128m -Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.awt.headless=true
-        -Djava.net.preferIPv4Stack=true "-Dkafka.logs.dir=$run/logs/w$i" "$log_flag")
+        -Djava.net.preferIPv4Stack=true "-Dkafka.logs.dir=$run/logs/w$i" "$log_flag" "-Dherder.audit.worker=w$i")
     local out="$run/stdout/w$i.out"
     [ -n "$console_only" ] && out="$run/logs/w$i/connectDistributed.out"
     # the run directory as the working directory: nothing of the repository
@@ -287,7 +302,7 @@ rest() { # rest METHOD PATH [JSON]
 # snapshot: GET /connectors?expand=status&expand=info to status.jsonl.
 snapshot() {
     local body
-    body="$(curl -sf "$(worker_url "$(live_worker)")/connectors?expand=status&expand=info" 2>/dev/null)" || return 0
+    body="$(curl -sf -m 10 "$(worker_url "$(live_worker)")/connectors?expand=status&expand=info" 2>/dev/null)" || return 0
     echo "{\"t\":\"$(date -u +%FT%T.%3NZ)\",\"connectors\":$body}" >> "$run/ground-truth/status.jsonl"
 }
 snapshots_loop() { while sleep 2; do snapshot; done; }
@@ -354,17 +369,23 @@ needs_release() {
 # settle SECONDS: let the cluster work, taking snapshots.
 settle() { log "settle $1 s"; sleep "$1"; }
 
+# counting_config TASKS [EXTRA]: the config of a counting source with TASKS
+# tasks writing to the records topic; EXTRA: more "key":"value" pairs.
+counting_config() {
+    echo "{\"connector.class\":\"io.herderaudit.conformance.BlockingSourceConnector\",\"tasks.max\":\"$1\",\"topic\":\"$records_topic\"${2:+,$2}}"
+}
+
 source_connector() { # NAME FILE TOPIC
     if [ -n "$test_connectors" ]; then
-        echo "{\"name\":\"$1\",\"config\":{\"connector.class\":\"io.herderaudit.conformance.BlockingSourceConnector\",\"tasks.max\":\"1\",\"topic\":\"$3\"}}"
+        echo "{\"name\":\"$1\",\"config\":$(counting_config 1)}"
         return
     fi
     echo "{\"name\":\"$1\",\"config\":{\"connector.class\":\"org.apache.kafka.connect.file.FileStreamSourceConnector\",\"tasks.max\":\"1\",\"file\":\"$2\",\"topic\":\"$3\"}}"
 }
 sink_config() { # FILE TOPIC TASKS
     if [ -n "$test_connectors" ]; then
-        # a counting source in the sink's place, writing to the sink's topic
-        echo "{\"connector.class\":\"io.herderaudit.conformance.BlockingSourceConnector\",\"tasks.max\":\"$3\",\"topic\":\"$2-$(basename "$1" .txt)\"}"
+        # a counting source in the sink's place
+        counting_config "$3"
         return
     fi
     echo "{\"connector.class\":\"org.apache.kafka.connect.file.FileStreamSinkConnector\",\"tasks.max\":\"$3\",\"file\":\"$1\",\"topics\":\"$2\"}"
@@ -395,6 +416,37 @@ dump_topic() {
     echo "{\"topic\":\"$topic\",\"records\":$total,\"duplicated\":$dups}" >> "$run/ground-truth/topics.jsonl"
 }
 
+# dump_records: the records topic with each record's timestamp, partition and
+# offset (console consumer) to ground-truth/records.txt; "duplicated" counts
+# (task, seq) pairs written more than once, whatever instance wrote them.
+dump_records() {
+    local out="$run/ground-truth/records.txt"
+    java -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 "-Dlog4j.configuration=file:$run/broker/log4j.properties" \
+        -cp "$tool_libs/*" org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server "$bootstrap" \
+        --topic "$records_topic" --from-beginning --timeout-ms 8000 --property print.timestamp=true \
+        --property print.partition=true --property print.offset=true \
+        > "$out" 2>"$run/ground-truth/consumer-records.err" || true
+    local counts
+    counts="$(python3 -c '
+import json, sys
+seen, total, dups = set(), 0, 0
+for line in open(sys.argv[1]):
+    i = line.find("{")
+    if i < 0:
+        continue
+    try:
+        r = json.loads(line[i:])
+        key = (r["task"], r["seq"])
+    except (ValueError, KeyError, TypeError):
+        continue
+    total += 1
+    dups += key in seen
+    seen.add(key)
+print(total, dups)' "$out")"
+    log "topic $records_topic: ${counts% *} records, ${counts#* } (task, seq) written twice"
+    echo "{\"topic\":\"$records_topic\",\"records\":${counts% *},\"duplicated\":${counts#* }}" >> "$run/ground-truth/topics.jsonl"
+}
+
 # ---------------------------------------------------------------- scenarios
 
 data="$run/data"
@@ -410,6 +462,11 @@ start_cluster() {
     # the REST API answers before the worker has joined its group: let the
     # joins settle, so that no scenario's first request races them
     settle 6
+    if [ -z "${own_counting[$scenario]:-}" ] && [ -z "${count_started:-}" ]; then
+        count_started=1
+        rest PUT /connectors/count/config "$(counting_config 2)"
+        wait_running count 2
+    fi
 }
 
 # task_owner CONNECTOR: the number of the worker that runs its task 0 (as
@@ -439,8 +496,9 @@ cat > "$run/PROVENANCE" <<PROV
 release: $release
 scenario: $scenario
 ${layout:+layout: $layout
+}${seed:+seed: $seed
 }workers: $workers
-command: conformance/run.sh --release $release --scenario $scenario --workers $workers${layout:+ --layout $layout}${custom_jars:+ --jars <dir>}
+command: ${CHAOS_DURATION:+CHAOS_DURATION=$CHAOS_DURATION }conformance/run.sh --release $release --scenario $scenario --workers $workers${layout:+ --layout $layout}${seed:+ --seed $seed}${custom_jars:+ --jars <dir>}
 jars: $( [ "$label" = "$release" ] && echo "Maven Central (conformance/pom.xml), org.apache.kafka:connect-runtime:$release" || echo "a user's build: $(ls "$jars" | grep -c '\.jar$') jars, connect-runtime $release")
 broker: Kafka $broker_version, single-node KRaft, 127.0.0.1:$broker_port
 connectors: $( [ -n "$test_connectors" ] && echo "conformance/test-connector (BlockingSourceConnector, counting tasks) in place of FileStreamSource/Sink: no connect-file jar of this release" || echo "FileStreamSource/FileStreamSink of the release")
@@ -451,6 +509,8 @@ PROV
 
 log "broker $broker_version on $bootstrap"
 start_broker "$run/broker" "$broker_port"
+create_topic "$tool_libs" "$bootstrap" "$records_topic" message.timestamp.type=LogAppendTime >> "$run/harness.log" 2>&1 \
+    || log "could not create $records_topic (LogAppendTime): the workers create it, the checker uses their clocks alone"
 snapshots_loop & echo $! > "$run/snapshots.pid"
 
 status=0
@@ -463,20 +523,27 @@ for p in "$run"/w*.pid; do
     [ -f "$p" ] || continue
     n="$(basename "$p" .pid)"; log "worker $n: graceful stop (SIGTERM)"; stop_pid "$p"; rm -f "$p"
 done
-[ -f "$data/in.txt" ] && dump_topic "$src_topic"
-[ -n "$count_topic" ] && dump_topic "$count_topic"
+[ -f "$data/in.txt" ] && [ -z "$test_connectors" ] && dump_topic "$src_topic"
+dump_records
 dump_internal_topics "$bootstrap" "$run/topics" "$tool_libs" "$run/broker/log4j.properties" "connect-$tag-"{configs,status,offsets} 2>&1 | tee -a "$run/harness.log" >&2
 stop_pid "$run/broker/broker.pid"
 
 # The trace: every worker's log files as written, and its audit.
-audit="$repo_dir/target/release/herder-audit"
+audit="$repo_dir/target/dist/herder-audit"
 if [ -x "$audit" ]; then
     "$audit" "$run/logs" > "$run/audit.txt" 2>&1 || true
     "$audit" "$run/logs" --format json > "$run/audit.json" 2>/dev/null || true
     log "audit: $(grep -cE '^(error|warning)' "$run/audit.txt" || true) finding line(s); see $run/audit.txt"
 else
-    log "no $audit: build it (cargo build --release) to audit the capture"
+    log "no $audit: build it (cargo build --profile dist) to audit the capture"
 fi
+# The checker over the recorded history, compared with the audit.
+checker_args=(--records "$run/ground-truth/records.txt" --out "$run/checker.json")
+[ -f "$run/audit.json" ] && checker_args+=(--audit "$run/audit.json")
+checked=0
+python3 "$conformance_dir/checker.py" "${checker_args[@]}" > "$run/checker.txt" 2>&1 || checked=$?
+log "$(tail -1 "$run/checker.txt")$([ "$checked" = 1 ] && echo ' (NOT every overlap caught and finding confirmed)')"
+[ "$checked" -le 1 ] || log "checker could not run (status $checked): see $run/checker.txt"
 echo "wall: $(( $(date +%s) - t0 )) s" >> "$run/PROVENANCE"
 log "done in $(( $(date +%s) - t0 )) s: $run"
 exit "$status"

@@ -6,11 +6,11 @@
 //! Every check is about order (a finding is read before the writer goes on
 //! past the line that proves it), never about time.
 
-#[path = "live/support.rs"]
 mod support;
 
 use std::path::Path;
-use support::*;
+use support::live::*;
+use support::{corpus, lines_of, scratch};
 
 fn found(kind: &str, source: &Path, line: u64) -> Found {
     Found {

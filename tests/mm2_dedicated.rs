@@ -3,69 +3,133 @@
 //! a worker of its own; unprefixed Worker lines go to a herder only when
 //! the connector they name is that herder's alone.
 
-use herder_audit::audit::{self, Options, Report};
-use herder_audit::input::Input;
+mod support;
+
+use herder_audit::audit::Report;
 
 const H: &str = "org.apache.kafka.connect.runtime.distributed.DistributedHerder";
 const W: &str = "org.apache.kafka.connect.runtime.Worker";
 
-/// A herder line of group `<src>-mm2` (client id `<src>->B` style).
-fn herder(ts: &str, flow: (&str, &str), msg: &str, line: u32) -> String {
-    format!(
-        "[2026-12-01 10:00:{ts}] INFO [Worker clientId={}->{}, groupId={}-mm2] {msg} ({H}:{line})\n",
-        flow.0, flow.1, flow.0
-    )
-}
+/// The replication flows: each one's herder is in group `<src>-mm2`.
+const AB: (&str, &str) = ("A", "B");
+const BA: (&str, &str) = ("B", "A");
 
-fn worker(ts: &str, mdc: &str, msg: &str) -> String {
-    format!("[2026-12-01 10:00:{ts}] INFO [{mdc}] {msg} ({W}:646)\n")
-}
+/// A MirrorMaker 2 log, written line by line, and its audit.
+#[derive(Default)]
+struct Mm2Log(String);
 
-/// A herder of flow `flow` joins generation `gen` owning `conns` and their
-/// task 0 and starts them (`start`).
-fn joins(ts: &str, flow: (&str, &str), generation: u32, conns: &[&str], start: bool) -> String {
-    let tasks: Vec<String> = conns.iter().map(|c| format!("{c}-0")).collect();
-    let member = format!("{}->{}-0f0e", flow.0, flow.1);
-    let mut s = herder(
-        ts,
-        flow,
-        &format!(
-            "Joined group at generation {generation} with protocol version 2 and got assignment: Assignment{{error=0, leader='{member}', leaderUrl='NOTUSED', offset=-1, connectorIds=[{}], taskIds=[{}], revokedConnectorIds=[], revokedTaskIds=[], delay=0}} with rebalance delay: 0",
-            conns.join(", "),
-            tasks.join(", ")
-        ),
-        2452,
-    );
-    s += &herder(
-        ts,
-        flow,
-        "Starting connectors and tasks using config offset -1",
-        1981,
-    );
-    if start {
-        for c in conns {
-            s += &herder(ts, flow, &format!("Starting connector {c}"), 2099);
-            s += &worker(
-                ts,
-                &format!("{c}|worker"),
-                &format!("Creating connector {c} of type org.apache.kafka.connect.mirror.{c}"),
-            );
-        }
-        for c in conns {
-            s += &herder(ts, flow, &format!("Starting task {c}-0"), 2024);
-            s += &worker(ts, &format!("{c}|task-0"), &format!("Creating task {c}-0"));
-        }
+impl Mm2Log {
+    /// MirrorMaker starting two herders, A->B with MirrorSourceConnector
+    /// and B->A with MirrorSourceConnector and MirrorHeartbeatConnector,
+    /// each joining generation 1 and starting its connectors and tasks.
+    fn both_started() -> Mm2Log {
+        let mut log = Mm2Log::default();
+        log.0 += "[2026-12-01 10:00:00,001] INFO Kafka MirrorMaker initializing ... (org.apache.kafka.connect.mirror.MirrorMaker:342)\n";
+        log.0 += "[2026-12-01 10:00:00,002] INFO creating herder for A->B (org.apache.kafka.connect.mirror.MirrorMaker:237)\n";
+        log.0 += "[2026-12-01 10:00:00,003] INFO Kafka cluster ID: bbbbbbbbbbbbbbbbbbbbbb (org.apache.kafka.connect.runtime.WorkerConfig:298)\n";
+        log.0 += "[2026-12-01 10:00:00,004] INFO creating herder for B->A (org.apache.kafka.connect.mirror.MirrorMaker:237)\n";
+        log.0 += "[2026-12-01 10:00:00,005] INFO Kafka cluster ID: aaaaaaaaaaaaaaaaaaaaaa (org.apache.kafka.connect.runtime.WorkerConfig:298)\n";
+        log.0 += "[2026-12-01 10:00:00,006] INFO Kafka MirrorMaker starting with 2 herders. (org.apache.kafka.connect.mirror.MirrorMaker:182)\n";
+        log.herders_start()
+            .joins("01,000", AB, 1, &["MirrorSourceConnector"], true)
+            .joins(
+                "01,100",
+                BA,
+                1,
+                &["MirrorSourceConnector", "MirrorHeartbeatConnector"],
+                true,
+            )
     }
-    s += &herder(ts, flow, "Finished starting connectors and tasks", 2010);
-    s
-}
 
-fn audit_text(text: &str) -> Report {
-    let opts = Options {
-        jobs: Some(1),
-        ..Options::default()
-    };
-    audit::audit(&[Input::bytes("mm2.log", text.as_bytes().to_vec())], &opts)
+    /// Both herders log `Herder starting`.
+    fn herders_start(self) -> Mm2Log {
+        self.herder("00,010", AB, "Herder starting", 377).herder(
+            "00,011",
+            BA,
+            "Herder starting",
+            377,
+        )
+    }
+
+    /// A herder line of group `<src>-mm2` (client id `<src>-><dst>`).
+    fn herder(mut self, ts: &str, flow: (&str, &str), msg: &str, line: u32) -> Mm2Log {
+        self.0 += &format!(
+            "[2026-12-01 10:00:{ts}] INFO [Worker clientId={}->{}, groupId={}-mm2] {msg} ({H}:{line})\n",
+            flow.0, flow.1, flow.0
+        );
+        self
+    }
+
+    /// A Worker line with the connector MDC `mdc`, no herder prefix.
+    fn worker(mut self, ts: &str, mdc: &str, msg: &str) -> Mm2Log {
+        self.0 += &format!("[2026-12-01 10:00:{ts}] INFO [{mdc}] {msg} ({W}:646)\n");
+        self
+    }
+
+    /// The Worker stopping task `task` (`conn-0`): the line names no herder.
+    fn worker_stops(self, ts: &str, task: &str) -> Mm2Log {
+        let mdc = format!("{}|task-0", task.strip_suffix("-0").unwrap_or(task));
+        self.worker(ts, &mdc, &format!("Stopping task {task}"))
+    }
+
+    /// The herder of `flow` starting task `task`.
+    fn herder_starts(self, ts: &str, flow: (&str, &str), task: &str) -> Mm2Log {
+        self.herder(ts, flow, &format!("Starting task {task}"), 2024)
+    }
+
+    /// The herder of `flow` joins generation `generation` owning `conns` and
+    /// their task 0, and starts them (`start`).
+    fn joins(
+        mut self,
+        ts: &str,
+        flow: (&str, &str),
+        generation: u32,
+        conns: &[&str],
+        start: bool,
+    ) -> Mm2Log {
+        let tasks: Vec<String> = conns.iter().map(|c| format!("{c}-0")).collect();
+        let member = format!("{}->{}-0f0e", flow.0, flow.1);
+        self = self.herder(
+            ts,
+            flow,
+            &format!(
+                "Joined group at generation {generation} with protocol version 2 and got assignment: Assignment{{error=0, leader='{member}', leaderUrl='NOTUSED', offset=-1, connectorIds=[{}], taskIds=[{}], revokedConnectorIds=[], revokedTaskIds=[], delay=0}} with rebalance delay: 0",
+                conns.join(", "),
+                tasks.join(", ")
+            ),
+            2452,
+        );
+        self = self.herder(
+            ts,
+            flow,
+            "Starting connectors and tasks using config offset -1",
+            1981,
+        );
+        if start {
+            for c in conns {
+                self = self
+                    .herder(ts, flow, &format!("Starting connector {c}"), 2099)
+                    .worker(
+                        ts,
+                        &format!("{c}|worker"),
+                        &format!(
+                            "Creating connector {c} of type org.apache.kafka.connect.mirror.{c}"
+                        ),
+                    );
+            }
+            for c in conns {
+                self = self
+                    .herder(ts, flow, &format!("Starting task {c}-0"), 2024)
+                    .worker(ts, &format!("{c}|task-0"), &format!("Creating task {c}-0"));
+            }
+        }
+        self.herder(ts, flow, "Finished starting connectors and tasks", 2010)
+    }
+
+    /// The audit of the log (named `mm2.log`).
+    fn audit(&self) -> Report {
+        support::audit_bytes("mm2.log", self.0.as_str())
+    }
 }
 
 fn assert_no_finding(r: &Report) {
@@ -73,30 +137,9 @@ fn assert_no_finding(r: &Report) {
     assert!(found.is_empty(), "{found:?}");
 }
 
-fn start_of_both() -> String {
-    let mut s = String::new();
-    s += "[2026-12-01 10:00:00,001] INFO Kafka MirrorMaker initializing ... (org.apache.kafka.connect.mirror.MirrorMaker:342)\n";
-    s += "[2026-12-01 10:00:00,002] INFO creating herder for A->B (org.apache.kafka.connect.mirror.MirrorMaker:237)\n";
-    s += "[2026-12-01 10:00:00,003] INFO Kafka cluster ID: bbbbbbbbbbbbbbbbbbbbbb (org.apache.kafka.connect.runtime.WorkerConfig:298)\n";
-    s += "[2026-12-01 10:00:00,004] INFO creating herder for B->A (org.apache.kafka.connect.mirror.MirrorMaker:237)\n";
-    s += "[2026-12-01 10:00:00,005] INFO Kafka cluster ID: aaaaaaaaaaaaaaaaaaaaaa (org.apache.kafka.connect.runtime.WorkerConfig:298)\n";
-    s += "[2026-12-01 10:00:00,006] INFO Kafka MirrorMaker starting with 2 herders. (org.apache.kafka.connect.mirror.MirrorMaker:182)\n";
-    s += &herder("00,010", ("A", "B"), "Herder starting", 377);
-    s += &herder("00,011", ("B", "A"), "Herder starting", 377);
-    s += &joins("01,000", ("A", "B"), 1, &["MirrorSourceConnector"], true);
-    s += &joins(
-        "01,100",
-        ("B", "A"),
-        1,
-        &["MirrorSourceConnector", "MirrorHeartbeatConnector"],
-        true,
-    );
-    s
-}
-
 #[test]
 fn each_herder_is_a_worker_of_its_own_group() {
-    let r = audit_text(&start_of_both());
+    let r = Mm2Log::both_started().audit();
     assert_no_finding(&r);
     let groups: Vec<_> = r.workers.iter().map(|w| w.summary.group.clone()).collect();
     assert_eq!(
@@ -112,41 +155,27 @@ fn each_herder_is_a_worker_of_its_own_group() {
 
 #[test]
 fn an_unattributable_stop_leaves_the_herders_that_may_own_it_unknowing() {
-    let mut s = start_of_both();
     // One of the herders stops its MirrorSourceConnector-0: which one, the
     // line does not say. Then A starts it again.
-    s += &worker(
-        "02,000",
-        "MirrorSourceConnector|task-0",
-        "Stopping task MirrorSourceConnector-0",
-    );
-    s += &herder(
-        "02,100",
-        ("A", "B"),
-        "Starting task MirrorSourceConnector-0",
-        2024,
-    );
-    let r = audit_text(&s);
+    let r = Mm2Log::both_started()
+        .worker_stops("02,000", "MirrorSourceConnector-0")
+        .herder_starts("02,100", AB, "MirrorSourceConnector-0")
+        .audit();
     assert_no_finding(&r);
 }
 
 #[test]
 fn a_double_start_of_one_herders_own_task_is_still_caught() {
-    let mut s = start_of_both();
     // Only B runs the heartbeat connector: its Worker lines are B's, and B
     // starting its task again without a stop is a double start.
-    s += &worker(
-        "02,000",
-        "MirrorHeartbeatConnector|task-0",
-        "Instantiated task MirrorHeartbeatConnector-0 with version 3.9.1 of type org.apache.kafka.connect.mirror.MirrorHeartbeatTask",
-    );
-    s += &herder(
-        "02,100",
-        ("B", "A"),
-        "Starting task MirrorHeartbeatConnector-0",
-        2024,
-    );
-    let r = audit_text(&s);
+    let r = Mm2Log::both_started()
+        .worker(
+            "02,000",
+            "MirrorHeartbeatConnector|task-0",
+            "Instantiated task MirrorHeartbeatConnector-0 with version 3.9.1 of type org.apache.kafka.connect.mirror.MirrorHeartbeatTask",
+        )
+        .herder_starts("02,100", BA, "MirrorHeartbeatConnector-0")
+        .audit();
     let kinds: Vec<_> = r
         .findings()
         .map(|f| (f.kind.to_string(), f.worker.to_string()))
@@ -159,19 +188,10 @@ fn a_double_start_of_one_herders_own_task_is_still_caught() {
 
 #[test]
 fn a_stop_of_one_herders_own_task_is_read_as_its_stop() {
-    let mut s = start_of_both();
-    s += &worker(
-        "02,000",
-        "MirrorHeartbeatConnector|task-0",
-        "Stopping task MirrorHeartbeatConnector-0",
-    );
-    s += &herder(
-        "02,100",
-        ("B", "A"),
-        "Starting task MirrorHeartbeatConnector-0",
-        2024,
-    );
-    let r = audit_text(&s);
+    let r = Mm2Log::both_started()
+        .worker_stops("02,000", "MirrorHeartbeatConnector-0")
+        .herder_starts("02,100", BA, "MirrorHeartbeatConnector-0")
+        .audit();
     assert_no_finding(&r);
     let stops: Vec<u64> = r
         .workers
@@ -193,33 +213,15 @@ fn without_loggers(text: &str) -> String {
 
 #[test]
 fn a_layout_without_loggers_is_split_the_same_way() {
-    let mut s = start_of_both();
-    s += &worker(
-        "02,000",
-        "MirrorHeartbeatConnector|task-0",
-        "Stopping task MirrorHeartbeatConnector-0",
-    );
-    s += &worker(
-        "02,050",
-        "MirrorSourceConnector|task-0",
-        "Stopping task MirrorSourceConnector-0",
-    );
-    s += &herder(
-        "02,100",
-        ("B", "A"),
-        "Starting task MirrorHeartbeatConnector-0",
-        2024,
-    );
-    s += &herder(
-        "02,200",
-        ("A", "B"),
-        "Starting task MirrorSourceConnector-0",
-        2024,
-    );
-    let bare = without_loggers(&s);
-    assert!(!bare.contains("(org.apache"));
-    for text in [s, bare] {
-        let r = audit_text(&text);
+    let log = Mm2Log::both_started()
+        .worker_stops("02,000", "MirrorHeartbeatConnector-0")
+        .worker_stops("02,050", "MirrorSourceConnector-0")
+        .herder_starts("02,100", BA, "MirrorHeartbeatConnector-0")
+        .herder_starts("02,200", AB, "MirrorSourceConnector-0");
+    let bare = Mm2Log(without_loggers(&log.0));
+    assert!(!bare.0.contains("(org.apache"));
+    for log in [log, bare] {
+        let r = log.audit();
         assert_no_finding(&r);
         let seen: Vec<_> = r
             .workers
@@ -245,14 +247,13 @@ fn a_layout_without_loggers_is_split_the_same_way() {
 fn two_groups_in_one_log_without_mirror_maker_lines_read_no_unprefixed_line() {
     // Two herders' lines in one stream, nothing saying how many there are:
     // the unprefixed stop is nobody's, and both herders lose track.
-    let mut s = String::new();
-    s += &herder("00,010", ("A", "B"), "Herder starting", 377);
-    s += &herder("00,011", ("B", "A"), "Herder starting", 377);
-    s += &joins("01,000", ("A", "B"), 1, &["solo"], true);
-    s += &joins("01,100", ("B", "A"), 1, &["other"], true);
-    s += &worker("02,000", "solo|task-0", "Stopping task solo-0");
-    s += &herder("02,100", ("A", "B"), "Starting task solo-0", 2024);
-    let r = audit_text(&s);
+    let r = Mm2Log::default()
+        .herders_start()
+        .joins("01,000", AB, 1, &["solo"], true)
+        .joins("01,100", BA, 1, &["other"], true)
+        .worker_stops("02,000", "solo-0")
+        .herder_starts("02,100", AB, "solo-0")
+        .audit();
     assert_no_finding(&r);
     assert_eq!(r.workers.len(), 2);
     assert!(r.workers.iter().all(|w| w.summary.stops.is_empty()));

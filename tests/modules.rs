@@ -414,32 +414,9 @@ fn no_cycle_between_top_level_modules() {
     }
 }
 
-/// Edges one level below that close cycles another branch removes, as
-/// (module, child, child): tolerated while they exist and lie on a cycle;
-/// the test fails once one no longer does (then delete it here). The
-/// simulator's emitter and oracle import its model until the simulator's
-/// rework (h-sim) is merged.
-const CYCLES_BEING_REMOVED: &[(&str, &str, &str)] =
-    &[("sim", "emit", "model"), ("sim", "oracle", "model")];
-
-/// Does `to` import `from`, directly or not?
-fn reaches(graph: &Graph, from: &str, to: &str) -> bool {
-    let mut seen = BTreeSet::new();
-    let mut next = vec![from.to_string()];
-    while let Some(m) = next.pop() {
-        if m == to {
-            return true;
-        }
-        if seen.insert(m.clone()) {
-            next.extend(graph[&m].keys().cloned());
-        }
-    }
-    false
-}
-
 #[test]
 fn no_cycle_between_the_modules_one_level_below() {
-    let mut graphs = child_graphs();
+    let graphs = child_graphs();
     for m in ["audit", "stream", "input", "replay", "cluster"] {
         assert!(
             graphs.contains_key(m),
@@ -452,14 +429,6 @@ fn no_cycle_between_the_modules_one_level_below() {
         "{:?}",
         graphs["stream"]
     );
-    for &(m, a, b) in CYCLES_BEING_REMOVED {
-        let graph = graphs.get_mut(m).unwrap();
-        assert!(
-            graph[a].contains_key(b) && reaches(graph, b, a),
-            "{m}::{a} → {m}::{b} closes no cycle any more: delete it from CYCLES_BEING_REMOVED"
-        );
-        graph.get_mut(a).unwrap().remove(b);
-    }
     let mut cycles = Vec::new();
     for (m, graph) in &graphs {
         if let Some(c) = cycle(graph) {

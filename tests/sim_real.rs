@@ -7,17 +7,21 @@
 //! print each kind of event the real workers printed with one of the real
 //! templates, at the real level, from the real logger. Templates of event
 //! kinds no real capture of the release shows are listed, not judged (the
-//! real scenarios do not exercise everything the simulator does).
+//! real scenarios do not exercise everything the simulator does). A line
+//! whose kind and logger the release's captures never show together (4.4.0
+//! ran our counting test connector as both source and sink: no sink task
+//! lines) is judged against the nearest release of its line that shows them
+//! (4.0.0 for 4.4.0).
 
-mod sim_common;
+mod support;
 use flate2::read::GzDecoder;
 use herder_audit::event::{Event, LoggerKind, parse_message};
 use herder_audit::layout::{Envelope, Level, envelope};
 use herder_audit::sim::{self, Params, Proto, Version};
-use sim_common::Buf;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use support::SharedBuf as Buf;
 
 /// One line as compared: level, logger (simple class name), template.
 type Shape = (String, String, String);
@@ -195,9 +199,15 @@ fn template(msg: &str, names: &[String]) -> String {
     }
     m = out;
     // class names, versions, hosts
-    m = m
-        .split(' ')
-        .map(|w| {
+    let words: Vec<&str> = m.split(' ').collect();
+    m = words
+        .iter()
+        .enumerate()
+        .map(|(k, w)| {
+            // a plugin's version may be a bare number (`with version 1`)
+            let after_version =
+                k > 0 && words[k - 1] == "version" && words.get(k + 1) == Some(&"of");
+            let w = *w;
             let core = w.trim_end_matches([',', ')', '\'']);
             let tail = &w[core.len()..];
             let letters = core.chars().filter(|c| c.is_ascii_alphabetic()).count();
@@ -206,7 +216,8 @@ fn template(msg: &str, names: &[String]) -> String {
                 && !h.contains(['=', '{', '('])
             {
                 format!("<host>:#{tail}")
-            } else if core.starts_with('#') && core.contains("#.#") {
+            } else if core.starts_with('#') && core.contains("#.#") || after_version && core == "#"
+            {
                 format!("<version>{tail}")
             } else if core.matches('.').count() >= 2 && letters > 4 && !core.contains(['/', '=']) {
                 format!("<class>{tail}")
@@ -327,9 +338,58 @@ fn sim_shapes(v: Version) -> Shapes {
     s
 }
 
+/// Shapes printed on paths the real scenarios do not take, whose kind the
+/// captures show from another path: accepted by name, each with where the
+/// release's code prints it.
+const OTHER_PATHS: &[(&str, &str, &str)] = &[
+    // DistributedHerder.doRestartConnectorAndTasks' catch blocks (3.0+);
+    // the captures' restarts fail in the task threads, and the herder
+    // logs `restart successful` for them.
+    (
+        "ERROR",
+        "DistributedHerder",
+        "Connector '<n>' restart failed",
+    ),
+    ("ERROR", "DistributedHerder", "Task '<n>-#' restart failed"),
+    // Worker.startConnector's catch and the herder's start callback run in
+    // the connector's LoggingContext; the captures' only such line is the
+    // herder thread's on halt (`Worker is shutting down`, no MDC).
+    (
+        "ERROR",
+        "DistributedHerder",
+        "{mdc Mdc { connector: \"<n>\", scope: Worker }} Failed to start connector '<n>'",
+    ),
+    (
+        "ERROR",
+        "Worker",
+        "{mdc Mdc { connector: \"<n>\", scope: Worker }} Failed to start connector <n>",
+    ),
+];
+
+fn on_other_path(s: &Shape) -> bool {
+    OTHER_PATHS
+        .iter()
+        .any(|&(lvl, lg, t)| s.0 == lvl && s.1 == lg && s.2 == t)
+}
+
+/// The release whose captures judge the lines of kinds and loggers a
+/// simulated release's own captures never show together.
+fn fallback(v: Version) -> Option<&'static str> {
+    match v {
+        Version::V4_4 => Some("4.0.0"),
+        _ => None,
+    }
+}
+
+/// Does `shapes` hold a line of `logger`?
+fn shows_logger(shapes: &BTreeSet<Shape>, logger: &str) -> bool {
+    shapes.iter().any(|(_, l, _)| l == logger)
+}
+
 /// Compares one version; returns the mismatches (kind, sim shape, real shapes).
 fn compare(v: Version, real: &Shapes, report: &mut String) -> Vec<String> {
     let sim = sim_shapes(v);
+    let nearest = fallback(v).and_then(real_shapes).unwrap_or_default();
     let mut bad = Vec::new();
     for (kind, shapes) in &sim {
         let Some(real_shapes) = real.get(kind) else {
@@ -338,9 +398,12 @@ fn compare(v: Version, real: &Shapes, report: &mut String) -> Vec<String> {
             }
             continue;
         };
+        let judged_by_nearest = |s: &Shape| {
+            !shows_logger(real_shapes, &s.1) && nearest.get(kind).is_some_and(|n| n.contains(s))
+        };
         let missing: Vec<&Shape> = shapes
             .iter()
-            .filter(|s| !real_shapes.contains(*s))
+            .filter(|s| !real_shapes.contains(*s) && !judged_by_nearest(s) && !on_other_path(s))
             .collect();
         if !missing.is_empty() {
             let mut m = format!("{} {kind}:", v.name());

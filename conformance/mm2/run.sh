@@ -9,6 +9,18 @@
 #
 #   conformance/mm2/run.sh --release 3.9.1 [--out DIR] [--restart] [--one-way]
 #       [--port-base 29092] [--run-seconds 45] [--prefix r391]
+#       [--nodes 2 --freeze 30]
+#
+# `--nodes N`: N MirrorMaker JVMs (nodes) with the same flows, each with the
+# internal REST server of KIP-710 (`dedicated.mode.enable.internal.rest`,
+# 3.5+; node I listens on 127.0.0.1:PORT_BASE+100+I) and its own log
+# directory (captured as nI/). `--freeze S`: once every node runs, the last
+# node is held by SIGSTOP for S seconds (past the herders' 10 s session
+# timeout), then SIGCONT. With --freeze the run also writes, beside the whole
+# logs, a copy that starts mid-life (OUT-since/): each node's log from the
+# first record logged at or after 10 s before the freeze, as
+# `kubectl logs --since-time` gives it (the lines are not changed; a record's
+# continuation lines stay with it).
 #
 # `--one-way`: only A->B replicates (B->A.enabled = false); MirrorMaker still
 # runs a B->A herder for the heartbeats it emits into A, so the flows share
@@ -25,7 +37,7 @@ source "$here/../lib.sh"
 # shellcheck source=../topics.sh
 source "$here/../topics.sh"
 
-release="" out="" restart=0 one_way=0 port_base=29092 run_seconds=45 prefix=""
+release="" out="" restart=0 one_way=0 port_base=29092 run_seconds=45 prefix="" nodes=1 freeze=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --release) release="$2"; shift 2 ;;
@@ -35,11 +47,15 @@ while [ $# -gt 0 ]; do
         --port-base) port_base="$2"; shift 2 ;;
         --run-seconds) run_seconds="$2"; shift 2 ;;
         --prefix) prefix="$2"; shift 2 ;;
-        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+        --nodes) nodes="$2"; shift 2 ;;
+        --freeze) freeze="$2"; shift 2 ;;
+        -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
         *) echo "mm2/run.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
 [ -n "$release" ] || { echo "mm2/run.sh: --release R is required" >&2; exit 2; }
+[ "$nodes" -ge 1 ] && [ "$nodes" -le 4 ] || { echo "mm2/run.sh: --nodes must be 1..4" >&2; exit 2; }
+[ "$freeze" = 0 ] || [ "$nodes" -ge 2 ] || { echo "mm2/run.sh: --freeze needs --nodes 2 or more" >&2; exit 2; }
 [ -n "$prefix" ] || prefix="r${release//./}"
 out="${out:-$repo_dir/target/conformance/mm2/$release}"
 alias_a="${prefix}a" alias_b="${prefix}b"
@@ -55,6 +71,11 @@ done
 work="$(mktemp -d "${TMPDIR:-/tmp}/mm2-$release.XXXXXX")"
 mm_pid_file="$work/mm2.pid"
 cleanup() {
+    local n
+    for ((n = 1; n <= nodes; n++)); do
+        [ -f "$work/mm2-n$n.pid" ] && kill -CONT "$(cat "$work/mm2-n$n.pid")" 2>/dev/null
+        stop_pid "$work/mm2-n$n.pid"
+    done
     stop_pid "$mm_pid_file"
     stop_pid "$work/A/broker.pid"
     stop_pid "$work/B/broker.pid"
@@ -118,12 +139,53 @@ produce() { # BOOTSTRAP N
 produce "127.0.0.1:$port_a" 50
 produce "127.0.0.1:$port_b" 50
 
-start_mm2() {
-    java -cp "$worker_libs/*" -Xms256m -Xmx768m -XX:+UseSerialGC -Djava.net.preferIPv4Stack=true \
-        "-Dkafka.logs.dir=$work/logs" "${log_opts[@]}" \
-        org.apache.kafka.connect.mirror.MirrorMaker "$work/config/mm2.properties" \
-        >> "$work/mm2.stdout" 2>&1 &
-    echo $! > "$mm_pid_file"
+# mirror_maker LOG_DIR PROPERTIES OUT PID_FILE HEAP: one MirrorMaker JVM.
+mirror_maker() {
+    java -cp "$worker_libs/*" -Xms256m "-Xmx$5" -XX:+UseSerialGC -Djava.net.preferIPv4Stack=true \
+        "-Dkafka.logs.dir=$1" "${log_opts[@]}" \
+        org.apache.kafka.connect.mirror.MirrorMaker "$2" >> "$3" 2>&1 &
+    echo $! > "$4"
+}
+
+start_mm2() { mirror_maker "$work/logs" "$work/config/mm2.properties" "$work/mm2.stdout" "$mm_pid_file" 768m; }
+
+# start_node I: node I of a multi-node dedicated cluster: the same flows,
+# its own internal REST listener and log directory.
+start_node() {
+    local i="$1"
+    mkdir -p "$work/logs/n$i"
+    { cat "$work/config/mm2.properties"
+      echo "dedicated.mode.enable.internal.rest = true"
+      echo "listeners = http://127.0.0.1:$((port_base + 100 + i))"
+    } > "$work/config/mm2-n$i.properties"
+    mirror_maker "$work/logs/n$i" "$work/config/mm2-n$i.properties" "$work/mm2-n$i.stdout" "$work/mm2-n$i.pid" 512m
+}
+
+# since DIR T OUT: each log file of DIR from its first record at or after
+# T (epoch seconds), as `kubectl logs --since-time` would give it.
+since() {
+    python3 - "$1" "$2" "$3" <<'PY'
+import datetime, os, re, sys
+src, t, dst = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+stamp = re.compile(r"^\[?(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d)[,.](\d{3})")
+for root, _, files in os.walk(src):
+    for name in files:
+        if not name.startswith("connect"):
+            continue
+        out, keep = [], False
+        for line in open(os.path.join(root, name), encoding="utf-8", errors="surrogateescape"):
+            m = stamp.match(line)
+            if m and not keep:
+                at = datetime.datetime.strptime(m.group(1).replace("T", " "), "%Y-%m-%d %H:%M:%S").replace(
+                    tzinfo=datetime.timezone.utc).timestamp() + int(m.group(2)) / 1000
+                keep = at >= t
+            if keep:
+                out.append(line)
+        d = os.path.join(dst, os.path.relpath(root, src))
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, name), "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.writelines(out)
+PY
 }
 
 # wait_log PATTERN COUNT SECONDS: until the Connect log holds COUNT lines
@@ -141,10 +203,45 @@ wait_log() {
     return 0
 }
 
+flows=$((2 - one_way))
+since_t=""
+if [ "$nodes" -gt 1 ]; then
+    echo "mm2: starting $nodes MirrorMaker $release nodes" >&2
+    for ((n = 1; n <= nodes; n++)); do start_node "$n"; done
+    # the first node's pid for wait_log's liveness check
+    cp "$work/mm2-n1.pid" "$mm_pid_file"
+    wait_log_nodes() { # PATTERN COUNT SECONDS over every node's log
+        local i c=0
+        for ((i = 0; i < $3; i++)); do
+            c="$(cat "$work"/logs/n*/connect*.log 2>/dev/null | grep -c -- "$1" || true)"
+            [ "$c" -ge "$2" ] && return 0
+            sleep 1
+        done
+        echo "mm2: only $c lines match '$1' after $3 s" >&2
+    }
+    wait_log_nodes "Starting task MirrorSourceConnector-" "$((2 * flows))" 180
+    produce "127.0.0.1:$port_a" 200
+    produce "127.0.0.1:$port_b" 200
+    sleep "$run_seconds"
+    if [ "$freeze" != 0 ]; then
+        since_t="$(( $(date +%s) - 10 ))"
+        echo "mm2: node $nodes frozen (SIGSTOP) for $freeze s" >&2
+        kill -STOP "$(cat "$work/mm2-n$nodes.pid")"
+        produce "127.0.0.1:$port_a" 100
+        produce "127.0.0.1:$port_b" 100
+        sleep "$freeze"
+        echo "mm2: node $nodes thawed (SIGCONT)" >&2
+        kill -CONT "$(cat "$work/mm2-n$nodes.pid")"
+        sleep "$run_seconds"
+    fi
+    echo "mm2: stopping the nodes" >&2
+    for ((n = nodes; n >= 1; n--)); do stop_pid "$work/mm2-n$n.pid"; done
+    rm -f "$mm_pid_file"
+    restart=0
+else
 echo "mm2: starting MirrorMaker $release" >&2
 start_mm2
 # Both herders start their MirrorSourceConnector tasks (one-way: the one).
-flows=$((2 - one_way))
 wait_log "Starting task MirrorSourceConnector-0" "$flows" 180
 produce "127.0.0.1:$port_a" 200
 produce "127.0.0.1:$port_b" 200
@@ -160,6 +257,7 @@ if [ "$restart" = 1 ]; then
 fi
 echo "mm2: stopping MirrorMaker" >&2
 stop_pid "$mm_pid_file"
+fi
 
 # Ground truth: the records each side now holds in the replicated topics.
 offsets() { # BOOTSTRAP
@@ -170,21 +268,25 @@ offsets_a="$(offsets "127.0.0.1:$port_a")"
 offsets_b="$(offsets "127.0.0.1:$port_b")"
 
 mkdir -p "$out"
-rm -rf "$out"/connect*.log* "$out/topics"
+rm -rf "$out"/connect*.log* "$out"/n[0-9]* "$out/topics"
 # each flow's internal topics live on its target cluster
 dump_internal_topics "127.0.0.1:$port_a" "$out/topics" "$tool_libs" "$work/A/log4j.properties" "mm2-"{configs,status,offsets}".$alias_b.internal"
 dump_internal_topics "127.0.0.1:$port_b" "$out/topics" "$tool_libs" "$work/A/log4j.properties" "mm2-"{configs,status,offsets}".$alias_a.internal"
-cp -p "$work"/logs/connect*.log* "$out"/
-{
+if [ "$nodes" -gt 1 ]; then
+    for ((n = 1; n <= nodes; n++)); do mkdir -p "$out/n$n"; cp -p "$work"/logs/n$n/connect*.log* "$out/n$n/"; done
+else
+    cp -p "$work"/logs/connect*.log* "$out"/
+fi
+provenance() {
     echo "release: $release (org.apache.kafka:connect-mirror, connect-runtime from the Maven repository)"
-    echo "scenario: mm2-dedicated$([ "$one_way" = 1 ] && echo "-one-way (only $alias_a->$alias_b replicates; the $alias_b->$alias_a herder runs the heartbeats)")$([ "$restart" = 1 ] && echo ", one graceful JVM restart")"
-    echo "harness: conformance/mm2/run.sh --release $release$([ "$restart" = 1 ] && echo " --restart")$([ "$one_way" = 1 ] && echo " --one-way") --prefix $prefix"
+    echo "scenario: mm2-dedicated$([ "$one_way" = 1 ] && echo "-one-way (only $alias_a->$alias_b replicates; the $alias_b->$alias_a herder runs the heartbeats)")$([ "$restart" = 1 ] && echo ", one graceful JVM restart")$([ "$nodes" -gt 1 ] && echo ", $nodes nodes (internal REST, KIP-710)")$([ "$freeze" != 0 ] && echo ", node n$nodes frozen (SIGSTOP) for $freeze s")"
+    echo "harness: conformance/mm2/run.sh --release $release$([ "$restart" = 1 ] && echo " --restart")$([ "$one_way" = 1 ] && echo " --one-way")$([ "$nodes" -gt 1 ] && echo " --nodes $nodes")$([ "$freeze" != 0 ] && echo " --freeze $freeze") --prefix $prefix"
     echo "captured: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo "java: $(java -version 2>&1 | head -1)"
     echo "brokers: Kafka $broker_version KRaft, $alias_a on 127.0.0.1:$port_a, $alias_b on 127.0.0.1:$port_b"
-    echo "main class: org.apache.kafka.connect.mirror.MirrorMaker (one JVM, one DistributedHerder per flow)"
+    echo "main class: org.apache.kafka.connect.mirror.MirrorMaker (one JVM per node, one DistributedHerder per flow)"
     echo "logging: $(basename "$log_config"), $(cd "$worker_libs" && ls | grep -E '^(slf4j-|log4j-|reload4j)' | tr '\n' ' ')"
-    echo "files: $(cd "$out" && ls connect*.log* | tr '\n' ' ') (copied as written, unedited)"
+    echo "files: $(cd "$out" && find . -name 'connect*.log*' | sort | tr '\n' ' ') (copied as written, unedited)"
     echo
     echo "--- mm2.properties"
     cat "$work/config/mm2.properties"
@@ -194,6 +296,14 @@ cp -p "$work"/logs/connect*.log* "$out"/
     echo
     echo "--- end offsets on $alias_b (topic:partition:offset)"
     echo "$offsets_b"
-} > "$out/PROVENANCE.txt"
+}
+provenance > "$out/PROVENANCE.txt"
+if [ -n "$since_t" ]; then
+    # the same run's logs as a log that starts mid-life
+    rm -rf "$out-since"
+    since "$out" "$since_t" "$out-since"
+    { provenance | sed "s|^files: .*|files: each node's log from its first record at or after $(date -u -d "@$since_t" +%FT%TZ) (10 s before the freeze; \`kubectl logs --since-time\`), the lines unchanged|"
+    } > "$out-since/PROVENANCE.txt"
+fi
 echo "mm2: logs in $out" >&2
 rm -rf "$work"

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Sourced by conformance/run.sh (its variables and helpers in scope).
 default_workers[kafka-16056-eager]=2
-uses_test_connector[kafka-16056-eager]=1
+own_counting[kafka-16056-eager]=1
 # KAFKA-16056 under the eager protocol (connect.protocol=eager): the same
 # blocked taskConfigs() as kafka-16056. An eager member revokes everything
 # at the start of each rebalance it takes part in; a member that leaves on

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Sourced by conformance/run.sh (its variables and helpers in scope).
-uses_test_connector[restart-failed]=1
+own_counting[restart-failed]=1
 # KIP-745's restarts (3.0+) of FAILED tasks: our test connector's tasks fail
 # on start while a marker file exists (fail.if.exists). Restarts while the
 # cause is there (the tasks fail again), then the cause removed: one task
@@ -9,9 +9,9 @@ uses_test_connector[restart-failed]=1
 sc_restart_failed() {
     needs_release 3.0.0 || return 1
     start_cluster
-    local topic="$tag-counts" marker="$data/fail-on-start"
+    local marker="$data/fail-on-start"
     touch "$marker"
-    rest PUT /connectors/flaky/config "{\"connector.class\":\"io.herderaudit.conformance.BlockingSourceConnector\",\"tasks.max\":\"3\",\"topic\":\"$topic\",\"fail.if.exists\":\"$marker\"}"
+    rest PUT /connectors/flaky/config "$(counting_config 3 "\"fail.if.exists\":\"$marker\"")"
     wait_status flaky RUNNING "FAILED FAILED FAILED"
     settle 3
     rest POST "/connectors/flaky/restart?includeTasks=true&onlyFailed=true"
@@ -29,5 +29,4 @@ sc_restart_failed() {
     rest POST "/connectors/flaky/restart?includeTasks=true&onlyFailed=false"
     settle 3; wait_running flaky 3
     settle 5
-    count_topic="$topic"
 }

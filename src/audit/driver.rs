@@ -8,12 +8,13 @@
 //! now is idle; it holds the watermark back for at most the idle timeout.
 
 use super::merge::{Merger, Reducer};
+use super::observe::{Observe, StreamStat};
 use super::plan;
 use super::report::{stitched_note, withheld_note};
 use super::sink::{Collect, Sink, SourceTable};
 use super::{InputReport, Options, Report};
 use crate::input::Input;
-use crate::input::live::{LiveOpen, Notify};
+use crate::input::live::{FollowEvents, LiveOpen, Notify};
 use crate::model::Key;
 use crate::model::{SourceId, Timestamp};
 use crate::stream::Item;
@@ -54,6 +55,14 @@ pub struct Live {
     /// these directories.
     pub follow: bool,
     pub roots: Vec<std::path::PathBuf>,
+    /// Told what the run reads and hands on (`herder-audit watch`).
+    pub observer: Option<Arc<dyn Observe>>,
+    /// A long-running service: a stream that ended is dropped (its
+    /// summary is not kept for a report), and a followed file gone from
+    /// its path this long ends its stream.
+    pub forget_ended: Option<Duration>,
+    /// Told of rotations, truncations and files gone.
+    pub events: Option<Arc<dyn FollowEvents>>,
 }
 
 impl Live {
@@ -65,6 +74,9 @@ impl Live {
             stop: Arc::new(AtomicBool::new(false)),
             follow: false,
             roots: Vec::new(),
+            observer: None,
+            forget_ended: None,
+            events: None,
         }
     }
 
@@ -72,6 +84,8 @@ impl Live {
         LiveOpen {
             follow: self.follow,
             wake: self.wake.clone(),
+            gone_after: self.forget_ended,
+            events: self.events.clone(),
         }
     }
 }
@@ -150,6 +164,9 @@ struct Run<'a> {
     /// Families (directory, rotation base) of the streams read, so that a
     /// followed directory's rotated segments are not taken for new logs.
     families: std::collections::HashSet<(std::path::PathBuf, String)>,
+    /// The inputs of the streams being read (those of streams dropped when
+    /// they ended are not: a log created again at a path is read again).
+    reading: std::collections::HashSet<Input>,
     last_rescan: Instant,
 }
 
@@ -157,6 +174,11 @@ struct Run<'a> {
 fn family_of(input: &Input) -> Option<(std::path::PathBuf, String)> {
     let p = input.named_path()?;
     let dir = p.parent().map(|d| d.to_path_buf()).unwrap_or_default();
+    // A kubelet container's logs across its restarts are one stream: the
+    // followed log hands over to the next one itself.
+    if crate::input::rotation::kubelet_container(&p).is_some() {
+        return Some((dir, "<N>.log".to_string()));
+    }
     let file = p.file_name()?.to_string_lossy().to_string();
     Some((
         dir,
@@ -174,6 +196,7 @@ impl<'a> Run<'a> {
             slots: Vec::new(),
             names: SourceTable::default(),
             families: Default::default(),
+            reading: Default::default(),
             last_rescan: Instant::now(),
         };
         run.add(inputs);
@@ -201,6 +224,7 @@ impl<'a> Run<'a> {
                 if let Some(f) = family_of(&inputs[i]) {
                     self.families.insert(f);
                 }
+                self.reading.insert(inputs[i].clone());
             }
             self.segments.push(s.segments.len());
             self.slots.push(Slot {
@@ -224,11 +248,11 @@ impl<'a> Run<'a> {
         }
         self.last_rescan = Instant::now();
         let (found, _) = crate::input::expand(&live.roots);
-        let known: std::collections::HashSet<&Input> = self.inputs.iter().collect();
         let mut fresh: Vec<Input> = Vec::new();
         let mut fams = std::collections::HashSet::new();
+        let observer = live.observer.clone();
         for i in found {
-            if known.contains(&i) {
+            if self.reading.contains(&i) || observer.as_ref().is_some_and(|o| !o.accept(&i)) {
                 continue;
             }
             match family_of(&i) {
@@ -306,6 +330,8 @@ impl<'a> Run<'a> {
             merger.add(super::witness_items(w));
             reducer.witness = Some(crate::topics::cross::Cross::new(w.records.clone()));
         }
+        let observer = self.opts.live.as_ref().and_then(|l| l.observer.clone());
+        reducer.observer = observer.clone();
         let progress = Progress::new(self.opts.progress, &self.inputs, self.opts.live.is_some());
         let mut span = ROUND_START_MS;
         let mut until = Until::FirstStamp;
@@ -346,7 +372,11 @@ impl<'a> Run<'a> {
             let now = Instant::now();
             let mut read = 0;
             for s in &mut self.slots {
-                reducer.withhold(s.proc.take_unordered());
+                let unordered = s.proc.take_unordered();
+                if let Some(o) = &observer {
+                    observe_step(&**o, &mut s.proc, unordered.len());
+                }
+                reducer.withhold(unordered);
                 merger.add(s.proc.take_items());
                 let total = s.proc.bytes_read.load(Ordering::Relaxed);
                 let fresh = total - s.read_before;
@@ -367,6 +397,9 @@ impl<'a> Run<'a> {
                 } else {
                     s.idle_since = None;
                 }
+            }
+            if let Some(o) = &observer {
+                self.observe_streams(&**o, now);
             }
             let wm = self.watermark(now);
             batch = (merger.release(wm), wm);
@@ -413,6 +446,49 @@ impl<'a> Run<'a> {
         reducer.finish(&self.names, sink)?;
         progress.finish();
         Ok(self.assemble(reducer, sink))
+    }
+
+    /// Tells the observer where every stream stands; with
+    /// [`Live::forget_ended`], drops the streams that ended (their items
+    /// are taken: what they leave is the observer's to tell).
+    fn observe_streams(&mut self, o: &dyn Observe, now: Instant) {
+        let stats: Vec<StreamStat<'_>> = self
+            .slots
+            .iter()
+            .map(|s| StreamStat {
+                name: &s.proc.name,
+                bytes: s.read_before,
+                lines: s.proc.lines_read(),
+                idle: s.proc.state() == Advance::Idle,
+                generation: s.proc.generation(),
+            })
+            .collect();
+        o.streams(now, &stats);
+        let forget = self
+            .opts
+            .live
+            .as_ref()
+            .is_some_and(|l| l.forget_ended.is_some());
+        if !forget || self.slots.iter().all(|s| s.end.is_none()) {
+            return;
+        }
+        let mut i = 0;
+        while i < self.slots.len() {
+            if let Some(end) = &self.slots[i].end {
+                o.ended(&self.slots[i].proc.name, end);
+                for id in self.slots[i].proc.segment_ids() {
+                    let input = &self.inputs[id.0 as usize];
+                    if let Some(f) = family_of(input) {
+                        self.families.remove(&f);
+                    }
+                    self.reading.remove(input);
+                }
+                self.slots.remove(i);
+                self.segments.remove(i);
+            } else {
+                i += 1;
+            }
+        }
     }
 
     /// Where the next round ends: a span of log time past the earliest
@@ -520,6 +596,18 @@ impl<'a> Run<'a> {
         report.counts = reducer.counts;
         report.findings = sink.take_kept();
         report
+    }
+}
+
+/// Tells the observer what a stream's last step skipped or could not
+/// order.
+fn observe_step(o: &dyn Observe, proc: &mut StreamReader, unordered: usize) {
+    if unordered > 0 {
+        o.unordered(&proc.name, unordered);
+    }
+    let long = proc.take_too_long();
+    if !long.is_empty() {
+        o.too_long(&proc.name, &long);
     }
 }
 

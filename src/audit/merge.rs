@@ -73,6 +73,8 @@ pub struct Reducer {
     pub witness: Option<crate::topics::cross::Cross>,
     /// Log time reached (the latest item's key or watermark).
     now: i64,
+    /// Told of every item fed (`herder-audit watch`).
+    pub observer: Option<Arc<dyn super::observe::Observe>>,
 }
 
 impl Reducer {
@@ -108,6 +110,9 @@ impl Reducer {
             ),
             _ => None,
         };
+        if let Some(o) = &self.observer {
+            o.item(&item);
+        }
         let w = match self.workers.get(&item.worker) {
             Some(&w) => w,
             None => {

@@ -24,6 +24,7 @@
 mod driver;
 pub mod mapred;
 pub mod merge;
+pub mod observe;
 pub mod plan;
 mod report;
 pub mod sink;
@@ -31,6 +32,7 @@ pub mod sink;
 pub use crate::model::Key;
 pub use crate::stream::{InputError, InputReport, Item};
 pub use driver::{Live, audit, audit_to, map_to};
+pub use observe::{Observe, StreamStat};
 pub use report::Report;
 pub use sink::{Collect, Names, Sink};
 

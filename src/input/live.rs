@@ -16,18 +16,44 @@ pub trait Notify: Send + Sync {
     fn notify(&self);
 }
 
+/// What happened to a followed file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FollowEvent {
+    /// Replaced at its path (renamed away and created again): read anew.
+    Rotated,
+    /// Truncated (and perhaps written again): read anew from its start.
+    Truncated,
+    /// A kubelet container log handed over to the container's next log
+    /// (`0.log` → `1.log`: the container restarted).
+    NextContainerLog,
+    /// Gone from its path (its pod directory deleted): the stream ends.
+    Gone,
+}
+
+/// Told what happens to followed files (`herder-audit watch`).
+pub trait FollowEvents: Send + Sync + std::fmt::Debug {
+    fn follow_event(&self, path: &std::path::Path, event: FollowEvent);
+}
+
 /// How live inputs are opened.
 #[derive(Clone)]
 pub struct LiveOpen {
     /// Follow files at their end (`--follow`).
     pub follow: bool,
     pub wake: Arc<dyn Notify>,
+    /// End a followed file's stream once its path has been gone this long
+    /// (and at once when its directory is gone too); `None`: follow it
+    /// forever, like `tail -F`.
+    pub gone_after: Option<std::time::Duration>,
+    /// Told of rotations, truncations, and files gone.
+    pub events: Option<Arc<dyn FollowEvents>>,
 }
 
 impl std::fmt::Debug for LiveOpen {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LiveOpen")
             .field("follow", &self.follow)
+            .field("gone_after", &self.gone_after)
             .finish()
     }
 }
@@ -196,6 +222,16 @@ fn file_id(m: &std::fs::Metadata) -> Option<(u64, u64)> {
 /// rewritten file from one that only grew.
 const HEAD: usize = 256;
 
+/// What to do at the end of what a followed file holds.
+enum Turn {
+    /// Read on (another file, or the same from its start).
+    Again,
+    /// Nothing more for now.
+    Wait,
+    /// The file is gone for good: the stream ends.
+    End,
+}
+
 /// A file followed at its end, across rotation (`tail -F`).
 pub struct Follow {
     path: PathBuf,
@@ -212,6 +248,13 @@ pub struct Follow {
     /// The last read found the end of the file: before reading on, see
     /// whether it was truncated and written again meanwhile.
     at_end: bool,
+    /// See [`LiveOpen::gone_after`].
+    gone_after: Option<std::time::Duration>,
+    /// Since when the path has been missing.
+    missing_since: Option<std::time::Instant>,
+    events: Option<Arc<dyn FollowEvents>>,
+    /// When the container's directory was last looked at for its next log.
+    looked_for_next: Option<std::time::Instant>,
 }
 
 impl Follow {
@@ -227,7 +270,68 @@ impl Follow {
             last: None,
             owe_newline: false,
             at_end: false,
+            gone_after: None,
+            missing_since: None,
+            events: None,
+            looked_for_next: None,
         })
+    }
+
+    /// Opens `path` to be followed as `live` says (files gone, events).
+    pub fn open_with(path: PathBuf, live: &LiveOpen) -> io::Result<Follow> {
+        let mut f = Follow::open(path)?;
+        f.gone_after = live.gone_after;
+        f.events = live.events.clone();
+        Ok(f)
+    }
+
+    fn tell(&self, event: FollowEvent) {
+        if let Some(e) = &self.events {
+            e.follow_event(&self.path, event);
+        }
+    }
+
+    /// A kubelet container log whose container has restarted: the
+    /// container's next log (`<N+k>.log`, the lowest there is), if any.
+    fn next_container_log(&mut self) -> Option<PathBuf> {
+        let (dir, _) = super::rotation::kubelet_container(&self.path)?;
+        // Once a second at most: a container restarts seldom.
+        if self
+            .looked_for_next
+            .is_some_and(|t| t.elapsed() < std::time::Duration::from_secs(1))
+        {
+            return None;
+        }
+        self.looked_for_next = Some(std::time::Instant::now());
+        let n: u64 = self
+            .path
+            .file_name()?
+            .to_str()?
+            .strip_suffix(".log")?
+            .parse()
+            .ok()?;
+        std::fs::read_dir(&dir)
+            .ok()?
+            .filter_map(|e| {
+                let name = e.ok()?.file_name();
+                let m: u64 = name.to_str()?.strip_suffix(".log")?.parse().ok()?;
+                (m > n).then_some(m)
+            })
+            .min()
+            .map(|m| dir.join(format!("{m}.log")))
+    }
+
+    /// The path is missing: has it been gone long enough (or its
+    /// directory with it) for the stream to end?
+    fn gone(&mut self) -> bool {
+        let Some(after) = self.gone_after else {
+            return false;
+        };
+        let since = *self
+            .missing_since
+            .get_or_insert_with(std::time::Instant::now);
+        let dir_gone = self.path.parent().is_some_and(|d| !d.exists());
+        dir_gone || since.elapsed() >= after
     }
 
     /// Has the file at the path been truncated and written again since its
@@ -266,23 +370,40 @@ impl Follow {
     /// At the end of what the open file holds: has the file at the path
     /// been replaced (rotation) or truncated? Then read on from the start
     /// of the file now there.
-    fn rotated(&mut self) -> io::Result<bool> {
+    fn rotated(&mut self) -> io::Result<Turn> {
+        if let Some(next) = self.next_container_log() {
+            // Read to its end already: the restarted container's log is
+            // the continuation.
+            self.file = File::open(&next)?;
+            self.path = next;
+            self.id = self.file.metadata().ok().as_ref().and_then(file_id);
+            self.restart();
+            self.tell(FollowEvent::NextContainerLog);
+            return Ok(Turn::Again);
+        }
         let Ok(now) = std::fs::metadata(&self.path) else {
-            // Between a rename and the new file's creation.
-            return Ok(false);
+            // Between a rename and the new file's creation, or gone.
+            if self.gone() {
+                self.tell(FollowEvent::Gone);
+                return Ok(Turn::End);
+            }
+            return Ok(Turn::Wait);
         };
+        self.missing_since = None;
         if file_id(&now) != self.id {
             self.file = File::open(&self.path)?;
             self.id = self.file.metadata().ok().as_ref().and_then(file_id);
             self.restart();
-            return Ok(true);
+            self.tell(FollowEvent::Rotated);
+            return Ok(Turn::Again);
         }
         if self.truncated() {
             self.file.seek(SeekFrom::Start(0))?;
             self.restart();
-            return Ok(true);
+            self.tell(FollowEvent::Truncated);
+            return Ok(Turn::Again);
         }
-        Ok(false)
+        Ok(Turn::Wait)
     }
 }
 
@@ -305,6 +426,7 @@ impl Read for Follow {
             if std::mem::take(&mut self.at_end) && self.truncated() {
                 self.file.seek(SeekFrom::Start(0))?;
                 self.restart();
+                self.tell(FollowEvent::Truncated);
                 continue;
             }
             let n = self.file.read(buf)?;
@@ -317,9 +439,19 @@ impl Read for Follow {
                 self.last = Some(buf[n - 1]);
                 return Ok(n);
             }
-            if !self.rotated()? {
-                self.at_end = true;
-                return Err(io::ErrorKind::WouldBlock.into());
+            match self.rotated()? {
+                Turn::Again => {}
+                Turn::Wait => {
+                    self.at_end = true;
+                    return Err(io::ErrorKind::WouldBlock.into());
+                }
+                // The end of the stream (after an unfinished line, its end).
+                Turn::End if self.last.is_some_and(|b| b != b'\n') => {
+                    self.last = Some(b'\n');
+                    buf[0] = b'\n';
+                    return Ok(1);
+                }
+                Turn::End => return Ok(0),
             }
         }
     }

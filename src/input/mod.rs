@@ -335,7 +335,7 @@ pub fn open_live(
                 // A compressed segment is complete: nothing to follow.
                 return open(input);
             }
-            Ok((Box::new(live::Follow::open(p.clone())?), false))
+            Ok((Box::new(live::Follow::open_with(p.clone(), l)?), false))
         }
         _ => open(input),
     }

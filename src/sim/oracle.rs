@@ -7,8 +7,7 @@
 //! (docs/rules.md), so a correct cluster expects nothing and one injected
 //! fault expects exactly what it implies, each on its trigger line.
 
-use super::model::data::{Assign, Res};
-use super::model::{Why, Worker};
+use super::data::{Assign, Res, Why};
 use super::truth::{Expected, Scope};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -45,9 +44,11 @@ struct View {
     /// Instances (resource, start line) already reported as zombies.
     zombie_reported: BTreeSet<(Res, u64)>,
     /// The line where the worker left the group without revoking (poll
-    /// timeout): its instances keep running in every later generation
-    /// until it logs their stops.
+    /// timeout, or cut off from the brokers): its instances keep running
+    /// in every later generation until it logs their stops.
     departed: Option<u64>,
+    /// It departed cut off from the brokers (not on a poll timeout).
+    cut_off: bool,
     /// Connectors whose removal the log showed (not created again since).
     removed: BTreeSet<u16>,
     /// Connectors created again after a removal, with no task-config line
@@ -57,20 +58,34 @@ struct View {
     starting_ms: Option<(Res, i64)>,
 }
 
-/// The model's tables the oracle names things with.
-pub(super) struct Names<'a> {
-    pub workers: &'a [Worker],
-    pub names: &'a [String],
-    /// The logs written so far (their records' time stamps).
-    pub em: &'a super::emit::Emitter,
-}
+/// What the oracle reads of the cluster at a step: each worker's state as
+/// the model has it, the names, and the time stamps of the logs written so
+/// far. The model provides it; the oracle knows nothing else of the model.
+pub(super) trait World {
+    /// The number of workers.
+    fn workers(&self) -> usize;
+    fn host(&self, w: usize) -> &str;
+    /// The generation of worker `w`'s last assignment line (-1: none).
+    fn generation(&self, w: usize) -> i32;
+    /// The last assignment worker `w` received.
+    fn last_received(&self, w: usize) -> Option<&Assign>;
+    /// The line of the `Starting …` of `r`'s instance running on `w`.
+    fn instance(&self, w: usize, r: Res) -> Option<u64>;
+    /// What runs on `w`, in order.
+    fn running(&self, w: usize) -> Vec<Res>;
+    /// The lists of `w`'s last assignment.
+    fn assigned(&self, w: usize) -> &BTreeSet<Res>;
+    /// The last start of `r` on `w` failed (it stays FAILED).
+    fn failed(&self, w: usize, r: Res) -> bool;
+    /// Connector `c`'s name.
+    fn name(&self, c: u16) -> &str;
+    /// The time stamp of `w`'s last record (epoch ms).
+    fn last_ms(&self, w: usize) -> i64;
 
-impl Names<'_> {
     fn res(&self, r: Res) -> String {
-        let cname = |c: u16| self.names.get(usize::from(c)).map_or("?", String::as_str);
         match r {
-            Res::Conn(c) => cname(c).to_string(),
-            Res::Task(c, i) => format!("{}-{i}", cname(c)),
+            Res::Conn(c) => self.name(c).to_string(),
+            Res::Task(c, i) => format!("{}-{i}", self.name(c)),
         }
     }
 }
@@ -79,6 +94,8 @@ impl Names<'_> {
 struct Deferred {
     leaver: usize,
     resource: Res,
+    /// The pair of instances.
+    key: Episode,
     /// The other worker's start (epoch ms).
     start_ms: i64,
     expected: Expected,
@@ -133,7 +150,7 @@ impl Oracle {
 
     fn expect(
         &mut self,
-        n: &Names,
+        n: &dyn World,
         (w, line): (usize, u64),
         kind: &'static str,
         r: Option<Res>,
@@ -141,7 +158,6 @@ impl Oracle {
         why: String,
     ) {
         let resource = r.map_or_else(|| "-".to_string(), |r| n.res(r));
-        let wk = &n.workers[w];
         self.expected.push(Expected {
             cluster: None,
             file: super::worker_file(w),
@@ -149,7 +165,7 @@ impl Oracle {
             kind,
             resource,
             scope,
-            generation: wk.cur_gen,
+            generation: n.generation(w),
             why,
             worker: w,
         });
@@ -241,9 +257,12 @@ impl Oracle {
         v.recreated.clear();
     }
 
-    /// The worker left the group without revoking (line `line`).
-    pub fn departed(&mut self, w: usize, line: u64) {
+    /// The worker left the group without revoking (line `line`): a poll
+    /// timeout, or (3.9+) its session timed out while cut off from the
+    /// brokers, until it revokes its own work.
+    pub fn departed(&mut self, w: usize, line: u64, cut_off: bool) {
         self.view[w].departed = Some(line);
+        self.view[w].cut_off = cut_off;
     }
 
     // ------------------------------------------------------------ stops
@@ -257,8 +276,8 @@ impl Oracle {
     }
 
     /// The judgement of a real stop of the instance started on `start`.
-    pub fn stopped(&mut self, n: &Names, w: usize, r: Res, line: u64, why: Why, start: u64) {
-        self.leaver_goes_on(w, n.em.last_ms(w));
+    pub fn stopped(&mut self, n: &dyn World, w: usize, r: Res, line: u64, why: Why, start: u64) {
+        self.leaver_goes_on(w, n.last_ms(w));
         // The leaver stopped it within the margin of the other start:
         // nothing is provable.
         self.deferred.retain(|d| d.leaver != w || d.resource != r);
@@ -303,7 +322,7 @@ impl Oracle {
 
     /// The config-freshness rule for a task-config stop; `Some(reason)`
     /// when the stop is unnecessary.
-    fn task_config_verdict(&self, n: &Names, w: usize, r: Res, s: u64) -> Option<String> {
+    fn task_config_verdict(&self, n: &dyn World, w: usize, r: Res, s: u64) -> Option<String> {
         let Some(f) = self.view[w].facts.get(&r.conn()) else {
             return Some("no task-config change of its connector in this log".into());
         };
@@ -315,10 +334,7 @@ impl Oracle {
             if after(f.updated) || after(f.count_change) || after(f.target_change) {
                 return None;
             }
-            let cname = n
-                .names
-                .get(usize::from(r.conn()))
-                .map_or("?", String::as_str);
+            let cname = n.name(r.conn());
             return Some(format!(
                 "KAFKA-8676: the only task-config claim naming {cname} also names other connectors' tasks"
             ));
@@ -330,8 +346,8 @@ impl Oracle {
 
     /// A `Starting …` line: a second instance on this worker, or work the
     /// worker does not own (`already`: an instance runs here).
-    pub fn starting(&mut self, n: &Names, w: usize, r: Res, line: u64, already: bool) {
-        self.view[w].starting_ms = Some((r, n.em.last_ms(w)));
+    pub fn starting(&mut self, n: &dyn World, w: usize, r: Res, line: u64, already: bool) {
+        self.view[w].starting_ms = Some((r, n.last_ms(w)));
         if already {
             self.expect(
                 n,
@@ -342,7 +358,7 @@ impl Oracle {
                 "started while an instance already runs on this worker".into(),
             );
         }
-        let last = n.workers[w].last_received.as_ref();
+        let last = n.last_received(w);
         let foreign = last.is_some_and(|a| a.revokes(r))
             || self.view[w].owned.as_ref().is_some_and(|o| !o.contains(&r));
         if foreign {
@@ -358,8 +374,8 @@ impl Oracle {
     }
 
     /// A start that left an instance running on `w` (started on `line`).
-    pub fn started(&mut self, n: &Names, w: usize, r: Res, line: u64) {
-        self.leaver_goes_on(w, n.em.last_ms(w));
+    pub fn started(&mut self, n: &dyn World, w: usize, r: Res, line: u64) {
+        self.leaver_goes_on(w, n.last_ms(w));
         self.view[w].lost_reported.remove(&r);
         if let Res::Task(c, _) = r
             && self.view[w].recreated.contains(&c)
@@ -374,8 +390,9 @@ impl Oracle {
             );
         }
         if let Some((v, key)) = self.new_duplicate(n, w, r) {
-            let g = n.workers[w].cur_gen;
-            let why = format!("also running on {} in generation {g}", n.workers[v].host);
+            self.deferred.retain(|d| d.key != key);
+            let g = n.generation(w);
+            let why = format!("also running on {} in generation {g}", n.host(v));
             self.expect(n, (w, line), "zombie", Some(r), Scope::Cluster, why);
             self.episodes.insert(key);
         }
@@ -384,13 +401,13 @@ impl Oracle {
         let mine = (w, line);
         let start_ms = match self.view[w].starting_ms {
             Some((s, ms)) if s == r => ms,
-            _ => n.em.last_ms(w),
+            _ => n.last_ms(w),
         };
-        for u in 0..n.workers.len() {
+        for u in 0..n.workers() {
             let Some(left) = self.view[u].departed else {
                 continue;
             };
-            let Some(theirs) = n.workers[u].running.get(&r).map(|i| (u, i.start_line)) else {
+            let Some(theirs) = n.instance(u, r).map(|start| (u, start)) else {
                 continue;
             };
             if u == w || theirs.1 > left {
@@ -402,10 +419,12 @@ impl Oracle {
                 (r, mine, theirs)
             };
             if self.episodes.insert(key) {
-                let why = format!(
-                    "{} left the group without revoking (line {left}) and still runs it",
-                    n.workers[u].host
-                );
+                let how = if self.view[u].cut_off {
+                    "was cut off from the brokers"
+                } else {
+                    "left the group without revoking"
+                };
+                let why = format!("{} {how} (line {left}) and still runs it", n.host(u));
                 self.expect(n, (w, line), "zombie", Some(r), Scope::Cluster, why);
                 // Provable once the leaver's log goes on (not if it
                 // restarts or its log ends first).
@@ -413,6 +432,7 @@ impl Oracle {
                     self.deferred.push(Deferred {
                         leaver: u,
                         resource: r,
+                        key,
                         start_ms,
                         expected,
                     });
@@ -438,19 +458,19 @@ impl Oracle {
     /// The assignment line `line` of `w` (the model has taken it in):
     /// revoked work still running with no stop in this rebalance, and the
     /// duplicates and double claims it makes provable across workers.
-    pub fn assignment(&mut self, n: &Names, w: usize, line: u64, revoked: &[Res], coop: bool) {
-        self.leaver_goes_on(w, n.em.last_ms(w));
+    pub fn assignment(&mut self, n: &dyn World, w: usize, line: u64, revoked: &[Res], coop: bool) {
+        self.leaver_goes_on(w, n.last_ms(w));
         {
             let v = &mut self.view[w];
             v.in_window = false;
-            v.owned = Some(n.workers[w].assigned.clone());
+            v.owned = Some(n.assigned(w).clone());
         }
         if coop {
             for r in revoked {
-                let Some(inst) = n.workers[w].running.get(r) else {
+                let Some(start) = n.instance(w, *r) else {
                     continue;
                 };
-                let key = (*r, inst.start_line);
+                let key = (*r, start);
                 let v = &self.view[w];
                 if !v.zombie_reported.contains(&key) && !v.window_attempts.contains(r) {
                     self.view[w].zombie_reported.insert(key);
@@ -470,7 +490,7 @@ impl Oracle {
 
     /// `Starting connectors and tasks using config offset O`: a config
     /// snapshot the log pins down and that differs.
-    pub fn start_phase(&mut self, n: &Names, w: usize, line: u64, o: i64) {
+    pub fn start_phase(&mut self, n: &dyn World, w: usize, line: u64, o: i64) {
         if let Some(k) = self.view[w].known
             && k != o
         {
@@ -490,7 +510,7 @@ impl Oracle {
     /// failed: Kafka does not retry it, it stays FAILED).
     pub fn start_phase_done(
         &mut self,
-        n: &Names,
+        n: &dyn World,
         w: usize,
         fin: u64,
         a: &Assign,
@@ -498,8 +518,8 @@ impl Oracle {
     ) {
         for r in a.resources() {
             if started.contains(&r)
-                || n.workers[w].running.contains_key(&r)
-                || n.workers[w].failed.contains(&r)
+                || n.instance(w, r).is_some()
+                || n.failed(w, r)
                 || self.view[w].lost_reported.contains(&r)
             {
                 continue;
@@ -521,15 +541,15 @@ impl Oracle {
 
     /// A duplicate of `r` on `w` and another worker of the same generation,
     /// not reported yet for this pair of instances: (other worker, pair key).
-    fn new_duplicate(&self, n: &Names, w: usize, r: Res) -> Option<(usize, Episode)> {
-        let g = n.workers[w].cur_gen;
-        let mine = n.workers[w].running.get(&r)?.start_line;
+    fn new_duplicate(&self, n: &dyn World, w: usize, r: Res) -> Option<(usize, Episode)> {
+        let g = n.generation(w);
+        let mine = n.instance(w, r)?;
         if g < 0 {
             return None;
         }
-        (0..n.workers.len()).find_map(|v| {
-            let theirs = n.workers[v].running.get(&r)?.start_line;
-            if v == w || n.workers[v].cur_gen != g || !shows_running(n, v) {
+        (0..n.workers()).find_map(|v| {
+            let theirs = n.instance(v, r)?;
+            if v == w || n.generation(v) != g || !shows_running(n, v) {
                 return None;
             }
             let (a, b) = if w < v {
@@ -538,37 +558,35 @@ impl Oracle {
                 ((v, theirs), (w, mine))
             };
             let key = (r, a, b);
-            (!self.episodes.contains(&key)).then_some((v, key))
+            // A duplicate only deferred (a leaver's, not provable by the
+            // clocks yet) is proven here first.
+            let open = !self.episodes.contains(&key) || self.deferred.iter().any(|d| d.key == key);
+            open.then_some((v, key))
         })
     }
 
     /// An assignment line of generation `g` on `w`: duplicates with workers
     /// already in `g` become provable here; and two claims of one resource.
-    fn cross_on_assignment(&mut self, n: &Names, w: usize, line: u64) {
-        let g = n.workers[w].cur_gen;
-        for &r in n.workers[w].running.keys() {
+    fn cross_on_assignment(&mut self, n: &dyn World, w: usize, line: u64) {
+        let g = n.generation(w);
+        for r in n.running(w) {
             if let Some((v, key)) = self.new_duplicate(n, w, r) {
-                let why = format!("also running on {} in generation {g}", n.workers[v].host);
+                self.deferred.retain(|d| d.key != key);
+                let why = format!("also running on {} in generation {g}", n.host(v));
                 self.expect(n, (w, line), "zombie", Some(r), Scope::Cluster, why);
                 self.episodes.insert(key);
             }
         }
-        let claimed: Vec<Res> = n.workers[w]
-            .last_received
-            .as_ref()
+        let claimed: Vec<Res> = n
+            .last_received(w)
             .map(|a| a.resources())
             .unwrap_or_default();
         for r in claimed {
-            let other = (0..n.workers.len()).find(|&v| {
-                v != w
-                    && n.workers[v].cur_gen == g
-                    && n.workers[v]
-                        .last_received
-                        .as_ref()
-                        .is_some_and(|a| a.holds(r))
+            let other = (0..n.workers()).find(|&v| {
+                v != w && n.generation(v) == g && n.last_received(v).is_some_and(|a| a.holds(r))
             });
             if let Some(v) = other {
-                let why = format!("also assigned to {} in generation {g}", n.workers[v].host);
+                let why = format!("also assigned to {} in generation {g}", n.host(v));
                 self.expect(
                     n,
                     (w, line),
@@ -585,8 +603,8 @@ impl Oracle {
 /// Does `v`'s log still show its instances? A crashed worker's log just
 /// ends: the instances it shows running stay so until it restarts (which
 /// clears them); a graceful shutdown logs their stops.
-fn shows_running(n: &Names, v: usize) -> bool {
-    n.workers.get(v).is_some()
+fn shows_running(n: &dyn World, v: usize) -> bool {
+    v < n.workers()
 }
 
 #[cfg(test)]

@@ -23,9 +23,18 @@ pub enum Version {
     V3_0,
     /// 3.6.2: `Handling task config update by stopping tasks …`, STOPPED.
     V3_6,
+    /// 3.9.1: `Herder started` after the first assignment, client ids
+    /// `connect-<host>:<port>`, no `Handling connector-only config update by
+    /// stopping connector X` (the rebalance revokes a deleted connector),
+    /// the herder's own poll-timeout warning.
+    V3_9,
+    /// 4.4.0 (log4j2): as 3.9.1, plus the coordinator printed as
+    /// `(id: +1 rack: null isFenced: false)` and AppInfoParser under
+    /// `common.utils.internals`.
+    V4_4,
 }
 
-pub const ALL: [Version; 7] = [
+pub const ALL: [Version; 9] = [
     Version::V2_0,
     Version::V2_2,
     Version::V2_3,
@@ -33,6 +42,8 @@ pub const ALL: [Version; 7] = [
     Version::V2_8,
     Version::V3_0,
     Version::V3_6,
+    Version::V3_9,
+    Version::V4_4,
 ];
 
 /// Which wording the cooperative task-config stop line uses.
@@ -143,6 +154,8 @@ impl Version {
             "2.8" | "2.8.2" => Version::V2_8,
             "3.0" | "3.0.2" => Version::V3_0,
             "3.6" | "3.6.2" | "3" | "3.x" => Version::V3_6,
+            "3.9" | "3.9.1" => Version::V3_9,
+            "4.4" | "4.4.0" | "4" | "4.x" => Version::V4_4,
             _ => return None,
         })
     }
@@ -156,6 +169,8 @@ impl Version {
             Version::V2_8 => "2.8.2",
             Version::V3_0 => "3.0.2",
             Version::V3_6 => "3.6.2",
+            Version::V3_9 => "3.9.1",
+            Version::V4_4 => "4.4.0",
         }
     }
 
@@ -170,6 +185,8 @@ impl Version {
             Version::V2_8 => 18_920, // 2021-10-20
             Version::V3_0 => 19_080, // 2022-03-29
             Version::V3_6 => 19_845, // 2024-05-02
+            Version::V3_9 => 20_305, // 2025-08-05
+            Version::V4_4 => 20_790, // 2026-12-03
         };
         days * 86_400_000 + 9 * 3_600_000
     }
@@ -186,33 +203,9 @@ impl Version {
     pub fn herder_prefix(self) -> bool {
         self >= Version::V2_3
     }
-    /// `Rebalance started` comes from the herder's onRevoked (≤ 2.2.2).
-    pub fn herder_rebalance_started(self) -> bool {
-        self <= Version::V2_2
-    }
-    /// The herder prints the six-field V0 assignment (≤ 2.2.2).
-    pub fn v0_assignment(self) -> bool {
-        self <= Version::V2_2
-    }
-    /// `Joined group at generation N with protocol version P … with rebalance delay: D` (2.4.1+).
-    pub fn joined_with_version(self) -> bool {
-        self >= Version::V2_4
-    }
     /// Coordinator join lines print `Generation{…}` (2.6.1+).
     pub fn generation_object(self) -> bool {
         self >= Version::V2_8
-    }
-    /// `Successfully synced group in generation …` (2.6.3+).
-    pub fn synced_line(self) -> bool {
-        self >= Version::V2_8
-    }
-    /// The coordinator's logger: AbstractCoordinator up to 2.8, then WorkerCoordinator.
-    pub fn coordinator_logger(self) -> &'static str {
-        if self >= Version::V3_0 {
-            "org.apache.kafka.connect.runtime.distributed.WorkerCoordinator"
-        } else {
-            "org.apache.kafka.clients.consumer.internals.AbstractCoordinator"
-        }
     }
     /// The sink-task consumers' coordinator logger.
     pub fn consumer_coordinator_logger(self) -> &'static str {
@@ -220,26 +213,6 @@ impl Version {
             "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator"
         } else {
             "org.apache.kafka.clients.consumer.internals.AbstractCoordinator"
-        }
-    }
-    /// `Finished flushing status backing store in preparation for rebalance` (2.4.1+),
-    /// printed after `Finished stopping tasks…`.
-    pub fn flush_line(self) -> bool {
-        self >= Version::V2_4
-    }
-    /// `Member … sending LeaveGroup request to coordinator …` (2.2.2+), with
-    /// ` due to …` from 2.4.1.
-    pub fn leave_group_line(self) -> bool {
-        self >= Version::V2_2
-    }
-    pub fn leave_group_reason(self) -> bool {
-        self >= Version::V2_4
-    }
-    pub fn skip_stopping_wording(self) -> &'static str {
-        if self <= Version::V2_4 {
-            "Wasn't unable to resume work after last rebalance, can skip stopping connectors and tasks"
-        } else {
-            "Wasn't able to resume work after last rebalance, can skip stopping connectors and tasks"
         }
     }
     pub fn task_update_line(self) -> TaskUpdateLine {
@@ -251,18 +224,6 @@ impl Version {
             TaskUpdateLine::Stopping
         }
     }
-    /// W `Stopped connector X` after a connector stop (≤ 2.4.1).
-    pub fn stopped_connector_line(self) -> bool {
-        self <= Version::V2_4
-    }
-    /// WConn `Scheduled shutdown for …` / `Completed shutdown for …` (2.6.3+).
-    pub fn connector_shutdown_lines(self) -> bool {
-        self >= Version::V2_8
-    }
-    /// W `Ignoring await stop request for non-present connector X` (2.6.3+).
-    pub fn await_stop_connector_line(self) -> bool {
-        self >= Version::V2_8
-    }
     /// AC `Attempt to heartbeat failed since group is rebalancing` (≤ 2.8).
     pub fn heartbeat_line(self) -> bool {
         self <= Version::V2_8
@@ -270,11 +231,6 @@ impl Version {
     /// `Broker coordinator was unreachable … Revoking previous assignment …` (2.4.1+).
     pub fn self_revocation(self) -> bool {
         self >= Version::V2_4
-    }
-    /// `Successfully processed removal of connector 'X'` (2.2.2+); 2.0.1
-    /// prints `Removed connector X due to null configuration…`.
-    pub fn removal_line_new(self) -> bool {
-        self >= Version::V2_2
     }
     /// `Tasks [..] configs updated` names every task of every connector
     /// (2.0.1–2.3.0, KAFKA-8676); from 2.3.1 only the committed connector's.
@@ -291,24 +247,37 @@ impl Version {
     pub fn task_start_checks_type(self) -> bool {
         self >= Version::V3_6
     }
-    /// AbstractCoordinator's reset on leaving: `Resetting generation and
-    /// member id due to: …` from 3.2.0, `Resetting generation due to: …` before.
-    /// A graceful leave is followed by `Resetting generation … due to:
-    /// consumer pro-actively leaving the group` (seen in the 3.1.0, 3.6.2
-    /// and 3.9.1 captures; not in 2.5.1's).
-    pub fn close_resets_generation(self) -> bool {
-        self >= Version::V3_0
-    }
-    pub fn resetting_generation(self) -> &'static str {
-        if self >= Version::V3_6 {
-            "Resetting generation and member id due to: "
-        } else {
-            "Resetting generation due to: "
-        }
-    }
     /// KIP-745 restarts (`POST …/restart?includeTasks=true`, 3.0.0+).
     pub fn kip745(self) -> bool {
         self >= Version::V3_0
+    }
+    /// A worker's default client id: `connect-1` for every worker up to
+    /// 3.6, `connect-<advertised host>:<port>` in the 3.9.1 and 4.4.0
+    /// captures (member ids begin with it).
+    pub fn client_id(self, host: &str) -> String {
+        if self >= Version::V3_9 {
+            format!("connect-{host}:8083")
+        } else {
+            "connect-1".to_string()
+        }
+    }
+    /// `Herder started` comes after the worker's first assignment line
+    /// (3.9.1, 4.4.0), not before its first join.
+    pub fn herder_started_after_join(self) -> bool {
+        self >= Version::V3_9
+    }
+    /// The cooperative herder stops a deleted connector as it reads the
+    /// removal (`Handling connector-only config update by stopping
+    /// connector X`); from 3.9 the rebalance's revocation stops it.
+    pub fn removal_stops_in_tick(self) -> bool {
+        self <= Version::V3_6
+    }
+    /// A worker cut off from the brokers logs `Group coordinator … is
+    /// unavailable or invalid due to cause: session timed out …` (3.9.1 and
+    /// 4.4.0 `partition`), which the auditor reads as a departure; older
+    /// wordings here say only `… will attempt rediscovery`.
+    pub fn session_timeout_line(self) -> bool {
+        self >= Version::V3_9
     }
     /// Target state STOPPED and the zero-task commit (3.5.2+).
     pub fn stop_connector(self) -> bool {
@@ -326,7 +295,6 @@ impl Version {
     pub fn default_mdc_layout(self) -> bool {
         self >= Version::V3_0
     }
-    /// Every worker's default client id is `connect-1` up to 3.6.
     pub fn kafka_build(self) -> &'static str {
         match self {
             Version::V2_0 => "2.0.1",
@@ -336,6 +304,8 @@ impl Version {
             Version::V2_8 => "2.8.2",
             Version::V3_0 => "3.0.2",
             Version::V3_6 => "3.6.2",
+            Version::V3_9 => "3.9.1",
+            Version::V4_4 => "4.4.0",
         }
     }
     pub fn commit_id(self) -> &'static str {
@@ -347,28 +317,10 @@ impl Version {
             Version::V2_8 => "c3b6ad5a69cbcc17",
             Version::V3_0 => "25b1aea02e37da14",
             Version::V3_6 => "35a5d2ad9e5b3b2a",
+            Version::V3_9 => "f745dfdcee2b9851",
+            Version::V4_4 => "1156b2752aaa28ea",
         }
     }
-    /// `Source task finished initialization and start` comes from
-    /// WorkerSourceTask up to 3.0 and AbstractWorkerSourceTask after.
-    pub fn source_task_logger(self) -> &'static str {
-        if self >= Version::V3_6 {
-            "org.apache.kafka.connect.runtime.AbstractWorkerSourceTask"
-        } else {
-            "org.apache.kafka.connect.runtime.WorkerSourceTask"
-        }
-    }
-
-    /// The logger of `Kafka cluster ID: …` at start-up: ConnectUtils up to
-    /// 3.3, WorkerConfig from 3.4.0.
-    pub fn cluster_id_logger(self) -> &'static str {
-        if self >= Version::V3_6 {
-            "org.apache.kafka.connect.runtime.WorkerConfig"
-        } else {
-            "org.apache.kafka.connect.util.ConnectUtils"
-        }
-    }
-
     /// A plausible `%L` for a log site in this release.
     pub fn line(self, site: Site) -> u32 {
         if site == Site::ClusterId {
@@ -376,7 +328,8 @@ impl Version {
             return match self {
                 Version::V2_0 | Version::V2_2 | Version::V2_3 | Version::V2_4 => 59,
                 Version::V2_8 | Version::V3_0 => 65,
-                Version::V3_6 => 300,
+                Version::V3_6 | Version::V3_9 => 300,
+                Version::V4_4 => 322,
             };
         }
         // Line numbers as of 3.6; older files were shorter.
@@ -391,7 +344,7 @@ impl Version {
             Version::V2_4 => 70,
             Version::V2_8 => 82,
             Version::V3_0 => 88,
-            Version::V3_6 => 100,
+            Version::V3_6 | Version::V3_9 | Version::V4_4 => 100,
         };
         base * pct / 100
     }

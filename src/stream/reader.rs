@@ -274,6 +274,12 @@ impl StreamReader {
         self.decoder.take_unordered()
     }
 
+    /// Lines skipped for their length since the last call ((line, bytes)
+    /// each); they are then not in the segment's [`InputReport`].
+    pub fn take_too_long(&mut self) -> Vec<(u64, u64)> {
+        self.decoder.take_too_long()
+    }
+
     /// Live input went quiet: hand on what waits for lines that may follow.
     pub fn flush_held(&mut self) {
         self.decoder.flush_held();

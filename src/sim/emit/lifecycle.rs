@@ -2,10 +2,9 @@
 //! `Starting …`, the Worker's creation, instantiation and stop lines, the
 //! task thread's first line, and the refusals.
 
-use super::out::{Lvl, WorkerLog};
-use super::{Lg, M, Say, about, name};
-use crate::sim::model::data::{Res, TYPES};
-use crate::sim::version::{Site, Version};
+use super::{Arg, Ln, Say, name};
+use crate::sim::data::{Res, TYPES};
+use crate::sim::version::Version;
 
 fn plugin_version(v: &'static str, kafka: Version) -> &'static str {
     if v.is_empty() { kafka.kafka_build() } else { v }
@@ -27,110 +26,31 @@ impl Say<'_> {
 
     /// The Worker's `Stopping connector X`.
     pub fn stopping_connector(&mut self, c: u16) -> u64 {
-        self.emit(
-            Lvl::Info,
-            M::Worker(c),
-            Lg::Worker,
-            Site::StoppingConnector,
-            about("Stopping connector ", c, ""),
-        )
+        self.line(Ln::StoppingConnector, &[Arg::Conn(c)])
     }
 
     /// What follows the stop of a running connector.
     pub fn connector_stopped(&mut self, c: u16) {
-        if self.v().stopped_connector_line() {
-            self.emit(
-                Lvl::Info,
-                M::Worker(c),
-                Lg::Worker,
-                Site::StoppedConnector,
-                about("Stopped connector ", c, ""),
-            );
-        }
-        if self.v().connector_shutdown_lines() {
-            self.emit(
-                Lvl::Info,
-                M::Worker(c),
-                Lg::WConn,
-                Site::ScheduledShutdown,
-                about("Scheduled shutdown for WorkerConnector{id=", c, "}"),
-            );
-            self.emit(
-                Lvl::Info,
-                M::Worker(c),
-                Lg::WConn,
-                Site::CompletedShutdown,
-                about("Completed shutdown for WorkerConnector{id=", c, "}"),
-            );
-        }
+        self.line(Ln::StoppedConnector, &[Arg::Conn(c)]);
+        self.line(Ln::ScheduledShutdown, &[Arg::Conn(c)]);
+        self.line(Ln::CompletedShutdown, &[Arg::Conn(c)]);
     }
 
     /// The stop of a connector this worker does not run.
     pub fn ignoring_connector_stop(&mut self, c: u16) {
-        self.emit(
-            Lvl::Warn,
-            M::Worker(c),
-            Lg::Worker,
-            Site::IgnoringStopConnector,
-            about("Ignoring stop request for unowned connector ", c, ""),
-        );
-        if self.v().await_stop_connector_line() {
-            self.emit(
-                Lvl::Warn,
-                M::Worker(c),
-                Lg::Worker,
-                Site::IgnoringAwaitConnector,
-                about(
-                    "Ignoring await stop request for non-present connector ",
-                    c,
-                    "",
-                ),
-            );
-        }
+        self.line(Ln::IgnoringStopConnector, &[Arg::Conn(c)]);
+        self.line(Ln::IgnoringAwaitConnector, &[Arg::Conn(c)]);
     }
 
     /// The Worker's `Stopping task X-n`.
     pub fn stopping_task(&mut self, c: u16, i: u16) -> u64 {
-        self.emit(
-            Lvl::Info,
-            M::Task(c, i),
-            Lg::Worker,
-            Site::StoppingTask,
-            |l, n| {
-                l.s("Stopping task ");
-                l.s(name(n, c));
-                l.s("-");
-                l.num(i64::from(i));
-            },
-        )
+        self.line(Ln::StoppingTask, &[Arg::Task(c, i)])
     }
 
     /// The stop of a task this worker does not run.
     pub fn ignoring_task_stop(&mut self, c: u16, i: u16) {
-        self.emit(
-            Lvl::Warn,
-            M::Task(c, i),
-            Lg::Worker,
-            Site::IgnoringStopTask,
-            |l, n| {
-                l.s("Ignoring stop request for unowned task ");
-                l.s(name(n, c));
-                l.s("-");
-                l.num(i64::from(i));
-            },
-        );
-        self.emit(
-            Lvl::Warn,
-            M::Task(c, i),
-            Lg::Worker,
-            Site::IgnoringAwaitTask,
-            |l, n| {
-                l.s("Ignoring await stop request for non-present task ");
-                l.s(name(n, c));
-                l.s("-");
-                l.num(i64::from(i));
-            },
-        );
+        self.line(Ln::IgnoringStopTask, &[Arg::Task(c, i)]);
+        self.line(Ln::IgnoringAwaitTask, &[Arg::Task(c, i)]);
     }
 
     // ------------------------------------------------------------ starts
@@ -138,29 +58,12 @@ impl Say<'_> {
     /// The herder's `Starting connector X` / `Starting task X-n`.
     pub fn starting(&mut self, r: Res) -> u64 {
         match r {
-            Res::Conn(c) => self.emit(
-                Lvl::Info,
-                M::None,
-                Lg::Herder,
-                Site::StartingConnector,
-                about("Starting connector ", c, ""),
-            ),
-            Res::Task(c, i) => self.emit(
-                Lvl::Info,
-                M::None,
-                Lg::Herder,
-                Site::StartingTask,
-                |l, n| {
-                    l.s("Starting task ");
-                    l.s(name(n, c));
-                    l.s("-");
-                    l.num(i64::from(i));
-                },
-            ),
+            Res::Conn(c) => self.line(Ln::StartingConnector, &[Arg::Conn(c)]),
+            Res::Task(c, i) => self.line(Ln::StartingTask, &[Arg::Task(c, i)]),
         }
     }
 
-    fn type_of(&self, c: u16) -> &'static crate::sim::model::data::ConnType {
+    fn type_of(&self, c: u16) -> &'static crate::sim::data::ConnType {
         &TYPES[self.types.get(usize::from(c)).copied().unwrap_or(0) % TYPES.len()]
     }
 
@@ -168,55 +71,19 @@ impl Say<'_> {
     pub fn creating_connector(&mut self, c: u16) {
         let ty = self.type_of(c);
         let (class, ver) = (ty.class, plugin_version(ty.plugin_version, self.v()));
-        self.emit(
-            Lvl::Info,
-            M::Worker(c),
-            Lg::Worker,
-            Site::CreatingConnector,
-            |l, n| {
-                l.s("Creating connector ");
-                l.s(name(n, c));
-                l.s(" of type ");
-                l.s(class);
-            },
-        );
-        self.emit(
-            Lvl::Info,
-            M::Worker(c),
-            Lg::Worker,
-            Site::InstantiatedConnector,
-            |l, n| {
-                l.s("Instantiated connector ");
-                l.s(name(n, c));
-                l.s(" with version ");
-                l.s(ver);
-                l.s(" of type class ");
-                l.s(class);
-            },
-        );
-        self.emit(
-            Lvl::Info,
-            M::Worker(c),
-            Lg::Worker,
-            Site::FinishedCreating,
-            about("Finished creating connector ", c, ""),
-        );
+        let args = [
+            Arg::Conn(c),
+            Arg::Str("class", class),
+            Arg::Str("version", ver),
+        ];
+        self.line(Ln::CreatingConnector, &args);
+        self.line(Ln::InstantiatedConnector, &args);
+        self.line(Ln::FinishedCreating, &args);
     }
 
     /// The Worker's `Creating task X-n`.
     pub fn creating_task(&mut self, c: u16, i: u16) {
-        self.emit(
-            Lvl::Info,
-            M::Task(c, i),
-            Lg::Worker,
-            Site::CreatingTask,
-            |l, n| {
-                l.s("Creating task ");
-                l.s(name(n, c));
-                l.s("-");
-                l.num(i64::from(i));
-            },
-        );
+        self.line(Ln::CreatingTask, &[Arg::Task(c, i)]);
     }
 
     /// The Worker refuses a task that already runs here: the herder logs
@@ -228,17 +95,7 @@ impl Say<'_> {
         ))
         .chain(ALREADY_EXISTS_TRACE.iter().map(|s| s.to_string()))
         .collect();
-        self.emit(
-            Lvl::Error,
-            M::None,
-            Lg::Herder,
-            Site::CouldNotInstantiate,
-            |l, _| {
-                l.s("Couldn't instantiate task ");
-                l.s(&id);
-                l.s(" because it has an invalid task configuration. This task will not execute until reconfigured.");
-            },
-        );
+        self.line(Ln::CouldNotInstantiate, &[Arg::Task(c, i)]);
     }
 
     /// The task's client config dump, `Instantiated task …` and the
@@ -253,21 +110,13 @@ impl Say<'_> {
             em.noise
                 .task_start_dump(&mut em.logs[self.w], &mut em.clock, nm, i, source);
         }
-        self.emit(
-            Lvl::Info,
-            M::Task(c, i),
-            Lg::Worker,
-            Site::InstantiatedTask,
-            |l, n| {
-                l.s("Instantiated task ");
-                l.s(name(n, c));
-                l.s("-");
-                l.num(i64::from(i));
-                l.s(" with version ");
-                l.s(ver);
-                l.s(" of type ");
-                l.s(tclass);
-            },
+        self.line(
+            Ln::InstantiatedTask,
+            &[
+                Arg::Task(c, i),
+                Arg::Str("version", ver),
+                Arg::Str("class", tclass),
+            ],
         );
         for (kind, class, from) in [
             (
@@ -286,57 +135,25 @@ impl Say<'_> {
                 "worker",
             ),
         ] {
-            self.emit_plain(
-                Lvl::Info,
-                M::Task(c, i),
-                Lg::Worker,
-                Site::Converter,
-                |l, n| {
-                    l.s("Set up the ");
-                    l.s(kind);
-                    l.s(" converter ");
-                    l.s(class);
-                    l.s(" for task ");
-                    l.s(name(n, c));
-                    l.s("-");
-                    l.num(i64::from(i));
-                    l.s(" using the ");
-                    l.s(from);
-                    l.s(" config");
-                },
+            self.line(
+                Ln::Converter,
+                &[
+                    Arg::Task(c, i),
+                    Arg::Str("converter-kind", kind),
+                    Arg::Str("class", class),
+                    Arg::Str("converter-from", from),
+                ],
             );
         }
     }
 
     /// The task thread's `… task finished initialization and start`.
     pub fn task_initialized(&mut self, c: u16, i: u16) {
-        let source = self.type_of(c).source;
-        let (tl, cls) = if source {
-            (self.v().source_task_logger(), "WorkerSourceTask{id=")
+        if self.type_of(c).source {
+            self.line(Ln::SourceTaskStarted, &[Arg::Task(c, i)]);
         } else {
-            (
-                "org.apache.kafka.connect.runtime.WorkerSinkTask",
-                "WorkerSinkTask{id=",
-            )
-        };
-        let kind = if source {
-            "} Source task finished initialization and start"
-        } else {
-            "} Sink task finished initialization and start"
-        };
-        self.emit(
-            Lvl::Info,
-            M::Task(c, i),
-            Lg::Custom(tl),
-            Site::TaskInit,
-            |l: &mut WorkerLog, n| {
-                l.s(cls);
-                l.s(name(n, c));
-                l.s("-");
-                l.num(i64::from(i));
-                l.s(kind);
-            },
-        );
+            self.line(Ln::SinkTaskStarted, &[Arg::Task(c, i)]);
+        }
     }
 }
 
@@ -394,18 +211,7 @@ impl Say<'_> {
                 "\tat org.apache.kafka.connect.runtime.distributed.DistributedHerder.lambda$getTaskStartingCallable$30(DistributedHerder.java:1927)",
             ],
         );
-        self.emit(
-            Lvl::Error,
-            M::Task(c, i),
-            Lg::Worker,
-            Site::FailedToStartTask,
-            |l, n| {
-                l.s("Failed to start task ");
-                l.s(name(n, c));
-                l.s("-");
-                l.num(i64::from(i));
-            },
-        );
+        self.line(Ln::FailedToStartTask, &[Arg::Task(c, i)]);
     }
 
     /// The herder cannot load the connector class on this worker (3.3.0+):
@@ -421,13 +227,7 @@ impl Say<'_> {
                 "\tat org.apache.kafka.connect.runtime.distributed.DistributedHerder.startTask(DistributedHerder.java:1875)",
             ],
         );
-        self.emit_plain(
-            Lvl::Warn,
-            M::None,
-            Lg::Custom("org.apache.kafka.connect.runtime.AbstractHerder"),
-            Site::UnknownConnectorType,
-            |l, _| l.s("Unable to retrieve connector type"),
-        );
+        self.line(Ln::UnknownConnectorType, &[]);
     }
 
     /// The start phase's task callable catches the herder's exception
@@ -441,17 +241,7 @@ impl Say<'_> {
                 "\tat org.apache.kafka.connect.runtime.distributed.DistributedHerder.lambda$getTaskStartingCallable$30(DistributedHerder.java:1927)",
             ],
         );
-        self.emit(
-            Lvl::Error,
-            M::None,
-            Lg::Herder,
-            Site::CouldNotInstantiate,
-            |l, _| {
-                l.s("Couldn't instantiate task ");
-                l.s(&id);
-                l.s(" because it has an invalid task configuration. This task will not execute until reconfigured.");
-            },
-        );
+        self.line(Ln::CouldNotInstantiate, &[Arg::Task(c, i)]);
     }
 
     /// The Worker cannot create the connector (its class is not on this
@@ -459,17 +249,9 @@ impl Say<'_> {
     /// connector X` and the exception; no instance.
     pub fn connector_start_failed(&mut self, c: u16) {
         let class = self.type_of(c).class;
-        self.emit(
-            Lvl::Info,
-            M::Worker(c),
-            Lg::Worker,
-            Site::CreatingConnector,
-            |l, n| {
-                l.s("Creating connector ");
-                l.s(name(n, c));
-                l.s(" of type ");
-                l.s(class);
-            },
+        self.line(
+            Ln::CreatingConnector,
+            &[Arg::Conn(c), Arg::Str("class", class)],
         );
         self.set_trace(
             missing_plugin("Connector", class),
@@ -481,13 +263,40 @@ impl Say<'_> {
                 "\tat org.apache.kafka.connect.runtime.distributed.DistributedHerder.lambda$getConnectorStartingCallable$32(DistributedHerder.java:1981)",
             ],
         );
-        self.emit(
-            Lvl::Error,
-            M::Worker(c),
-            Lg::Worker,
-            Site::FailedToStartConnector,
-            about("Failed to start connector ", c, ""),
+        self.line(Ln::FailedToStartConnector, &[Arg::Conn(c)]);
+    }
+
+    /// The Worker refuses a connector that already runs here (`Connector
+    /// with name X already exists`): the herder's start callback logs it
+    /// (2.6.3+), or up to 2.5 its start callable (`Couldn't instantiate
+    /// connector X …`).
+    pub fn connector_already_exists(&mut self, c: u16) {
+        let cname = name(self.names, c).to_string();
+        let exists = format!(
+            "org.apache.kafka.connect.errors.ConnectException: Connector with name {cname} already exists"
         );
+        if self.v().async_connector_start() {
+            self.set_trace(
+                format!("org.apache.kafka.connect.errors.ConnectException: Failed to start connector: {cname}"),
+                &[
+                    "\tat org.apache.kafka.connect.runtime.distributed.DistributedHerder.lambda$startConnector$33(DistributedHerder.java:1954)",
+                    "\tat org.apache.kafka.connect.runtime.Worker.startConnector(Worker.java:292)",
+                    "\tat org.apache.kafka.connect.runtime.distributed.DistributedHerder.startConnector(DistributedHerder.java:1975)",
+                ],
+            );
+            self.em.trace.push(format!("Caused by: {exists}"));
+            self.em.trace.push("\t... 8 more".into());
+            self.line(Ln::HerderConnectorFailed, &[Arg::Conn(c)]);
+        } else {
+            self.set_trace(
+                exists,
+                &[
+                    "\tat org.apache.kafka.connect.runtime.Worker.startConnector(Worker.java:237)",
+                    "\tat org.apache.kafka.connect.runtime.distributed.DistributedHerder.startConnector(DistributedHerder.java:1012)",
+                ],
+            );
+            self.line(Ln::CouldNotInstantiateConnector, &[Arg::Conn(c)]);
+        }
     }
 
     /// The herder's start callback for a connector that failed (2.6.3+).
@@ -506,22 +315,12 @@ impl Say<'_> {
             .trace
             .push(format!("Caused by: {}", missing_plugin("Connector", class)));
         self.em.trace.push("\t... 8 more".into());
-        self.emit(
-            Lvl::Error,
-            M::Worker(c),
-            Lg::Herder,
-            Site::HerderConnectorFailed,
-            about("Failed to start connector '", c, "'"),
-        );
+        self.line(Ln::HerderConnectorFailed, &[Arg::Conn(c)]);
     }
 
     /// A KIP-745 plan's `Task 'X' restart failed` / `Connector 'X' restart
     /// failed` (`thrown`: with the exception the start threw).
     pub fn restart_failed(&mut self, r: Res, thrown: bool) {
-        let mdc = match r {
-            Res::Conn(c) => M::Worker(c),
-            Res::Task(..) => M::None,
-        };
         if thrown {
             let head = match r {
                 Res::Conn(c) => format!(
@@ -538,16 +337,9 @@ impl Say<'_> {
                 &["\tat org.apache.kafka.connect.runtime.distributed.DistributedHerder.doRestartConnectorAndTasks(DistributedHerder.java:1499)"],
             );
         }
-        self.emit(
-            Lvl::Error,
-            mdc,
-            Lg::Herder,
-            Site::RestartPlan,
-            |l, names| {
-                l.s(if r.is_task() { "Task '" } else { "Connector '" });
-                super::put_res(l, names, r);
-                l.s("' restart failed");
-            },
-        );
+        match r {
+            Res::Conn(c) => self.line(Ln::ConnectorRestartFailed, &[Arg::Conn(c)]),
+            Res::Task(c, i) => self.line(Ln::TaskRestartFailed, &[Arg::Task(c, i)]),
+        };
     }
 }

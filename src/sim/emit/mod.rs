@@ -15,13 +15,16 @@ mod lines;
 pub(super) mod noise;
 pub(super) mod out;
 pub(super) mod startup;
+mod wording;
 
-use super::model::data::{Assign, Res};
+use super::data::{Assign, Res};
 use super::rng::Rng;
 use super::version::{Site, Version};
 use noise::{Noise, NoiseCtx};
 use out::{Clock, Layout, Lvl, Mdc, Rotation, Segment, Th, WorkerLog};
 use std::io::{self, Write};
+pub(super) use wording::{Arg, Ln};
+use wording::{Ctx, Kind, Row};
 
 /// The MDC a record carries (`%X{connector.context}`): none, a connector's
 /// worker thread, or a task's thread.
@@ -36,6 +39,9 @@ pub(super) enum M {
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Lg {
     Herder,
+    /// The herder's statements from the coordinator's heartbeat thread
+    /// (its poll-timeout warning, 3.8+).
+    HerderHeartbeat,
     /// AbstractCoordinator's statements: under AbstractCoordinator up to
     /// 2.8, under WorkerCoordinator (the subclass) from 3.0.
     Coord,
@@ -55,6 +61,8 @@ pub(super) enum Lg {
 /// Every worker's log, the printed clock and the noise.
 pub(super) struct Emitter {
     v: Version,
+    /// Each line's template in this release (`wording.rs`).
+    rows: Vec<Option<&'static Row>>,
     layout: Layout,
     group: String,
     cluster_id: String,
@@ -86,7 +94,8 @@ pub(super) struct Written {
 pub(super) struct Setup<'a> {
     pub version: Version,
     pub layout: Layout,
-    pub client_id: &'a str,
+    /// Each worker's herder client id.
+    pub client_ids: &'a [&'a str],
     pub group: &'a str,
     /// The Kafka cluster's id (`Kafka cluster ID: …`).
     pub cluster_id: &'a str,
@@ -101,10 +110,15 @@ impl Emitter {
     pub fn new(s: Setup, outs: Vec<Box<dyn Write>>) -> Emitter {
         let logs: Vec<WorkerLog> = outs
             .into_iter()
-            .map(|out| WorkerLog::new(out, s.layout, s.version, s.client_id, s.group))
+            .enumerate()
+            .map(|(w, out)| {
+                let client_id = s.client_ids.get(w).copied().unwrap_or("connect-1");
+                WorkerLog::new(out, s.layout, s.version, client_id, s.group)
+            })
             .collect();
         Emitter {
             v: s.version,
+            rows: wording::rows_for(s.version),
             layout: s.layout,
             group: s.group.to_string(),
             cluster_id: s.cluster_id.to_string(),
@@ -122,11 +136,6 @@ impl Emitter {
     /// The number the next line of worker `w`'s log will have.
     pub fn next_line(&self, w: usize) -> u64 {
         self.logs.get(w).map_or(0, WorkerLog::next_line)
-    }
-
-    /// Marks the next record as one that states no lifecycle fact.
-    pub fn plain(&mut self) {
-        self.plain = true;
     }
 
     /// Rotates worker `w`'s log by size from now on.
@@ -162,21 +171,6 @@ impl Emitter {
         match err {
             Some(e) => Err(e),
             None => Ok(out),
-        }
-    }
-
-    fn logger(&self, lg: Lg) -> &'static str {
-        match lg {
-            Lg::Herder => "org.apache.kafka.connect.runtime.distributed.DistributedHerder",
-            Lg::Coord | Lg::CoordHeartbeat => self.v.coordinator_logger(),
-            Lg::WCoord => "org.apache.kafka.connect.runtime.distributed.WorkerCoordinator",
-            Lg::Worker => "org.apache.kafka.connect.runtime.Worker",
-            Lg::WConn => "org.apache.kafka.connect.runtime.WorkerConnector",
-            Lg::Connect => "org.apache.kafka.connect.runtime.Connect",
-            Lg::Kcbs => "org.apache.kafka.connect.storage.KafkaConfigBackingStore",
-            Lg::KbLog => "org.apache.kafka.connect.util.KafkaBasedLog",
-            Lg::Rest => "org.apache.kafka.connect.runtime.rest.RestServer",
-            Lg::Custom(s) => s,
         }
     }
 
@@ -247,7 +241,7 @@ impl Say<'_> {
     ) -> u64 {
         let em = &mut *self.em;
         let ctx = match lg {
-            Lg::Herder => em.v.herder_prefix(),
+            Lg::Herder | Lg::HerderHeartbeat => em.v.herder_prefix(),
             Lg::Coord | Lg::WCoord | Lg::CoordHeartbeat => true,
             _ => false,
         };
@@ -256,10 +250,10 @@ impl Say<'_> {
             (_, M::Task(..)) => Th::Task,
             (Lg::Connect | Lg::Rest, _) => Th::Main,
             (Lg::Kcbs | Lg::KbLog, _) => Th::ConfigLog,
-            (Lg::CoordHeartbeat, _) => Th::Heartbeat,
+            (Lg::CoordHeartbeat | Lg::HerderHeartbeat, _) => Th::Heartbeat,
             _ => Th::Herder,
         };
-        let logger = em.logger(lg);
+        let logger = wording::logger(em.v, lg);
         let l_no = em.v.line(site);
         let dt = em.jit.range(1, 3);
         em.clock.set_at_least(self.lnow);
@@ -313,33 +307,37 @@ impl Say<'_> {
         l
     }
 
-    /// A herder (DH) line with a fixed message.
-    pub fn dh(&mut self, lvl: Lvl, site: Site, msg: &'static str) -> u64 {
-        self.emit(lvl, M::None, Lg::Herder, site, |l, _| l.s(msg))
-    }
-
-    /// A coordinator line with a fixed message.
-    pub fn coord(&mut self, site: Site, msg: &'static str) -> u64 {
-        self.emit(Lvl::Info, M::None, Lg::Coord, site, |l, _| l.s(msg))
+    /// Writes line `ln` as this release prints it (its row in the table
+    /// of templates), its placeholders filled from `args`; its line number,
+    /// or 0 when the release does not print it.
+    pub fn line(&mut self, ln: Ln, args: &[Arg]) -> u64 {
+        let Some(row) = self.em.rows[ln as usize] else {
+            return 0;
+        };
+        let conn = args.iter().find_map(|a| match *a {
+            Arg::Conn(c) | Arg::Task(c, _) => Some(c),
+            _ => None,
+        });
+        let task = args.iter().find_map(|a| match *a {
+            Arg::Task(c, i) => Some(M::Task(c, i)),
+            _ => None,
+        });
+        let mdc = match row.ctx {
+            Ctx::None => M::None,
+            Ctx::Conn => conn.map_or(M::None, M::Worker),
+            Ctx::Task => task.unwrap_or(M::None),
+        };
+        let body = |l: &mut WorkerLog, names: &[String]| wording::render(row.text, args, l, names);
+        match row.kind {
+            Kind::Fact => self.emit(row.lvl, mdc, row.lg, row.site, body),
+            Kind::Plain => self.emit_plain(row.lvl, mdc, row.lg, row.site, body),
+        }
     }
 }
 
 /// The name of connector `c` in a names table.
 pub(super) fn name(names: &[String], c: u16) -> &str {
     names.get(usize::from(c)).map_or("?", String::as_str)
-}
-
-/// The body of a line that is `before`, connector `c`'s name, `after`.
-fn about(
-    before: &'static str,
-    c: u16,
-    after: &'static str,
-) -> impl FnOnce(&mut WorkerLog, &[String]) {
-    move |l, n| {
-        l.s(before);
-        l.s(name(n, c));
-        l.s(after);
-    }
 }
 
 fn put_res(l: &mut WorkerLog, names: &[String], r: Res) {

@@ -4,7 +4,7 @@
 //! traces. Every record is written whole; the auditor must skip them all.
 
 use super::out::{Clock, Lvl, Mdc, Th, WorkerLog};
-use crate::sim::model::data::TYPES;
+use crate::sim::data::{ConnType, TYPES};
 use crate::sim::rng::Rng;
 use crate::sim::version::Version;
 
@@ -294,14 +294,20 @@ impl Noise {
             }
             4..=6 => self.rest(log, clock),
             7 => {
+                // (4.x moved AppInfoParser to common.utils.internals.)
+                let app_info = if cx.version >= Version::V4_4 {
+                    "org.apache.kafka.common.utils.internals.AppInfoParser"
+                } else {
+                    "org.apache.kafka.common.utils.AppInfoParser"
+                };
                 log.head(clock, Lvl::Info, Mdc::None, Th::Main);
                 log.s("Kafka version: ");
                 log.s(cx.version.kafka_build());
-                log.tail("org.apache.kafka.common.utils.AppInfoParser", 119);
+                log.tail(app_info, 119);
                 log.head(clock, Lvl::Info, Mdc::None, Th::Main);
                 log.s("Kafka commitId: ");
                 log.s(cx.version.commit_id());
-                log.tail("org.apache.kafka.common.utils.AppInfoParser", 120);
+                log.tail(app_info, 120);
             }
             8 => {
                 log.head(clock, Lvl::Error, Mdc::None, Th::Main);
@@ -415,64 +421,7 @@ impl Noise {
                 log.s(" ms");
                 log.tail(logger, 574);
             }
-            21..=32 => {
-                // A sink task's consumer: its own LogContext, including group
-                // lines that read like the worker's own.
-                let cc = cx.version.consumer_coordinator_logger();
-                let pick = self.rng.below(4);
-                log.head(clock, Lvl::Info, Mdc::Task(name, i), Th::Task);
-                log.s("[Consumer clientId=connector-consumer-");
-                log.s(name);
-                log.s("-");
-                log.num(i64::from(i));
-                log.s(", groupId=connect-");
-                log.s(name);
-                log.s("] ");
-                match pick {
-                    0 => {
-                        log.s("(Re-)joining group");
-                        log.tail(cc, 535);
-                    }
-                    1 => {
-                        log.s("Successfully joined group with generation ");
-                        if cx.version.generation_object() {
-                            log.s("Generation{generationId=");
-                            log.num(self.rng.range(1, 40));
-                            log.s(", memberId='connector-consumer-");
-                            log.s(name);
-                            log.s("-");
-                            log.num(i64::from(i));
-                            log.s("-5c1b0a9e-21c4-4f0e-9d0a-6f1f3c7b2e11', protocol='range'}");
-                        } else {
-                            log.num(self.rng.range(1, 40));
-                        }
-                        log.tail(cc, 591);
-                    }
-                    2 => {
-                        log.s("Adding newly assigned partitions: ");
-                        log.s(ty.topic);
-                        log.s("-");
-                        log.num(i64::from(i));
-                        log.tail(
-                            "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator",
-                            291,
-                        );
-                    }
-                    _ => {
-                        log.s("Setting offset for partition ");
-                        log.s(ty.topic);
-                        log.s("-");
-                        log.num(i64::from(i));
-                        log.s(" to the committed offset FetchPosition{offset=");
-                        log.num(self.rng.range(0, 2_000_000));
-                        log.s(", offsetEpoch=Optional[0], currentLeader=LeaderAndEpoch{leader=Optional[broker-1:9092 (id: 1 rack: null)], epoch=0}}");
-                        log.tail(
-                            "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator",
-                            851,
-                        );
-                    }
-                }
-            }
+            21..=32 => self.sink_consumer_line(log, clock, cx, (name, i), ty),
             33..=38 if !ty.source => {
                 task_record(log, clock, Lvl::Info, Mdc::Task(name, i));
                 log.s("} Committing offsets asynchronously using sequence number ");
@@ -498,6 +447,7 @@ impl Noise {
                 log.tail("org.apache.kafka.connect.runtime.WorkerSinkTask", 437);
                 log.trace(SINK_TRACE);
             }
+
             _ => {
                 log.head(clock, Lvl::Info, Mdc::Task(name, i), Th::Task);
                 if ty.source {
@@ -527,6 +477,72 @@ impl Noise {
                     log.s(", resetting offset");
                     log.tail("org.apache.kafka.clients.consumer.internals.Fetcher", 1413);
                 }
+            }
+        }
+    }
+
+    /// A sink task's consumer: its own LogContext, including group lines
+    /// that read like the worker's own.
+    fn sink_consumer_line(
+        &mut self,
+        log: &mut WorkerLog,
+        clock: &mut Clock,
+        cx: &NoiseCtx,
+        (name, i): (&str, u16),
+        ty: &ConnType,
+    ) {
+        let cc = cx.version.consumer_coordinator_logger();
+        let pick = self.rng.below(4);
+        log.head(clock, Lvl::Info, Mdc::Task(name, i), Th::Task);
+        log.s("[Consumer clientId=connector-consumer-");
+        log.s(name);
+        log.s("-");
+        log.num(i64::from(i));
+        log.s(", groupId=connect-");
+        log.s(name);
+        log.s("] ");
+        match pick {
+            0 => {
+                log.s("(Re-)joining group");
+                log.tail(cc, 535);
+            }
+            1 => {
+                log.s("Successfully joined group with generation ");
+                if cx.version.generation_object() {
+                    log.s("Generation{generationId=");
+                    log.num(self.rng.range(1, 40));
+                    log.s(", memberId='connector-consumer-");
+                    log.s(name);
+                    log.s("-");
+                    log.num(i64::from(i));
+                    log.s("-5c1b0a9e-21c4-4f0e-9d0a-6f1f3c7b2e11', protocol='range'}");
+                } else {
+                    log.num(self.rng.range(1, 40));
+                }
+                log.tail(cc, 591);
+            }
+            2 => {
+                log.s("Adding newly assigned partitions: ");
+                log.s(ty.topic);
+                log.s("-");
+                log.num(i64::from(i));
+                log.tail(
+                    "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator",
+                    291,
+                );
+            }
+            _ => {
+                log.s("Setting offset for partition ");
+                log.s(ty.topic);
+                log.s("-");
+                log.num(i64::from(i));
+                log.s(" to the committed offset FetchPosition{offset=");
+                log.num(self.rng.range(0, 2_000_000));
+                log.s(", offsetEpoch=Optional[0], currentLeader=LeaderAndEpoch{leader=Optional[broker-1:9092 (id: 1 rack: null)], epoch=0}}");
+                log.tail(
+                    "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator",
+                    851,
+                );
             }
         }
     }

@@ -2,8 +2,8 @@
 //! dump that names its protocol, group and advertised REST address.
 
 use super::out::{Lvl, Mdc, Th};
-use super::{Lg, M, Say};
-use crate::sim::model::data::Proto;
+use super::{Arg, Ln, Say};
+use crate::sim::data::Proto;
 use crate::sim::version::{Site, Version};
 
 /// What a worker's start-up lines name about it.
@@ -151,59 +151,25 @@ impl Say<'_> {
                 v.line(Site::Dump),
             );
         }
-        let build = v.kafka_build();
-        let commit = v.commit_id();
-        let app = "org.apache.kafka.common.utils.AppInfoParser";
-        self.emit_plain(
-            Lvl::Info,
-            M::None,
-            Lg::Custom(app),
-            Site::AppInfo,
-            |l, _| {
-                l.s("Kafka version: ");
-                l.s(build);
-            },
-        );
-        self.emit_plain(
-            Lvl::Info,
-            M::None,
-            Lg::Custom(app),
-            Site::AppInfoCommit,
-            |l, _| {
-                l.s("Kafka commitId: ");
-                l.s(commit);
-            },
-        );
-        let (logger, cluster) = (v.cluster_id_logger(), self.em.cluster_id.clone());
-        let cluster_id = |l: &mut super::WorkerLog, _: &[String]| {
-            l.s("Kafka cluster ID: ");
-            l.s(&cluster);
-        };
+        self.line(Ln::KafkaVersion, &[Arg::Str("build", v.kafka_build())]);
+        self.line(Ln::KafkaCommitId, &[Arg::Str("commit", v.commit_id())]);
+        let cluster = self.em.cluster_id.clone();
+        let cluster_id = [Arg::Str("cluster-id", &cluster)];
         // ConnectUtils up to 3.3, WorkerConfig from 3.4.0: both read.
-        self.emit(
-            Lvl::Info,
-            M::None,
-            Lg::Custom(logger),
-            Site::ClusterId,
-            cluster_id,
-        );
-        let (host, index) = (id.host, id.index);
+        self.line(Ln::ClusterId, &cluster_id);
         // RestServer logs its advertised URL each time it is asked for it:
         // once before it listens, then as the herder and the REST resources
         // are set up (2.3.1, 2.4.1, 3.6.2 and 3.9.1 alike).
-        let advertised = |l: &mut super::WorkerLog, _: &[String]| {
-            l.s("Advertised URI: http://");
-            l.s(host);
-            l.s(":8083/");
-        };
-        self.emit(Lvl::Info, M::None, Lg::Rest, Site::RestServer, advertised);
-        self.emit_plain(Lvl::Info, M::None, Lg::Rest, Site::RestServer, |l, _| {
-            l.s("REST server listening at http://10.0.2.");
-            l.num(11 + index as i64);
-            l.s(":8083/, advertising URL http://");
-            l.s(host);
-            l.s(":8083/");
-        });
+        let host = [Arg::Str("host", id.host)];
+        self.line(Ln::AdvertisedUri, &host);
+        self.line(
+            Ln::RestListening,
+            &[
+                Arg::Num("ip", 11 + id.index as i64),
+                Arg::Str("host", id.host),
+            ],
+        );
+        // (3.9.1 and 4.4.0 as 3.6.2.)
         let again = if v >= Version::V3_6 {
             3
         } else if v >= Version::V2_4 {
@@ -212,79 +178,54 @@ impl Say<'_> {
             1
         };
         for _ in 0..again {
-            self.emit(Lvl::Info, M::None, Lg::Rest, Site::RestServer, advertised);
+            self.line(Ln::AdvertisedUri, &host);
         }
         // 2.8 to 3.3 look the cluster id up again for each backing store's
         // admin client (2.8.2: six more times; 3.1.0, 3.2.3 alike).
         if matches!(v, Version::V2_8 | Version::V3_0) {
             for _ in 0..6 {
-                self.emit(
-                    Lvl::Info,
-                    M::None,
-                    Lg::Custom(logger),
-                    Site::ClusterId,
-                    cluster_id,
-                );
+                self.line(Ln::ClusterId, &cluster_id);
             }
         }
-        self.emit(Lvl::Info, M::None, Lg::Connect, Site::Connect, |l, _| {
-            l.s("Kafka Connect starting")
-        });
-        self.dh(Lvl::Info, Site::HerderStarting, "Herder starting");
-        self.emit(
-            Lvl::Info,
-            M::None,
-            Lg::Worker,
-            Site::WorkerStarting,
-            |l, _| l.s("Worker starting"),
-        );
-        self.emit(
-            Lvl::Info,
-            M::None,
-            Lg::Worker,
-            Site::WorkerStarted,
-            |l, _| l.s("Worker started"),
-        );
+        self.line(Ln::ConnectStarting, &[]);
+        self.line(Ln::HerderStarting, &[]);
+        self.line(Ln::WorkerStarting, &[]);
+        self.line(Ln::WorkerStarted, &[]);
         // The main thread's `Kafka Connect started` races the herder thread,
         // which reads the config topic and then logs `Herder started`. Both
         // orders are real (2.3.0, 2.3.1, 2.4.1 and 3.8.0 captures show
         // each); the simulator prints the one its release's captures show:
         // the main thread first in 2.4.1, 2.5.1 and 3.6.2, the herder first
         // in 2.3.x, 2.8.2, 3.1.0 and 3.2.3.
+        // From 3.9 the herder logs `Herder started` after its first
+        // assignment line (the model prints it there), and the main thread
+        // is done before: `Kafka Connect started` follows the config store
+        // and the coordinator's discovery (4.4.0 captures).
         let main_first = matches!(v, Version::V2_4 | Version::V3_6);
+        let herder_later = v.herder_started_after_join();
         if main_first {
             self.connect_started();
         }
-        self.emit(Lvl::Info, M::None, Lg::Kcbs, Site::ConfigStore, |l, _| {
-            l.s("Starting KafkaConfigBackingStore")
-        });
-        self.emit_plain(
-            Lvl::Info,
-            M::None,
-            Lg::KbLog,
-            Site::KafkaBasedLog,
-            |l, _| l.s("Finished reading KafkaBasedLog for topic connect-configs"),
-        );
-        self.emit(Lvl::Info, M::None, Lg::Kcbs, Site::ConfigStore, |l, _| {
-            l.s("Started KafkaConfigBackingStore")
-        });
-        self.dh(Lvl::Info, Site::HerderStarted, "Herder started");
-        self.em.plain();
-        self.coord(
-            Site::Discovered,
-            "Discovered group coordinator broker-1:9092 (id: 2147483646 rack: null)",
-        );
+        self.line(Ln::ConfigStoreStarting, &[]);
+        self.line(Ln::ConfigLogRead, &[]);
+        self.line(Ln::ConfigStoreStarted, &[]);
+        if !herder_later {
+            self.line(Ln::HerderStarted, &[]);
+        }
+        self.line(Ln::Discovered, &[]);
         if !main_first {
             self.connect_started();
         }
     }
 
+    /// The herder thread's `Herder started` once its first assignment is
+    /// in (3.9+).
+    pub fn herder_started(&mut self) {
+        self.line(Ln::HerderStarted, &[]);
+    }
+
     fn connect_started(&mut self) {
-        self.emit_plain(Lvl::Info, M::None, Lg::Rest, Site::RestServer, |l, _| {
-            l.s("REST resources initialized; server is started and ready to handle requests")
-        });
-        self.emit(Lvl::Info, M::None, Lg::Connect, Site::Connect, |l, _| {
-            l.s("Kafka Connect started")
-        });
+        self.line(Ln::RestResources, &[]);
+        self.line(Ln::ConnectStarted, &[]);
     }
 }

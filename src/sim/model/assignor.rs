@@ -3,7 +3,7 @@
 //! back for the scheduled rebalance delay, balance).
 
 use super::{Cluster, off};
-use crate::sim::model::data::{Assign, Res};
+use crate::sim::data::{Assign, Res};
 use crate::sim::truth::FaultKind;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -75,7 +75,9 @@ impl Cluster {
         out
     }
 
-    /// IncrementalCooperativeAssignor, in its essentials.
+    /// IncrementalCooperativeAssignor, in its essentials: what each member
+    /// keeps and gives up, the lost work held back, the fault's move, the
+    /// balance, the placement of the unassigned work, the assignments.
     pub(super) fn assign_cooperative(
         &mut self,
         members: &[usize],
@@ -87,78 +89,15 @@ impl Cluster {
             .map(|&c| Res::Conn(c))
             .chain(ts.iter().map(|&(c, i)| Res::Task(c, i)))
             .collect();
-        let owned: BTreeMap<usize, BTreeSet<Res>> = members
+        let owned: Sets = members
             .iter()
             .map(|&m| (m, self.workers[m].assigned.clone()))
             .collect();
-        let mut revoke: BTreeMap<usize, BTreeSet<Res>> =
-            members.iter().map(|&m| (m, BTreeSet::new())).collect();
-        // Deleted work, and work two members report (revoke from both).
-        let mut count: BTreeMap<Res, usize> = BTreeMap::new();
-        for set in owned.values() {
-            for r in set {
-                *count.entry(*r).or_default() += 1;
-            }
-        }
-        for (&m, set) in &owned {
-            for r in set {
-                if !configured.contains(r) || count.get(r).copied().unwrap_or(0) > 1 {
-                    revoke.entry(m).or_default().insert(*r);
-                }
-            }
-        }
-        let mut kept: BTreeMap<usize, BTreeSet<Res>> = owned
-            .iter()
-            .map(|(&m, set)| (m, set.difference(&revoke[&m]).copied().collect()))
-            .collect();
+        let mut split = Split::of(members, &owned, &configured);
         let all_owned: BTreeSet<Res> = owned.values().flatten().copied().collect();
-        let all_kept: BTreeSet<Res> = kept.values().flatten().copied().collect();
-        // Lost work (members gone): held back for the scheduled delay.
-        let mut delay = 0i64;
-        if let Some((l, mem)) = &self.group.memory
-            && *l == leader
-        {
-            // Work of members that left (or rejoined as new members).
-            let present: BTreeSet<&str> = members
-                .iter()
-                .map(|&m| self.workers[m].member_id.as_str())
-                .collect();
-            let lost: BTreeSet<Res> = mem
-                .iter()
-                .filter(|(id, _)| !present.contains(id.as_str()))
-                .flat_map(|(_, set)| set.iter())
-                .chain(self.group.held_lost.iter())
-                .filter(|r| configured.contains(r) && !all_owned.contains(r))
-                .copied()
-                .collect();
-            if lost.is_empty() {
-                self.group.deadline = None;
-                self.group.held_lost.clear();
-            } else if self.p.delay_ms <= 0 {
-                self.group.held_lost.clear();
-                self.group.deadline = None;
-            } else {
-                match self.group.deadline {
-                    None => {
-                        self.group.deadline = Some(self.lnow + self.p.delay_ms);
-                        delay = self.p.delay_ms;
-                        self.group.held_lost = lost;
-                    }
-                    Some(d) if self.lnow >= d => {
-                        self.group.held_lost.clear();
-                        self.group.deadline = None;
-                    }
-                    Some(d) => {
-                        delay = d - self.lnow;
-                        self.group.held_lost = lost;
-                    }
-                }
-            }
-        } else {
-            self.group.held_lost.clear();
-            self.group.deadline = None;
-        }
-        let revoked_now: BTreeSet<Res> = revoke.values().flatten().copied().collect();
+        let all_kept: BTreeSet<Res> = split.kept.values().flatten().copied().collect();
+        let delay = self.hold_lost_work(members, leader, &configured, &all_owned);
+        let revoked_now: BTreeSet<Res> = split.revoke.values().flatten().copied().collect();
         let unassigned: BTreeSet<Res> = configured
             .iter()
             .filter(|r| {
@@ -168,101 +107,121 @@ impl Cluster {
             })
             .copied()
             .collect();
-        // restart-moved-task: move a task its owner is about to restart.
-        if self.fault.ready(FaultKind::RestartMovedTask)
-            && self.fault.moved.is_none()
-            && members.len() > 1
-        {
-            let mut cands: Vec<(usize, Res)> = Vec::new();
-            for &m in members {
-                for r in &self.workers[m].to_restart {
-                    if kept[&m].contains(r) && configured.contains(r) {
-                        cands.push((m, *r));
-                    }
-                }
+        self.move_for_fault(members, &configured, &mut split);
+        self.balance(members, &unassigned, &mut split);
+        let new = self.place(members, &unassigned, &split.kept);
+        self.assignments(members, leader, delay, &new, &split)
+    }
+
+    /// Lost work (of members gone) is held back for the scheduled delay:
+    /// the delay the assignments carry (0: none).
+    fn hold_lost_work(
+        &mut self,
+        members: &[usize],
+        leader: usize,
+        configured: &BTreeSet<Res>,
+        all_owned: &BTreeSet<Res>,
+    ) -> i64 {
+        let Some((l, mem)) = &self.group.memory else {
+            self.group.held_lost.clear();
+            self.group.deadline = None;
+            return 0;
+        };
+        if *l != leader {
+            self.group.held_lost.clear();
+            self.group.deadline = None;
+            return 0;
+        }
+        // Work of members that left (or rejoined as new members).
+        let present: BTreeSet<&str> = members
+            .iter()
+            .map(|&m| self.workers[m].member_id.as_str())
+            .collect();
+        let lost: BTreeSet<Res> = mem
+            .iter()
+            .filter(|(id, _)| !present.contains(id.as_str()))
+            .flat_map(|(_, set)| set.iter())
+            .chain(self.group.held_lost.iter())
+            .filter(|r| configured.contains(r) && !all_owned.contains(r))
+            .copied()
+            .collect();
+        if lost.is_empty() || self.p.delay_ms <= 0 {
+            self.group.deadline = None;
+            self.group.held_lost.clear();
+            return 0;
+        }
+        match self.group.deadline {
+            None => {
+                self.group.deadline = Some(self.lnow + self.p.delay_ms);
+                self.group.held_lost = lost;
+                self.p.delay_ms
             }
-            if let Some(&(m, r)) = self.rng.pick(&cands) {
-                revoke.entry(m).or_default().insert(r);
-                if let Some(k) = kept.get_mut(&m) {
-                    k.remove(&r);
-                }
-                self.fault.moved = Some((m, r));
+            Some(d) if self.lnow >= d => {
+                self.group.held_lost.clear();
+                self.group.deadline = None;
+                0
+            }
+            Some(d) => {
+                self.group.held_lost = lost;
+                d - self.lnow
             }
         }
-        // Balance: revoke from members above their share (never in two
-        // consecutive rounds, nor while lost work is held).
+    }
+
+    /// restart-moved-task: move a task its owner is about to restart.
+    fn move_for_fault(&mut self, members: &[usize], configured: &BTreeSet<Res>, split: &mut Split) {
+        if !self.fault.ready(FaultKind::RestartMovedTask)
+            || self.fault.moved.is_some()
+            || members.len() <= 1
+        {
+            return;
+        }
+        let mut cands: Vec<(usize, Res)> = Vec::new();
+        for &m in members {
+            for r in &self.workers[m].to_restart {
+                if split.kept[&m].contains(r) && configured.contains(r) {
+                    cands.push((m, *r));
+                }
+            }
+        }
+        if let Some(&(m, r)) = self.rng.pick(&cands) {
+            split.take(m, r);
+            self.fault.moved = Some((m, r));
+        }
+    }
+
+    /// Balance: revoke from members above their share (never in two
+    /// consecutive rounds, nor while lost work is held).
+    fn balance(&mut self, members: &[usize], unassigned: &BTreeSet<Res>, split: &mut Split) {
         let mut balance_revoked = false;
         if self.group.held_lost.is_empty() && !self.group.prev_balance_revoked && members.len() > 1
         {
             for tasks in [false, true] {
-                let total = kept
-                    .values()
-                    .flatten()
-                    .chain(unassigned.iter())
-                    .filter(|r| r.is_task() == tasks)
-                    .count();
-                let n = members.len();
-                let floor = total / n;
-                let ceil = floor + usize::from(total % n != 0);
-                let load = |k: &BTreeMap<usize, BTreeSet<Res>>, m: usize| {
-                    k[&m].iter().filter(|r| r.is_task() == tasks).count()
-                };
-                let mut loads: BTreeMap<usize, usize> =
-                    members.iter().map(|&m| (m, load(&kept, m))).collect();
-                // Project the unassigned work onto the least loaded.
-                let mut proj = loads.clone();
-                for _ in unassigned.iter().filter(|r| r.is_task() == tasks) {
-                    if let Some((&m, _)) = proj.iter().min_by_key(|(m, l)| (**l, **m)) {
-                        *proj.entry(m).or_default() += 1;
-                    }
-                }
-                let mut to_take: BTreeMap<usize, usize> = BTreeMap::new();
-                for &m in members {
-                    if proj[&m] > ceil && loads[&m] > 0 {
-                        let k = (proj[&m] - ceil).min(loads[&m]);
-                        to_take.insert(m, k);
-                        *proj.entry(m).or_default() -= k;
-                    }
-                }
-                let mut deficit: usize =
-                    members.iter().map(|m| floor.saturating_sub(proj[m])).sum();
-                let freed: usize = to_take.values().sum();
-                deficit = deficit.saturating_sub(freed);
-                while deficit > 0 {
-                    let donor = members
-                        .iter()
-                        .copied()
-                        .filter(|m| {
-                            proj[m] > floor && loads[m] > to_take.get(m).copied().unwrap_or(0)
-                        })
-                        .max_by_key(|m| (proj[m], usize::MAX - *m));
-                    let Some(d) = donor else { break };
-                    *to_take.entry(d).or_default() += 1;
-                    *proj.entry(d).or_default() -= 1;
-                    deficit -= 1;
-                }
+                let to_take = share_excess(members, unassigned, &split.kept, tasks);
                 for (m, k) in to_take {
-                    let mut items: Vec<Res> = kept[&m]
+                    let mut items: Vec<Res> = split.kept[&m]
                         .iter()
                         .copied()
                         .filter(|r| r.is_task() == tasks)
                         .collect();
                     self.rng.shuffle(&mut items);
                     for r in items.into_iter().take(k) {
-                        revoke.entry(m).or_default().insert(r);
-                        if let Some(x) = kept.get_mut(&m) {
-                            x.remove(&r);
-                        }
-                        if let Some(l) = loads.get_mut(&m) {
-                            *l -= 1;
-                        }
+                        split.take(m, r);
                         balance_revoked = true;
                     }
                 }
             }
         }
         self.group.prev_balance_revoked = balance_revoked;
-        // Assign the unassigned work to the least loaded members.
+    }
+
+    /// The unassigned work, to the least loaded members (connectors first).
+    fn place(
+        &self,
+        members: &[usize],
+        unassigned: &BTreeSet<Res>,
+        kept: &Sets,
+    ) -> BTreeMap<usize, Vec<Res>> {
         let mut new: BTreeMap<usize, Vec<Res>> = members.iter().map(|&m| (m, Vec::new())).collect();
         for tasks in [false, true] {
             for r in unassigned.iter().filter(|r| r.is_task() == tasks) {
@@ -286,19 +245,32 @@ impl Cluster {
                 }
             }
         }
+        new
+    }
+
+    /// Each member's assignment (new work first, then what it keeps, and
+    /// what it gives up); the leader remembers them for the next round.
+    fn assignments(
+        &mut self,
+        members: &[usize],
+        leader: usize,
+        delay: i64,
+        new: &BTreeMap<usize, Vec<Res>>,
+        split: &Split,
+    ) -> BTreeMap<usize, Assign> {
         let base = self.base_assign(leader);
         let mut out = BTreeMap::new();
         let mut memory = BTreeMap::new();
         for &m in members {
             let mut a = base.clone();
             a.delay = delay;
-            for r in new[&m].iter().chain(kept[&m].iter()) {
+            for r in new[&m].iter().chain(split.kept[&m].iter()) {
                 match *r {
                     Res::Conn(c) => a.conns.push(c),
                     Res::Task(c, i) => a.tasks.push((c, i)),
                 }
             }
-            for r in &revoke[&m] {
+            for r in &split.revoke[&m] {
                 match *r {
                     Res::Conn(c) => a.rconns.push(c),
                     Res::Task(c, i) => a.rtasks.push((c, i)),
@@ -313,4 +285,100 @@ impl Cluster {
         self.group.memory = Some((leader, memory));
         out
     }
+}
+
+/// Per member, a set of resources.
+type Sets = BTreeMap<usize, BTreeSet<Res>>;
+
+/// What each member keeps of what it owns, and what it gives up.
+struct Split {
+    kept: Sets,
+    revoke: Sets,
+}
+
+impl Split {
+    /// Deleted work, and work two members report, is revoked (from both).
+    fn of(members: &[usize], owned: &Sets, configured: &BTreeSet<Res>) -> Split {
+        let mut revoke: Sets = members.iter().map(|&m| (m, BTreeSet::new())).collect();
+        let mut count: BTreeMap<Res, usize> = BTreeMap::new();
+        for set in owned.values() {
+            for r in set {
+                *count.entry(*r).or_default() += 1;
+            }
+        }
+        for (&m, set) in owned {
+            for r in set {
+                if !configured.contains(r) || count.get(r).copied().unwrap_or(0) > 1 {
+                    revoke.entry(m).or_default().insert(*r);
+                }
+            }
+        }
+        let kept = owned
+            .iter()
+            .map(|(&m, set)| (m, set.difference(&revoke[&m]).copied().collect()))
+            .collect();
+        Split { kept, revoke }
+    }
+
+    /// Member `m` gives `r` up.
+    fn take(&mut self, m: usize, r: Res) {
+        self.revoke.entry(m).or_default().insert(r);
+        if let Some(k) = self.kept.get_mut(&m) {
+            k.remove(&r);
+        }
+    }
+}
+
+/// How many connectors (or tasks) each member above its share gives up so
+/// that, with the unassigned work placed on the least loaded, every member
+/// ends between the floor and the ceiling of the share.
+fn share_excess(
+    members: &[usize],
+    unassigned: &BTreeSet<Res>,
+    kept: &Sets,
+    tasks: bool,
+) -> BTreeMap<usize, usize> {
+    let total = kept
+        .values()
+        .flatten()
+        .chain(unassigned.iter())
+        .filter(|r| r.is_task() == tasks)
+        .count();
+    let n = members.len();
+    let floor = total / n;
+    let ceil = floor + usize::from(total % n != 0);
+    let loads: BTreeMap<usize, usize> = members
+        .iter()
+        .map(|&m| (m, kept[&m].iter().filter(|r| r.is_task() == tasks).count()))
+        .collect();
+    // Project the unassigned work onto the least loaded.
+    let mut proj = loads.clone();
+    for _ in unassigned.iter().filter(|r| r.is_task() == tasks) {
+        if let Some((&m, _)) = proj.iter().min_by_key(|(m, l)| (**l, **m)) {
+            *proj.entry(m).or_default() += 1;
+        }
+    }
+    let mut to_take: BTreeMap<usize, usize> = BTreeMap::new();
+    for &m in members {
+        if proj[&m] > ceil && loads[&m] > 0 {
+            let k = (proj[&m] - ceil).min(loads[&m]);
+            to_take.insert(m, k);
+            *proj.entry(m).or_default() -= k;
+        }
+    }
+    let mut deficit: usize = members.iter().map(|m| floor.saturating_sub(proj[m])).sum();
+    let freed: usize = to_take.values().sum();
+    deficit = deficit.saturating_sub(freed);
+    while deficit > 0 {
+        let donor = members
+            .iter()
+            .copied()
+            .filter(|m| proj[m] > floor && loads[m] > to_take.get(m).copied().unwrap_or(0))
+            .max_by_key(|m| (proj[m], usize::MAX - *m));
+        let Some(d) = donor else { break };
+        *to_take.entry(d).or_default() += 1;
+        *proj.entry(d).or_default() -= 1;
+        deficit -= 1;
+    }
+    to_take
 }

@@ -3,7 +3,7 @@
 //! opportunity for it came up, events that create one.
 
 use super::{Cluster, Connector, Rec, Status, Target, Why};
-use crate::sim::model::data::{Proto, Res};
+use crate::sim::data::{Proto, Res};
 use crate::sim::truth::FaultKind;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -317,6 +317,10 @@ impl Cluster {
                     grow_or_join(self)
                 } else if let Some(&c) = self.rng.pick(&with_tasks) {
                     Ev::Delete(c)
+                } else if offline.is_empty() {
+                    // Nothing runs tasks (every connector stopped, say):
+                    // bouncing workers revokes nothing; a new connector will.
+                    Ev::Create
                 } else {
                     grow_or_join(self)
                 }
@@ -367,6 +371,21 @@ impl Cluster {
     }
 
     pub(super) fn apply(&mut self, ev: Ev) {
+        match ev {
+            Ev::RestartConnector(_) | Ev::RestartTask(..) => self.rest_restart(ev),
+            Ev::Leave(_)
+            | Ev::Crash(_)
+            | Ev::Start(_)
+            | Ev::Bounce(_)
+            | Ev::SlowLeave(_)
+            | Ev::PollTimeout(_) => self.worker_event(ev),
+            Ev::Idle => self.count_event("idle"),
+            _ => self.config_event(ev),
+        }
+    }
+
+    /// A user's (or a connector's) change of the config: a record.
+    fn config_event(&mut self, ev: Ev) {
         let max = self.p.max_tasks.max(1);
         match ev {
             Ev::Create => {
@@ -425,6 +444,23 @@ impl Cluster {
                 }
                 self.commit_tasks(c, n, false);
             }
+            Ev::RestartAll(c) => {
+                self.count_event("restart-connector-and-tasks");
+                self.append(Rec::Restart(c));
+            }
+            Ev::Recreate(c) => self.recreate(c),
+            Ev::KeyRotation if self.group.leader.is_some() => {
+                self.count_event("session-key");
+                self.group.key_at = Some(self.lnow);
+                self.append(Rec::SessionKey);
+            }
+            _ => {}
+        }
+    }
+
+    /// A plain REST restart of a connector or a task, on its owner.
+    fn rest_restart(&mut self, ev: Ev) {
+        match ev {
             Ev::RestartConnector(c) => {
                 self.count_event("restart-connector");
                 if let Some(w) = self.owner_of(Res::Conn(c)) {
@@ -451,56 +487,31 @@ impl Cluster {
                     }
                 }
             }
-            Ev::RestartAll(c) => {
-                self.count_event("restart-connector-and-tasks");
-                self.append(Rec::Restart(c));
-            }
-            Ev::Leave(w) => {
-                if self.live().len() > 1 && self.workers[w].status == Status::Live {
-                    self.shutdown_worker(w);
-                }
-            }
-            Ev::Crash(w) => {
-                if self.live().len() > 1 && self.workers[w].status == Status::Live {
-                    self.crash_worker(w);
-                }
-            }
-            Ev::Start(w) => {
+            _ => {}
+        }
+    }
+
+    /// A worker process's event.
+    fn worker_event(&mut self, ev: Ev) {
+        let alone = self.live().len() <= 1;
+        let live = |cl: &Cluster, w: usize| cl.workers[w].status == Status::Live;
+        match ev {
+            Ev::Leave(w) if !alone && live(self, w) => self.shutdown_worker(w),
+            Ev::Crash(w) if !alone && live(self, w) => self.crash_worker(w),
+            Ev::Start(w) if self.workers[w].status == Status::Offline => self.start_worker(w),
+            Ev::Bounce(w) if live(self, w) => {
+                self.count_event("rolling-restart");
+                self.shutdown_worker(w);
+                self.settle();
+                let back = self.lnow + self.rng.range(5_000, 40_000);
+                self.advance_to(back);
                 if self.workers[w].status == Status::Offline {
                     self.start_worker(w);
                 }
             }
-            Ev::Bounce(w) => {
-                if self.workers[w].status == Status::Live {
-                    self.count_event("rolling-restart");
-                    self.shutdown_worker(w);
-                    self.settle();
-                    let back = self.lnow + self.rng.range(5_000, 40_000);
-                    self.advance_to(back);
-                    if self.workers[w].status == Status::Offline {
-                        self.start_worker(w);
-                    }
-                }
-            }
-            Ev::SlowLeave(w) => {
-                if self.live().len() > 1 && self.workers[w].status == Status::Live {
-                    self.partition_worker(w);
-                }
-            }
-            Ev::PollTimeout(w) => {
-                if self.live().len() > 1 && self.workers[w].status == Status::Live {
-                    self.poll_timeout_leave(w);
-                }
-            }
-            Ev::Recreate(c) => self.recreate(c),
-            Ev::KeyRotation => {
-                if self.group.leader.is_some() {
-                    self.count_event("session-key");
-                    self.group.key_at = Some(self.lnow);
-                    self.append(Rec::SessionKey);
-                }
-            }
-            Ev::Idle => self.count_event("idle"),
+            Ev::SlowLeave(w) if !alone && live(self, w) => self.partition_worker(w),
+            Ev::PollTimeout(w) if !alone && live(self, w) => self.poll_timeout_leave(w),
+            _ => {}
         }
     }
 

@@ -2,7 +2,7 @@
 //! that fail.
 
 use super::{Cluster, Inst, Target, Why};
-use crate::sim::model::data::Res;
+use crate::sim::data::Res;
 
 /// What became of a start.
 #[derive(Debug, Clone, Copy)]
@@ -84,10 +84,18 @@ impl Cluster {
         }
         match r {
             Res::Conn(c) => {
-                self.say(w).creating_connector(c);
-                if !already {
-                    self.workers[w].running.insert(r, Inst { start_line: line });
+                if already {
+                    // Worker.startConnector refuses it before creating
+                    // anything; the running instance goes on.
+                    self.say(w).connector_already_exists(c);
+                    return Started {
+                        line,
+                        ok: false,
+                        thrown: true,
+                    };
                 }
+                self.say(w).creating_connector(c);
+                self.workers[w].running.insert(r, Inst { start_line: line });
                 if self
                     .conns
                     .get(usize::from(c))

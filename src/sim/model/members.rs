@@ -2,8 +2,8 @@
 //! slow leave (cut off from the brokers, self-revocation, return).
 
 use super::{Cluster, SESSION_TIMEOUT_MS, Status, Timer, Why};
+use crate::sim::data::Res;
 use crate::sim::emit::startup::Identity;
-use crate::sim::model::data::Res;
 
 impl Cluster {
     /// Starts a worker process (first start or restart).
@@ -34,11 +34,12 @@ impl Cluster {
             wk.lagged = false;
             wk.resuming = false;
             wk.failed.clear();
+            wk.herder_started = !self.v.herder_started_after_join();
         }
         self.oracle.worker_started(w);
         self.group.join_counter += 1;
         self.workers[w].join_seq = self.group.join_counter;
-        self.workers[w].member_id = format!("connect-1-{}", self.rng.uuid());
+        self.new_member_id(w);
         let host = self.workers[w].host.clone();
         let group = self.p.group.clone();
         let id = Identity {
@@ -51,6 +52,13 @@ impl Cluster {
         self.say(w).startup(&id);
         self.oracle.config_known(w, -1);
         self.group.needs_round = true;
+    }
+
+    /// Worker `w` joins as a new member: `<client id>-<uuid>`.
+    fn new_member_id(&mut self, w: usize) {
+        let uuid = self.rng.uuid();
+        let wk = &mut self.workers[w];
+        wk.member_id = format!("{}-{uuid}", wk.client_id);
     }
 
     /// Graceful shutdown: stops everything, leaves the group.
@@ -99,7 +107,13 @@ impl Cluster {
     pub fn partition_worker(&mut self, w: usize) {
         self.count_event("worker-slow-leave");
         self.workers[w].status = Status::Partitioned;
-        self.say(w).coordinator_lost();
+        let line = self.say(w).coordinator_lost();
+        if self.v.session_timeout_line() {
+            // 3.9+: `… is unavailable or invalid due to cause: session
+            // timed out …`, a departure the auditor reads: the work it
+            // runs until it revokes it may start elsewhere meanwhile.
+            self.oracle.departed(w, line, true);
+        }
         let t = self.lnow;
         self.schedule(t + 3_000, Timer::SelfRevoke(w));
         self.schedule(t + SESSION_TIMEOUT_MS, Timer::Evict);
@@ -137,7 +151,7 @@ impl Cluster {
         self.workers[w].status = Status::Stalled;
         let member = self.workers[w].member_id.clone();
         let line = self.say(w).poll_timeout_leave(&member);
-        self.oracle.departed(w, line);
+        self.oracle.departed(w, line, false);
         let detail = format!(
             "{} leaves the group on its poll timeout without revoking its {} connector(s) and task(s)",
             self.workers[w].host,
@@ -158,7 +172,7 @@ impl Cluster {
         self.workers[w].resuming = true;
         self.group.join_counter += 1;
         self.workers[w].join_seq = self.group.join_counter;
-        self.workers[w].member_id = format!("connect-1-{}", self.rng.uuid());
+        self.new_member_id(w);
         self.group.needs_round = true;
     }
 
@@ -169,7 +183,7 @@ impl Cluster {
         self.say(w).coordinator_found();
         self.group.join_counter += 1;
         self.workers[w].join_seq = self.group.join_counter;
-        self.workers[w].member_id = format!("connect-1-{}", self.rng.uuid());
+        self.new_member_id(w);
         self.group.needs_round = true;
     }
 }

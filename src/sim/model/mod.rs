@@ -12,7 +12,6 @@
 //! number of noise lines never changes what happens.
 
 mod assignor;
-pub(super) mod data;
 mod events;
 mod lifecycle;
 mod members;
@@ -20,35 +19,19 @@ mod rebalance;
 mod topic;
 
 use super::Params;
+use super::data::{Assign, Proto, Res, connector_name};
+pub(super) use super::data::{Rec, Target, Why};
 use super::emit::{Emitter, Say, Setup};
-use super::oracle::{Names, Oracle};
+use super::oracle::{Oracle, World};
 use super::rng::Rng;
 use super::truth::{FaultInfo, FaultKind, Stats};
 use super::version::Version;
-use data::{Assign, Proto, Res, connector_name};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 
 /// `off(n)`: the config offset after reading `n` records (-1 when none).
 pub(super) fn off(n: usize) -> i64 {
     if n == 0 { -1 } else { n as i64 }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Target {
-    Started,
-    Paused,
-    Stopped,
-}
-
-impl Target {
-    pub(super) fn name(self) -> &'static str {
-        match self {
-            Target::Started => "STARTED",
-            Target::Paused => "PAUSED",
-            Target::Stopped => "STOPPED",
-        }
-    }
 }
 
 #[derive(Debug, Clone)]
@@ -65,20 +48,6 @@ pub(super) struct Connector {
     pub created_at: usize,
     /// A connector-config update is behind the stale flag (vs. a count change).
     pub reconfigured: bool,
-}
-
-/// A config-topic record.
-#[derive(Debug, Clone)]
-pub(super) enum Rec {
-    ConnConfig(u16),
-    Tombstone(u16),
-    TaskConfig,
-    /// A task-config commit: the tasks the `Tasks [..] configs updated` line names.
-    Commit(Vec<(u16, u16)>),
-    Target(u16, Target),
-    SessionKey,
-    /// A KIP-745 restart request (`includeTasks=true`, `onlyFailed=false`).
-    Restart(u16),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,6 +71,8 @@ pub(super) struct Inst {
 
 pub(super) struct Worker {
     pub host: String,
+    /// Its herder's client id (`[Worker clientId=…`).
+    pub client_id: String,
     pub url: String,
     pub status: Status,
     pub started_once: bool,
@@ -134,12 +105,16 @@ pub(super) struct Worker {
     /// Its herder runs again after a stall: it rejoins before it handles
     /// anything else.
     pub resuming: bool,
+    /// This incarnation's herder has logged `Herder started` (3.9+: after
+    /// its first assignment line).
+    pub herder_started: bool,
 }
 
 impl Worker {
-    fn new(host: String, url: String) -> Worker {
+    fn new(host: String, url: String, client_id: String) -> Worker {
         Worker {
             host,
+            client_id,
             url,
             status: Status::Offline,
             started_once: false,
@@ -166,6 +141,7 @@ impl Worker {
             lagged: false,
             failed: BTreeSet::new(),
             resuming: false,
+            herder_started: false,
         }
     }
 }
@@ -216,25 +192,6 @@ impl FaultState {
     }
 }
 
-/// What a start or stop is for (the oracle judges with it; a failed
-/// start prints per path).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Why {
-    StartPhase,
-    /// A plain REST restart.
-    Restart,
-    /// A KIP-745 restart plan.
-    RestartPlan,
-    ConnectorConfig,
-    Revoked,
-    Eager,
-    TaskConfig,
-    Removed,
-    Shutdown,
-    SelfRevocation,
-    Spurious,
-}
-
 pub(super) struct Cluster {
     pub p: Params,
     pub v: Version,
@@ -263,6 +220,47 @@ pub(super) struct Cluster {
     pub oracle: Oracle,
 }
 
+/// The cluster as the oracle reads it at a step.
+pub(super) struct Names<'a> {
+    workers: &'a [Worker],
+    names: &'a [String],
+    /// The logs written so far (their records' time stamps).
+    em: &'a Emitter,
+}
+
+impl World for Names<'_> {
+    fn workers(&self) -> usize {
+        self.workers.len()
+    }
+    fn host(&self, w: usize) -> &str {
+        &self.workers[w].host
+    }
+    fn generation(&self, w: usize) -> i32 {
+        self.workers[w].cur_gen
+    }
+    fn last_received(&self, w: usize) -> Option<&Assign> {
+        self.workers[w].last_received.as_ref()
+    }
+    fn instance(&self, w: usize, r: Res) -> Option<u64> {
+        self.workers[w].running.get(&r).map(|i| i.start_line)
+    }
+    fn running(&self, w: usize) -> Vec<Res> {
+        self.workers[w].running.keys().copied().collect()
+    }
+    fn assigned(&self, w: usize) -> &BTreeSet<Res> {
+        &self.workers[w].assigned
+    }
+    fn failed(&self, w: usize, r: Res) -> bool {
+        self.workers[w].failed.contains(&r)
+    }
+    fn name(&self, c: u16) -> &str {
+        self.names.get(usize::from(c)).map_or("?", String::as_str)
+    }
+    fn last_ms(&self, w: usize) -> i64 {
+        self.em.last_ms(w)
+    }
+}
+
 pub(super) const SESSION_TIMEOUT_MS: i64 = 10_000;
 const KEY_TTL_MS: i64 = 3_600_000;
 
@@ -282,15 +280,16 @@ impl Cluster {
                     None => format!("connect-{}", i + 1),
                 };
                 let url = format!("http://{host}:8083/");
-                Worker::new(host, url)
+                let client_id = v.client_id(&host);
+                Worker::new(host, url, client_id)
             })
-            .collect();
-        // Every worker is `connect-1` with the default client.id up to 3.6.
+            .collect::<Vec<Worker>>();
+        let client_ids: Vec<&str> = workers.iter().map(|w| w.client_id.as_str()).collect();
         let em = Emitter::new(
             Setup {
                 version: v,
                 layout: p.layout,
-                client_id: "connect-1",
+                client_ids: &client_ids,
                 group: &p.group,
                 cluster_id: &p.kafka_cluster_id,
                 start_ms: start,
@@ -366,7 +365,7 @@ impl Cluster {
         }
     }
 
-    /// The oracle and the tables it names things with.
+    /// The oracle and what it reads of the cluster.
     pub fn judge(&mut self) -> (&mut Oracle, Names<'_>) {
         (
             &mut self.oracle,

@@ -5,7 +5,7 @@
 //! the config-offset checks and the start of work.
 
 use super::{Cluster, Rec, Target, Timer, Why, off};
-use crate::sim::model::data::{Assign, Res};
+use crate::sim::data::{Assign, Res};
 use crate::sim::truth::FaultKind;
 use std::collections::BTreeSet;
 
@@ -144,6 +144,10 @@ impl Cluster {
             None
         };
         let line = self.say(w).assignment(g, &a, proto);
+        if !self.workers[w].herder_started {
+            self.workers[w].herder_started = true;
+            self.say(w).herder_started();
+        }
         {
             let wk = &mut self.workers[w];
             wk.cur_gen = g;

@@ -4,7 +4,7 @@
 //! restart plans), and the leader's task-config writes.
 
 use super::{Cluster, Rec, Status, Target, Why, off};
-use crate::sim::model::data::Res;
+use crate::sim::data::Res;
 use crate::sim::truth::FaultKind;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -97,7 +97,7 @@ impl Cluster {
                 self.workers[w].q_restart.push(*c);
             }
             Rec::SessionKey => {
-                if self.proto == crate::sim::model::data::Proto::Sessioned {
+                if self.proto == crate::sim::data::Proto::Sessioned {
                     // A config-topic record like any other: the herder's next
                     // snapshot includes it, so the log no longer pins the
                     // offset down.
@@ -150,8 +150,9 @@ impl Cluster {
             self.workers[w].rejoin = true;
         }
         self.connector_updates(w, &q_conn);
+        // (From 3.9 the rebalance the removal causes revokes it.)
         for c in q_removed {
-            if self.workers[w].assigned.contains(&Res::Conn(c)) {
+            if self.v.removal_stops_in_tick() && self.workers[w].assigned.contains(&Res::Conn(c)) {
                 self.say(w).handling_removal(c);
                 self.stop(w, Res::Conn(c), Why::Removed);
             }
@@ -242,16 +243,22 @@ impl Cluster {
         }
     }
 
+    /// The herder hands every target change of a connector it knows to its
+    /// Worker, which logs `Setting connector X state to S` whether or not it
+    /// runs the connector (its tasks follow the state): every worker of the
+    /// 2.3.1 to 4.4.0 `clean` captures logs each one. Only the connector's
+    /// owner then has its task configs regenerated.
     fn target_changes(&mut self, w: usize, q: &[(u16, Target)]) {
         for &(c, t) in q {
-            let r = Res::Conn(c);
-            if !self.workers[w].running.contains_key(&r) {
+            let Some(x) = self.conns.get(usize::from(c)) else {
+                continue;
+            };
+            if !x.exists {
                 continue;
             }
+            let stale = x.stale;
             self.say(w).setting_state(c, t);
-            if t == Target::Started
-                && let Some(x) = self.conns.get(usize::from(c))
-                && x.stale
+            if t == Target::Started && stale && self.workers[w].running.contains_key(&Res::Conn(c))
             {
                 self.pending_gen.push(c);
             }

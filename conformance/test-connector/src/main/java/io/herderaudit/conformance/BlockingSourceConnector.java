@@ -16,9 +16,10 @@ import org.apache.kafka.connect.source.SourceConnector;
  * milliseconds, once in the whole cluster: the call that deletes the file
  * {@code block.marker} sleeps. The herder thread waits for it, so a long sleep
  * makes the worker miss its group poll and leave the group without revoking
- * (KAFKA-16056). Its tasks write {@code <task>-<n>} records, numbered from
- * their committed offset, to {@code topic}: a record written by two
- * instances of one task is a duplicate.
+ * (KAFKA-16056). Its tasks ({@link CountingSourceTask}) write a record
+ * every {@code interval.ms} to {@code topic}, each naming its producer
+ * (worker, task, instance, sequence number from the committed offset, time):
+ * the history conformance/checker.py judges.
  */
 public class BlockingSourceConnector extends SourceConnector {
     private Map<String, String> props;

@@ -1,0 +1,735 @@
+//! The metrics `herder-audit watch` serves, in the Prometheus and
+//! OpenMetrics text formats (`prometheus-client`), and the small model of
+//! the cluster they are read from: per group its generation, per worker
+//! what it runs and when it last wrote a line. docs/watch.md lists every
+//! series.
+//!
+//! Cardinality is bounded by design: labels are groups, workers (one per
+//! stream being read; a stream's series go when it ends), finding kinds and
+//! connectors, at most [`Limits::connectors`] distinct connector values
+//! (past that, `connector="_other"`). No line numbers, member ids or task
+//! indexes.
+
+use crate::finding::{Finding, Kind};
+use crate::model::Resource;
+use crate::replay::FactKind;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::info::Info;
+use prometheus_client::registry::{Registry, Unit};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+use std::time::{Instant, SystemTime};
+
+/// The value of the `connector` label once the cap is reached.
+pub const OTHER: &str = "_other";
+
+/// Bounds of the label values.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Distinct `connector` label values at most.
+    pub connectors: usize,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct FindingLabels {
+    kind: String,
+    severity: String,
+    group: String,
+    connector: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct GroupLabels {
+    group: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct WorkerLabels {
+    group: String,
+    worker: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RunningLabels {
+    group: String,
+    worker: String,
+    r#type: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct StreamLabels {
+    worker: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ReasonLabels {
+    reason: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct EventLabels {
+    event: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct StateLabels {
+    state: String,
+}
+
+type FloatGauge = Gauge<f64, AtomicU64>;
+
+/// One worker as its facts show it.
+#[derive(Debug, Default)]
+struct WorkerModel {
+    group: Option<Arc<str>>,
+    running: BTreeSet<Resource>,
+}
+
+/// One stream being read.
+#[derive(Debug)]
+struct StreamModel {
+    bytes: u64,
+    lines: u64,
+    /// When it last read something, and that moment in Unix time.
+    last: Instant,
+    last_unix: f64,
+    idle: bool,
+    /// It has been idle (read what was there) at least once.
+    caught_up: bool,
+}
+
+/// The registry, its series, and what they are computed from.
+pub struct Metrics {
+    registry: Registry,
+    limits: Limits,
+    findings: Family<FindingLabels, Counter>,
+    rebalances: Family<GroupLabels, Counter>,
+    generation: Family<GroupLabels, Gauge>,
+    workers: Family<GroupLabels, Gauge>,
+    last_line: Family<WorkerLabels, FloatGauge>,
+    silent: Family<WorkerLabels, FloatGauge>,
+    running: Family<RunningLabels, Gauge>,
+    lines: Family<StreamLabels, Counter>,
+    bytes: Family<StreamLabels, Counter>,
+    unordered: Family<StreamLabels, Counter>,
+    input_errors: Family<ReasonLabels, Counter>,
+    follow_events: Family<EventLabels, Counter>,
+    streams: Family<StateLabels, Gauge>,
+    suppressed: Counter,
+    state_writes: Family<ReasonLabels, Counter>,
+    ready: Gauge,
+    last_finding: Family<FindingLabels, FloatGauge>,
+    /// Connector label values handed out.
+    connectors: HashSet<String>,
+    groups: HashMap<Arc<str>, i32>,
+    worker_models: HashMap<Arc<str>, WorkerModel>,
+    stream_models: HashMap<String, StreamModel>,
+    started: Instant,
+}
+
+/// Registers `metric` under `name` (with the unit's suffix, if any).
+fn add(
+    r: &mut Registry,
+    name: &str,
+    help: &str,
+    unit: Option<Unit>,
+    metric: impl prometheus_client::registry::Metric,
+) {
+    match unit {
+        Some(u) => r.register_with_unit(name, help, u, metric),
+        None => r.register(name, help, metric),
+    }
+}
+
+/// The git commit the binary was built from (`--version` names it), or
+/// `unknown`.
+fn commit() -> &'static str {
+    env!("HERDER_AUDIT_VERSION")
+        .split_once("(git ")
+        .and_then(|(_, c)| c.strip_suffix(')'))
+        .unwrap_or("unknown")
+}
+
+fn unix_now() -> f64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+impl Metrics {
+    pub fn new(limits: Limits) -> Metrics {
+        let mut r = Registry::with_prefix("herder_audit");
+        let m = Metrics {
+            registry: Registry::default(),
+            limits,
+            findings: Family::default(),
+            rebalances: Family::default(),
+            generation: Family::default(),
+            workers: Family::default(),
+            last_line: Family::default(),
+            silent: Family::default(),
+            running: Family::default(),
+            lines: Family::default(),
+            bytes: Family::default(),
+            unordered: Family::default(),
+            input_errors: Family::default(),
+            follow_events: Family::default(),
+            streams: Family::default(),
+            suppressed: Counter::default(),
+            state_writes: Family::default(),
+            ready: Gauge::default(),
+            last_finding: Family::default(),
+            connectors: HashSet::new(),
+            groups: HashMap::new(),
+            worker_models: HashMap::new(),
+            stream_models: HashMap::new(),
+            started: Instant::now(),
+        };
+        add(
+            &mut r,
+            "findings",
+            "Findings emitted, by kind, severity, group and connector (capped: _other)",
+            None,
+            m.findings.clone(),
+        );
+        add(
+            &mut r,
+            "rebalances",
+            "Rebalances seen per group: each new generation (or epoch) of the group",
+            None,
+            m.rebalances.clone(),
+        );
+        add(
+            &mut r,
+            "generation",
+            "The latest generation an assignment line of the group named",
+            None,
+            m.generation.clone(),
+        );
+        add(
+            &mut r,
+            "workers",
+            "Workers of the group being read",
+            None,
+            m.workers.clone(),
+        );
+        add(
+            &mut r,
+            "worker_last_line_timestamp",
+            "Unix time when the worker's log last gave a line",
+            Some(Unit::Seconds),
+            m.last_line.clone(),
+        );
+        add(
+            &mut r,
+            "worker_silence",
+            "Seconds since the worker's log last gave a line",
+            Some(Unit::Seconds),
+            m.silent.clone(),
+        );
+        add(
+            &mut r,
+            "running",
+            "Connectors and tasks the worker runs, as its log shows (type: connector or task)",
+            None,
+            m.running.clone(),
+        );
+        add(
+            &mut r,
+            "lines_read",
+            "Lines read from the worker's log",
+            None,
+            m.lines.clone(),
+        );
+        add(
+            &mut r,
+            "read",
+            "Bytes read from the worker's log (compressed bytes of gzip segments)",
+            Some(Unit::Bytes),
+            m.bytes.clone(),
+        );
+        add(
+            &mut r,
+            "unordered_lines",
+            "Lines whose order within their time stamp the input does not say (findings quoting them are withheld)",
+            None,
+            m.unordered.clone(),
+        );
+        add(
+            &mut r,
+            "input_errors",
+            "Input problems: read errors, lines skipped for their length, internal errors",
+            None,
+            m.input_errors.clone(),
+        );
+        add(
+            &mut r,
+            "follow_events",
+            "Followed files rotated, truncated, handed to a restarted container's next log, or gone",
+            None,
+            m.follow_events.clone(),
+        );
+        add(
+            &mut r,
+            "streams",
+            "Streams being read (state: reading or idle)",
+            None,
+            m.streams.clone(),
+        );
+        add(
+            &mut r,
+            "findings_suppressed",
+            "Findings found again after a restart and not emitted (already emitted before it)",
+            None,
+            m.suppressed.clone(),
+        );
+        add(
+            &mut r,
+            "state_writes",
+            "State file writes (reason: ok or failed)",
+            None,
+            m.state_writes.clone(),
+        );
+        add(
+            &mut r,
+            "ready",
+            "1 once every stream has been read up to its end once (caught up)",
+            None,
+            m.ready.clone(),
+        );
+        add(
+            &mut r,
+            "last_finding_timestamp",
+            "Unix time when the last finding of the kind, group and connector was emitted",
+            Some(Unit::Seconds),
+            m.last_finding.clone(),
+        );
+        r.register(
+            "build",
+            "The build",
+            Info::new(vec![
+                ("version".to_string(), env!("CARGO_PKG_VERSION").to_string()),
+                ("commit".to_string(), commit().to_string()),
+            ]),
+        );
+        Metrics { registry: r, ..m }
+    }
+
+    /// The `connector` label of a resource (capped).
+    fn connector_label(&mut self, r: Option<&Resource>) -> String {
+        let name: &str = match r {
+            Some(Resource::Connector(n)) => n,
+            Some(Resource::Task(t)) => &t.connector,
+            None => return String::new(),
+        };
+        if self.connectors.contains(name) {
+            return name.to_string();
+        }
+        if self.connectors.len() >= self.limits.connectors {
+            return OTHER.to_string();
+        }
+        self.connectors.insert(name.to_string());
+        name.to_string()
+    }
+
+    /// A finding was emitted.
+    pub fn finding(&mut self, f: &Finding) {
+        let labels = FindingLabels {
+            kind: f.kind.as_str().to_string(),
+            severity: f.kind.severity().as_str().to_string(),
+            group: f.group.as_deref().unwrap_or("").to_string(),
+            connector: self.connector_label(f.resource.as_ref()),
+        };
+        self.findings.get_or_create(&labels).inc();
+        self.last_finding.get_or_create(&labels).set(unix_now());
+    }
+
+    /// A finding found again after a restart, not emitted.
+    pub fn suppressed(&mut self) {
+        self.suppressed.inc();
+    }
+
+    /// A fact of a worker, in key order.
+    pub fn fact(&mut self, worker: &Arc<str>, group: Option<&Arc<str>>, kind: &FactKind) {
+        if matches!(kind, FactKind::End) {
+            // Its stream ended: the worker's series go.
+            self.worker_models.remove(worker);
+            return;
+        }
+        let w = self.worker_models.entry(worker.clone()).or_default();
+        if let Some(g) = group {
+            w.group = Some(g.clone());
+        }
+        match kind {
+            FactKind::Assignment {
+                generation, live, ..
+            } => {
+                w.running = live.iter().map(|(r, _)| r.clone()).collect();
+                if let Some(g) = group {
+                    self.generation_seen(g, *generation);
+                }
+            }
+            FactKind::Held { resources, .. } => w.running.extend(resources.iter().cloned()),
+            FactKind::Start { resource, .. } => {
+                w.running.insert(resource.clone());
+            }
+            FactKind::StartFailed { resource } | FactKind::Stop { resource, .. } => {
+                w.running.remove(resource);
+            }
+            FactKind::Reset => w.running.clear(),
+            FactKind::Left
+            | FactKind::End
+            | FactKind::Finding(_)
+            | FactKind::ForeignStart { .. }
+            | FactKind::Record { .. } => {}
+        }
+    }
+
+    /// An assignment line of `generation` in `group`: a new generation (or
+    /// a lower one: the group started over) is a rebalance.
+    fn generation_seen(&mut self, group: &Arc<str>, generation: i32) {
+        let labels = GroupLabels {
+            group: group.to_string(),
+        };
+        match self.groups.get_mut(group) {
+            Some(g) if *g == generation => return,
+            // A worker's lagging view of the generation before.
+            Some(g) if generation == *g - 1 => return,
+            Some(g) => *g = generation,
+            None => {
+                self.groups.insert(group.clone(), generation);
+            }
+        }
+        self.rebalances.get_or_create(&labels).inc();
+        self.generation
+            .get_or_create(&labels)
+            .set(i64::from(generation));
+    }
+
+    /// What a stream has read by now.
+    pub fn stream(&mut self, name: &str, bytes: u64, lines: u64, idle: bool, now: Instant) {
+        let labels = StreamLabels {
+            worker: name.to_string(),
+        };
+        let s = self
+            .stream_models
+            .entry(name.to_string())
+            .or_insert_with(|| StreamModel {
+                bytes: 0,
+                lines: 0,
+                last: now,
+                last_unix: unix_now(),
+                idle,
+                caught_up: false,
+            });
+        if lines > s.lines || bytes > s.bytes {
+            self.lines
+                .get_or_create(&labels)
+                .inc_by(lines.saturating_sub(s.lines));
+            self.bytes
+                .get_or_create(&labels)
+                .inc_by(bytes.saturating_sub(s.bytes));
+            s.lines = lines;
+            s.bytes = bytes;
+            s.last = now;
+            s.last_unix = unix_now();
+        }
+        s.idle = idle;
+        s.caught_up |= idle;
+    }
+
+    /// Lines of unknown order in a stream.
+    pub fn unordered(&mut self, stream: &str, n: usize) {
+        self.unordered
+            .get_or_create(&StreamLabels {
+                worker: stream.to_string(),
+            })
+            .inc_by(n as u64);
+    }
+
+    /// An input problem (`read`, `too-long-line`, `internal`).
+    pub fn input_error(&mut self, reason: &str, n: u64) {
+        self.input_errors
+            .get_or_create(&ReasonLabels {
+                reason: reason.to_string(),
+            })
+            .inc_by(n);
+    }
+
+    /// What happened to a followed file.
+    pub fn follow_event(&mut self, event: &str) {
+        self.follow_events
+            .get_or_create(&EventLabels {
+                event: event.to_string(),
+            })
+            .inc();
+    }
+
+    /// A state file write, `ok` or `failed`.
+    pub fn state_write(&mut self, ok: bool) {
+        let reason = if ok { "ok" } else { "failed" };
+        self.state_writes
+            .get_or_create(&ReasonLabels {
+                reason: reason.to_string(),
+            })
+            .inc();
+    }
+
+    /// A stream ended: its series and its workers go.
+    pub fn stream_ended(&mut self, name: &str) {
+        self.stream_models.remove(name);
+        let labels = StreamLabels {
+            worker: name.to_string(),
+        };
+        self.lines.remove(&labels);
+        self.bytes.remove(&labels);
+        self.unordered.remove(&labels);
+        self.worker_models
+            .retain(|w, _| !(&**w == name || in_stream(w, name)));
+    }
+
+    /// Every stream has read what was there at least once.
+    pub fn caught_up(&self) -> bool {
+        self.stream_models.values().all(|s| s.caught_up)
+    }
+
+    /// The group of a stream's worker(s), as their facts named it.
+    fn group_of_stream(&self, name: &str) -> String {
+        if let Some(g) = self
+            .worker_models
+            .get(name)
+            .and_then(|w| w.group.as_deref())
+        {
+            return g.to_string();
+        }
+        self.worker_models
+            .iter()
+            .find(|(w, m)| in_stream(w, name) && m.group.is_some())
+            .and_then(|(_, m)| m.group.as_deref())
+            .unwrap_or("")
+            .to_string()
+    }
+
+    /// Sets the series computed from the model (current workers, what
+    /// they run, their silence at `now`) and encodes every series;
+    /// `openmetrics`: the OpenMetrics format, else Prometheus text 0.0.4.
+    pub fn encode(&mut self, now: Instant, openmetrics: bool) -> String {
+        self.last_line.clear();
+        self.silent.clear();
+        self.running.clear();
+        self.workers.clear();
+        self.streams.clear();
+        let mut per_group: HashMap<String, i64> = HashMap::new();
+        let (mut reading, mut idle) = (0, 0);
+        let names: Vec<String> = self.stream_models.keys().cloned().collect();
+        for name in names {
+            let group = self.group_of_stream(&name);
+            let s = &self.stream_models[&name];
+            let labels = WorkerLabels {
+                group: group.clone(),
+                worker: name.clone(),
+            };
+            self.last_line.get_or_create(&labels).set(s.last_unix);
+            self.silent
+                .get_or_create(&labels)
+                .set(now.saturating_duration_since(s.last).as_secs_f64());
+            if s.idle {
+                idle += 1;
+            } else {
+                reading += 1;
+            }
+        }
+        for (w, m) in &self.worker_models {
+            let group = m.group.as_deref().unwrap_or("").to_string();
+            *per_group.entry(group.clone()).or_default() += 1;
+            let tasks = m
+                .running
+                .iter()
+                .filter(|r| matches!(r, Resource::Task(_)))
+                .count();
+            for (ty, n) in [("connector", m.running.len() - tasks), ("task", tasks)] {
+                self.running
+                    .get_or_create(&RunningLabels {
+                        group: group.clone(),
+                        worker: w.to_string(),
+                        r#type: ty.to_string(),
+                    })
+                    .set(n as i64);
+            }
+        }
+        for (group, n) in per_group {
+            self.workers.get_or_create(&GroupLabels { group }).set(n);
+        }
+        for (state, n) in [("reading", reading), ("idle", idle)] {
+            self.streams
+                .get_or_create(&StateLabels {
+                    state: state.to_string(),
+                })
+                .set(n);
+        }
+        self.ready.set(i64::from(self.caught_up()));
+        let mut out = String::new();
+        let encoded = if openmetrics {
+            prometheus_client::encoding::text::encode(&mut out, &self.registry)
+        } else {
+            prometheus_client::encoding::prometheus_text::encode(&mut out, &self.registry)
+        };
+        if encoded.is_err() {
+            out.clear();
+        }
+        out
+    }
+
+    /// How long the watcher has been up.
+    pub fn uptime(&self) -> std::time::Duration {
+        self.started.elapsed()
+    }
+
+    /// The name of every series the watcher exports (each family touched
+    /// once, then encoded): what the dashboard, the rules and the
+    /// documentation may name.
+    pub fn series_names() -> BTreeSet<String> {
+        let mut m = Metrics::new(Limits { connectors: 1 });
+        let any = || "x".to_string();
+        let _ = m.findings.get_or_create(&FindingLabels {
+            kind: any(),
+            severity: any(),
+            group: any(),
+            connector: any(),
+        });
+        let _ = m.last_finding.get_or_create(&FindingLabels {
+            kind: any(),
+            severity: any(),
+            group: any(),
+            connector: any(),
+        });
+        let g = GroupLabels { group: any() };
+        let _ = m.rebalances.get_or_create(&g);
+        let _ = m.generation.get_or_create(&g);
+        let s = StreamLabels { worker: any() };
+        let _ = m.lines.get_or_create(&s);
+        let _ = m.bytes.get_or_create(&s);
+        let _ = m.unordered.get_or_create(&s);
+        m.input_error("read", 1);
+        m.follow_event("rotated");
+        m.state_write(true);
+        let w: Arc<str> = Arc::from("w");
+        let g: Arc<str> = Arc::from("g");
+        m.fact(
+            &w,
+            Some(&g),
+            &FactKind::Stop {
+                resource: Resource::Connector("c".into()),
+                task_config: None,
+            },
+        );
+        m.stream("w", 1, 1, true, Instant::now());
+        m.encode(Instant::now(), false)
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.is_empty())
+            .filter_map(|l| l.split(['{', ' ']).next())
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// The finding kinds a `kind` label may carry.
+    pub fn kinds() -> impl Iterator<Item = Kind> {
+        Kind::ALL.iter().copied()
+    }
+}
+
+/// Is `worker` one of the workers of the multiplexed stream `stream`
+/// (`stream#prefix`)?
+fn in_stream(worker: &str, stream: &str) -> bool {
+    worker
+        .strip_prefix(stream)
+        .is_some_and(|rest| rest.starts_with('#'))
+}
+
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Metrics")
+            .field("streams", &self.stream_models.len())
+            .field("workers", &self.worker_models.len())
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{SourceId, SourceLine, TaskId};
+
+    fn line() -> SourceLine {
+        SourceLine {
+            source: SourceId(0),
+            line: 1,
+            seq: 1,
+            ts: None,
+            text: Arc::from(""),
+            msg: (0, 0),
+        }
+    }
+
+    /// docs/watch.md's count: a clean 200-worker cluster running 2,000
+    /// tasks of 300 connectors is about 1,220 series, and the task count
+    /// does not matter.
+    #[test]
+    fn a_200_worker_cluster_costs_about_1220_series() {
+        let series = |tasks_per_worker: u32| {
+            let mut m = Metrics::new(Limits { connectors: 200 });
+            let g: Arc<str> = Arc::from("connect-cluster");
+            let now = Instant::now();
+            for w in 0..200u32 {
+                let name = format!("kafka/connect-{w}/connect");
+                let label: Arc<str> = Arc::from(name.as_str());
+                let live: Vec<(Resource, SourceLine)> = (0..tasks_per_worker)
+                    .map(|i| {
+                        let id = TaskId {
+                            connector: format!("c{}", (w * tasks_per_worker + i) % 300).into(),
+                            index: i,
+                        };
+                        (Resource::Task(id), line())
+                    })
+                    .collect();
+                m.fact(
+                    &label,
+                    Some(&g),
+                    &FactKind::Assignment {
+                        generation: 7,
+                        assigned: Arc::from(Vec::new()),
+                        revoked: Arc::from(Vec::new()),
+                        leader: String::new(),
+                        leader_url: String::new(),
+                        offset: 1,
+                        error: 0,
+                        live,
+                    },
+                );
+                m.stream(&name, 100, 10, true, now);
+            }
+            m.state_write(true);
+            m.encode(now, false)
+                .lines()
+                .filter(|l| !l.starts_with('#') && !l.is_empty())
+                .count()
+        };
+        let n = series(10);
+        assert_eq!(n, series(100), "tasks do not add series");
+        assert!((1_200..=1_220).contains(&n), "{n} series");
+    }
+
+    #[test]
+    fn connector_values_are_capped() {
+        let mut m = Metrics::new(Limits { connectors: 2 });
+        let labels: Vec<String> = ["a", "b", "c", "a"]
+            .iter()
+            .map(|c| m.connector_label(Some(&Resource::Connector((*c).into()))))
+            .collect();
+        assert_eq!(labels, ["a", "b", OTHER, "a"]);
+    }
+}
