@@ -60,7 +60,14 @@ pub enum FactKind {
     /// A start that failed (the fact's line): no instance runs.
     StartFailed { resource: Resource },
     /// A stop, or the Worker saying it owns no such instance.
-    Stop { resource: Resource },
+    Stop {
+        resource: Resource,
+        /// A task stopped for a task-config update, the stop excused by it:
+        /// the line that handles the update (the topics check whether the
+        /// task configs really changed: docs/topics.md).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        task_config: Option<SourceLine>,
+    },
     /// The worker left its group without revoking what it runs (poll
     /// timeout, lost coordinator): its instances keep running.
     Left,
@@ -89,4 +96,8 @@ pub enum FactKind {
     },
     /// The worker's stream ended: no fact of it follows.
     End,
+    /// A record of Connect's internal topics (the second witness,
+    /// docs/topics.md): record `record` of the witness's cluster `cluster`,
+    /// keyed by its time stamp among the logs' facts.
+    Record { cluster: u32, record: u32 },
 }

@@ -20,7 +20,7 @@
 
 mod reduce;
 
-pub use reduce::{reduce_partial, reduce_to};
+pub use reduce::{Topics, reduce_partial, reduce_to};
 
 use super::{InputError, InputReport, Item};
 use crate::finding::Finding;
@@ -241,7 +241,8 @@ fn remap_fact(f: &mut Fact, map: &dyn Fn(SourceId) -> SourceId) {
         | FactKind::Stop { .. }
         | FactKind::Left
         | FactKind::Reset
-        | FactKind::End => {}
+        | FactKind::End
+        | FactKind::Record { .. } => {}
     }
 }
 
