@@ -61,7 +61,11 @@ pub(super) fn feed_group(
         FactKind::Stop { resource } => stop(&feed, group, &resource),
         FactKind::Left => left(&feed, group),
         FactKind::Reset => reset(&feed, group),
-        FactKind::Finding(_) | FactKind::ForeignStart { .. } | FactKind::End => {}
+        FactKind::Finding(_)
+        | FactKind::ForeignStart { .. }
+        | FactKind::End
+        | FactKind::Judged { .. }
+        | FactKind::Signal(_) => {}
     }
 }
 

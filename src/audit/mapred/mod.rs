@@ -232,7 +232,12 @@ fn remap_fact(f: &mut Fact, map: &dyn Fn(SourceId) -> SourceId) {
         }
         FactKind::Held { since, .. } => remap_line(since, map),
         FactKind::Finding(x) | FactKind::ForeignStart { finding: x, .. } => remap_finding(x, map),
-        FactKind::Start { .. }
+        FactKind::Judged {
+            because: Some(l), ..
+        } => remap_line(l, map),
+        FactKind::Judged { .. }
+        | FactKind::Signal(_)
+        | FactKind::Start { .. }
         | FactKind::StartFailed { .. }
         | FactKind::Stop { .. }
         | FactKind::Left
