@@ -14,6 +14,7 @@ pub mod generate;
 pub mod guard;
 pub mod harness;
 pub mod input;
+pub mod interruptions;
 pub mod layout;
 pub mod model;
 pub mod replay;

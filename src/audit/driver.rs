@@ -505,6 +505,7 @@ impl<'a> Run<'a> {
             }
         }
         report.same_worker = reducer.same_worker();
+        report.isolation = reducer.isolation.finish();
         report.counts = reducer.counts;
         report.findings = sink.take_kept();
         report

@@ -13,6 +13,7 @@
 
 use super::sink::{Names, Sink};
 use crate::cluster::Checker;
+use crate::interruptions::Tracker;
 use crate::finding::Kind;
 use crate::model::Key;
 use crate::stream::Item;
@@ -65,6 +66,8 @@ pub struct Reducer {
     /// Findings withheld, per worker label, kind, and whether the replay
     /// counted it (its own finding) or not (a cross-worker one).
     pub withheld: BTreeMap<String, BTreeMap<(Kind, bool), u64>>,
+    /// The interruptions, fed the same facts in the same order.
+    pub isolation: Tracker,
 }
 
 impl Reducer {
@@ -79,12 +82,13 @@ impl Reducer {
             Some(&w) => w,
             None => {
                 let w = self.checker.worker(item.worker.to_string());
-                self.workers.insert(item.worker, w);
+                self.workers.insert(item.worker.clone(), w);
                 w
             }
         };
         self.checker.advance_to(item.key.ts);
         self.checker.clock(item.key);
+        self.isolation.feed(&item.worker, &item.fact);
         self.checker.feed(w, item.fact);
         self.drain(names, sink)
     }

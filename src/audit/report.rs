@@ -26,6 +26,8 @@ pub struct Report {
     pub findings: Vec<Finding>,
     /// Findings per kind over the whole run, kept or not.
     pub counts: BTreeMap<Kind, u64>,
+    /// Interruptions, rebalances and changes, priced (issue 26).
+    pub isolation: crate::interruptions::Isolation,
 }
 
 impl Report {

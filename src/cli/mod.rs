@@ -96,6 +96,11 @@ struct OutputArgs {
     /// Print only findings, no summary (text output).
     #[arg(long)]
     no_summary: bool,
+    /// The isolation section of the text summary: interruptions per
+    /// connector and the changes that interrupted other connectors
+    /// (`short`), or every interruption, rebalance and change (`full`).
+    #[arg(long, value_enum, default_value_t = IsolationDetail::Short)]
+    isolation: IsolationDetail,
     /// Print per-input statistics and timing on stderr.
     #[arg(short, long)]
     verbose: bool,
@@ -132,6 +137,13 @@ enum Format {
     Json,
     Jsonl,
     Html,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum IsolationDetail {
+    Short,
+    Full,
+    Off,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,14 +2,14 @@
 //! text and JSON lines, whole-run for JSON and HTML), the baseline in
 //! front of it, the summary at the end, the exit status.
 
-use super::{ColorWhen, FailOn, Format, OutputArgs};
+use super::{ColorWhen, FailOn, Format, IsolationDetail, OutputArgs};
 use crate::audit::{Collect, Report, Sink};
 use crate::baseline::{Filtered, Known};
 use crate::exit::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, output_failed};
 use crate::finding::Severity;
 use crate::input;
 use crate::report::sinks::{JsonlSink, TextSink};
-use crate::report::{html, json, text};
+use crate::report::{html, isolation, json, text};
 use serde_json::{Value, json};
 use std::io::{self, Write};
 
@@ -170,10 +170,15 @@ fn finish_output(
         (Format::Text, false, _) if args.no_summary => Ok(()),
         (Format::Text, false, k) => {
             text::write_summary(report, out)?;
-            match k {
-                Some(k) => write_baseline_text(k, out),
-                None => Ok(()),
+            if let Some(k) = k {
+                write_baseline_text(k, out)?;
             }
+            let detail = match args.isolation {
+                IsolationDetail::Short => isolation::Detail::Short,
+                IsolationDetail::Full => isolation::Detail::Full,
+                IsolationDetail::Off => return Ok(()),
+            };
+            isolation::write_text(&report.isolation, detail, out)
         }
         (Format::Json, false, Some(k)) => write_baseline_json(report, k, out),
         (Format::Json, false, None) => json::write_json(report, out),

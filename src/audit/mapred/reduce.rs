@@ -135,6 +135,8 @@ struct Combined {
     /// Inputs that could not be listed (from map), then files that could
     /// not be read.
     errors: Vec<InputError>,
+    /// The interruptions over the items (none in a partial's combine).
+    isolation: crate::interruptions::Isolation,
 }
 
 /// Reads `files` and reduces them: map outputs merged through the
@@ -160,6 +162,7 @@ fn combine(files: &[Input]) -> Combined {
         findings,
         same_worker: gathered.same_worker,
         errors,
+        isolation: gathered.isolation,
     }
 }
 
@@ -314,6 +317,7 @@ struct Gathered {
     same_worker: BTreeSet<(String, String)>,
     walk_errors: Vec<InputError>,
     unordered: Vec<(SourceId, u64)>,
+    isolation: crate::interruptions::Isolation,
 }
 
 fn gather(parts: Vec<Part>, locals: &Locals, run: &RunIds, streams: &[StreamRecord]) -> Gathered {
@@ -380,6 +384,7 @@ fn cross_worker(g: &mut Gathered, run: &RunIds, streams: &mut [StreamRecord]) {
     }
     g.findings.extend(made.0);
     g.same_worker.extend(reducer.same_worker());
+    g.isolation = reducer.isolation.finish();
 }
 
 /// A file's source id in the run's ids.
@@ -434,6 +439,7 @@ pub fn reduce_to(files: &[Input], sink: &mut dyn Sink) -> io::Result<Report> {
     }
     report.errors.extend(c.errors);
     report.same_worker = c.same_worker.into_iter().collect();
+    report.isolation = c.isolation;
     report.findings = sink.take_kept();
     Ok(report)
 }

@@ -1,0 +1,310 @@
+//! Interruptions, their causes and their price (issue 26): per connector
+//! and task of a group, each stretch of time no worker ran it, from its
+//! stop (or its worker's last line before it went silent or died) to its
+//! next start anywhere in the group; what caused it; what each rebalance
+//! and each change cost.
+//!
+//! A stage of its own on top of the facts the replays hand on
+//! ([`crate::replay::Fact`]), fed in key order beside the cross-worker
+//! checker (`audit::merge::Reducer`), so a run, `map | reduce` and a live
+//! run see the same sequence and give the same numbers. [`Tracker`] follows
+//! the facts (`tracker.rs`); [`Isolation`] is what it gives at the end,
+//! priced per rebalance, change and connector (`price.rs`).
+
+mod price;
+mod tracker;
+#[cfg(test)]
+mod tests;
+
+pub use tracker::Tracker;
+
+use crate::model::{Name, Resource, SourceLine};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// Everything the run showed of interruptions.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Isolation {
+    /// In the order they began (log time of their first line, then group,
+    /// resource).
+    pub interruptions: Vec<Interruption>,
+    /// Per group and generation, in order.
+    pub rebalances: Vec<Rebalance>,
+    /// Config updates, creations, deletions, target-state and task-count
+    /// changes, restart requests, in the order they were first logged.
+    pub changes: Vec<Change>,
+    /// Per group and connector, sorted.
+    pub connectors: Vec<ConnectorDowntime>,
+}
+
+/// One end of an interruption: a line of one worker.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Edge {
+    pub worker: Arc<str>,
+    pub line: SourceLine,
+}
+
+/// How an interruption's length was measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Clock {
+    /// Both ends on one worker's clock: exact (to the log's precision).
+    OneWorker,
+    /// Ends on two workers' clocks, the skew taken out using a generation
+    /// both logged joining (`ms` = time from the stop to that join on the
+    /// first worker's clock plus from the join to the start on the
+    /// second's; `raw_ms` the plain difference).
+    TwoWorkers { generation: i32, raw_ms: i64 },
+    /// Two workers' clocks and no generation both joined: `ms` is the plain
+    /// difference, unbounded by anything.
+    Unanchored,
+}
+
+/// One interruption of one resource in one group.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Interruption {
+    pub group: Arc<str>,
+    pub resource: Resource,
+    /// Its stop, or the last line of its worker before that worker went
+    /// silent or died.
+    pub from: Edge,
+    /// Was `from` a stop line (`false`: the last proof of running)?
+    pub stopped: bool,
+    /// Its next start anywhere in the group; `None`: still down when the
+    /// logs end.
+    pub to: Option<Edge>,
+    /// Length in ms (`None` while still down or without time stamps).
+    pub ms: Option<i64>,
+    pub clock: Clock,
+    pub cause: Cause,
+    /// The rebalance (generation) that stopped it, when a rebalance did.
+    pub generation: Option<i32>,
+    /// Index into [`Isolation::changes`] of the change that caused it.
+    pub change: Option<usize>,
+}
+
+impl Interruption {
+    /// Was it caused by another connector's change (its team did nothing)?
+    pub fn by_others(&self) -> bool {
+        self.cause
+            .connector
+            .as_ref()
+            .is_some_and(|c| c != self.resource.connector_name())
+    }
+
+    /// Same worker at both ends?
+    pub fn moved(&self) -> bool {
+        self.to.as_ref().is_some_and(|t| t.worker != self.from.worker)
+    }
+}
+
+/// Why an interruption happened, with the lines that prove it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cause {
+    pub kind: CauseKind,
+    /// How the protocol carried the cause out, when a rebalance did:
+    /// `eager-rebalance`, `revocation`, `unnecessary-stop`.
+    pub via: Option<&'static str>,
+    /// The connector whose change it was (its own, or another's).
+    pub connector: Option<Name>,
+    /// The worker named (joined, left, crashed, frozen, cut off).
+    pub worker: Option<Arc<str>>,
+    /// The `unnecessary-stop` finding's trigger, when the stop was one.
+    pub finding: Option<SourceLine>,
+    pub upstream: Option<&'static str>,
+    /// The lines that prove it, each with its role.
+    pub lines: Vec<(&'static str, SourceLine)>,
+}
+
+impl Cause {
+    pub(crate) fn of(kind: CauseKind) -> Cause {
+        Cause {
+            kind,
+            via: None,
+            connector: None,
+            worker: None,
+            finding: None,
+            upstream: None,
+            lines: Vec::new(),
+        }
+    }
+}
+
+/// The kinds of cause (docs/json-schema.md, `interruptions`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum CauseKind {
+    /// Its own connector's config update.
+    ConfigUpdate,
+    /// Its own connector's task count changed (`tasks.max`).
+    TasksMax,
+    /// A REST restart of it (or of its connector with its tasks).
+    Restart,
+    /// Its connector paused or stopped (target state).
+    PauseStop,
+    /// Another connector's change, named.
+    OtherChange,
+    WorkerJoined,
+    WorkerLeft,
+    WorkerCrashed,
+    WorkerFrozen,
+    WorkerCutOff,
+    /// Eager protocol: every rebalance stops everything.
+    EagerRebalance,
+    /// A cooperative revocation that moved it for balance.
+    Balance,
+    /// A stop nothing justified (the `unnecessary-stop` finding).
+    UnnecessaryStop,
+    /// Its start failed, or it failed later.
+    Failed,
+    /// Nothing in the logs says why.
+    Unknown,
+}
+
+impl CauseKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CauseKind::ConfigUpdate => "config-update",
+            CauseKind::TasksMax => "tasks-max",
+            CauseKind::Restart => "restart",
+            CauseKind::PauseStop => "pause-stop",
+            CauseKind::OtherChange => "other-connector",
+            CauseKind::WorkerJoined => "worker-joined",
+            CauseKind::WorkerLeft => "worker-left",
+            CauseKind::WorkerCrashed => "worker-crashed",
+            CauseKind::WorkerFrozen => "worker-frozen",
+            CauseKind::WorkerCutOff => "worker-cut-off",
+            CauseKind::EagerRebalance => "eager-rebalance",
+            CauseKind::Balance => "balance",
+            CauseKind::UnnecessaryStop => "unnecessary-stop",
+            CauseKind::Failed => "failed",
+            CauseKind::Unknown => "unknown",
+        }
+    }
+}
+
+/// What set a rebalance off, as far as the logs say.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trigger {
+    /// `worker-joined`, `worker-left`, `worker-crashed`, `worker-cut-off`,
+    /// `config-update`, `creation`, `deletion`, … (a [`ChangeKind`]'s
+    /// name), `forced` (a config offset behind the assignment, a failed
+    /// assignment), `unknown`.
+    pub kind: &'static str,
+    /// How a member left: `shutdown`, `poll-timeout`, `session-timeout`.
+    pub how: Option<&'static str>,
+    pub worker: Option<Arc<str>>,
+    pub connector: Option<Name>,
+    /// The reason string the client logged, when it did.
+    pub reason: Option<String>,
+    pub line: Option<SourceLine>,
+    /// Index into [`Isolation::changes`] when a change set it off.
+    pub change: Option<usize>,
+}
+
+/// One rebalance (generation) of a group and what it did to the work.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rebalance {
+    pub group: Arc<str>,
+    pub generation: i32,
+    /// Its first assignment line in the group.
+    pub line: SourceLine,
+    pub trigger: Trigger,
+    /// Resources running in the group when it began.
+    pub running_before: u64,
+    /// Of those, kept running throughout.
+    pub retained: u64,
+    /// Stopped on one worker, started on another.
+    pub moved: u64,
+    /// Stopped and started again on the same worker.
+    pub restarted: u64,
+    /// Started, not running before.
+    pub started: u64,
+    /// Stopped, not started again (by the end of the logs).
+    pub stopped: u64,
+    /// Downtime of what it moved and restarted, ms.
+    pub downtime_ms: i64,
+    /// Tasks among `running_before` (the effect counted on tasks alone).
+    pub tasks_before: u64,
+    pub tasks_retained: u64,
+}
+
+/// What a change was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ChangeKind {
+    Creation,
+    ConfigUpdate,
+    TasksMax,
+    Deletion,
+    TargetState,
+    RestartRequest,
+}
+
+impl ChangeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeKind::Creation => "creation",
+            ChangeKind::ConfigUpdate => "config-update",
+            ChangeKind::TasksMax => "tasks-max",
+            ChangeKind::Deletion => "deletion",
+            ChangeKind::TargetState => "target-state",
+            ChangeKind::RestartRequest => "restart-request",
+        }
+    }
+}
+
+/// One change of one connector, and what it cost.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Change {
+    pub group: Arc<str>,
+    pub connector: Name,
+    pub kind: ChangeKind,
+    /// The first line that logged it (every worker logs a config record).
+    pub line: SourceLine,
+    pub worker: Arc<str>,
+    /// Interruptions of its own connector's resources it caused.
+    pub own: Cost,
+    /// Interruptions of other connectors' resources: its blast radius.
+    pub others: Cost,
+    /// The other connectors it interrupted.
+    pub other_connectors: Vec<Name>,
+    /// A known upstream pattern behind the blast radius (`KAFKA-8676`).
+    pub upstream: Option<&'static str>,
+}
+
+/// Interruptions counted and their downtime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Cost {
+    pub interruptions: u64,
+    /// Tasks among them.
+    pub tasks: u64,
+    pub ms: i64,
+    /// Still down when the logs end (not in `ms`).
+    pub still_down: u64,
+}
+
+impl Cost {
+    pub(crate) fn add(&mut self, i: &Interruption) {
+        self.interruptions += 1;
+        if matches!(i.resource, Resource::Task(_)) {
+            self.tasks += 1;
+        }
+        match (i.to.is_some(), i.ms) {
+            (true, Some(ms)) => self.ms += ms,
+            (false, _) => self.still_down += 1,
+            _ => {}
+        }
+    }
+}
+
+/// One connector's isolation over the whole input.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ConnectorDowntime {
+    pub group: Arc<str>,
+    pub connector: Name,
+    /// All its resources' interruptions.
+    pub total: Cost,
+    pub longest_ms: i64,
+    /// Split by cause.
+    pub by_cause: BTreeMap<CauseKind, Cost>,
+    /// Caused by other connectors' changes.
+    pub by_others: Cost,
+}
