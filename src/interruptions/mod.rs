@@ -11,6 +11,7 @@
 //! the facts (`tracker.rs`); [`Isolation`] is what it gives at the end,
 //! priced per rebalance, change and connector (`price.rs`).
 
+pub mod compare;
 mod price;
 mod tracker;
 #[cfg(test)]
@@ -72,6 +73,10 @@ pub struct Interruption {
     /// Its next start anywhere in the group; `None`: still down when the
     /// logs end.
     pub to: Option<Edge>,
+    /// A task's `… task finished initialization and start` on `to`'s worker
+    /// after that start: it works again from here, and the length is
+    /// measured to this line.
+    pub running: Option<SourceLine>,
     /// Length in ms (`None` while still down or without time stamps).
     pub ms: Option<i64>,
     pub clock: Clock,

@@ -84,6 +84,9 @@ struct Group {
     /// Each connector's latest change (index).
     latest_change: HashMap<Name, usize>,
     takeovers: Vec<Takeover>,
+    /// Interruptions closed by a start of a task on a worker, until the
+    /// task says it finished initialization there.
+    awaiting: HashMap<(Resource, Arc<str>), usize>,
 }
 
 /// Follows facts in key order; [`Tracker::finish`] gives the
@@ -241,6 +244,9 @@ impl Tracker {
             let it = &mut self.interruptions[i];
             (it.ms, it.clock) = clock;
             it.to = Some(edge);
+            if matches!(r, Resource::Task(_)) {
+                g.awaiting.insert((r.clone(), worker.clone()), i);
+            }
         } else {
             let others: Vec<Arc<str>> = g
                 .running
@@ -270,6 +276,7 @@ impl Tracker {
     fn stop(&mut self, group: &Arc<str>, worker: &Arc<str>, r: &Resource, line: &SourceLine) {
         let generation = self.workers.get(worker).and_then(|w| w.generation);
         let g = self.groups.entry(group.clone()).or_default();
+        g.awaiting.remove(&(r.clone(), worker.clone()));
         let running = g.running.entry(r.clone()).or_default();
         running.retain(|(w, _)| w != worker);
         if !running.is_empty() || g.open.contains_key(r) {
@@ -426,6 +433,22 @@ impl Tracker {
                 None
             }
             Signal::TaskCount { .. } | Signal::TaskConfigs { .. } => None,
+            Signal::TaskRunning { resource } => {
+                let key = (resource.clone(), worker.clone());
+                let generation = self.workers.get(worker).and_then(|w| w.generation);
+                let g = self.group(group);
+                if let Some(i) = g.awaiting.remove(&key) {
+                    let edge = Edge {
+                        worker: worker.clone(),
+                        line: line.clone(),
+                    };
+                    let g = &self.groups[group];
+                    let it = &mut self.interruptions[i];
+                    (it.ms, it.clock) = measure(g, &it.from, &edge, generation);
+                    it.running = Some(line.clone());
+                }
+                None
+            }
             Signal::WorkerStarting => Some(Seen::Joined(worker.clone(), line.clone())),
             Signal::WorkerStopping => {
                 self.workers.entry(worker.clone()).or_default().shutting_down = true;
@@ -532,6 +555,7 @@ fn interruption(
         from,
         stopped,
         to: None,
+        running: None,
         ms: None,
         clock: Clock::OneWorker,
         cause: super::Cause::of(super::CauseKind::Unknown),

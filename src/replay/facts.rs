@@ -128,6 +128,9 @@ pub enum Signal {
     /// `Request joining group due to: …` / `LeaveGroup … due to …`: the
     /// reason string the client logged.
     Reason { text: String },
+    /// `{} Source task finished initialization and start` (and the sink
+    /// task's): the task is doing its work, not only starting.
+    TaskRunning { resource: Resource },
     /// The worker logged nothing for a while before the fact's line (or
     /// starts again there): `last` is its line before the silence.
     Silence { last: SourceLine },

@@ -689,6 +689,9 @@ fn signal(ev: &Event, shutdown: bool) -> Option<Signal> {
             reason: Some(r), ..
         } => Signal::Reason { text: r.clone() },
         Event::ConfigMismatch { .. } | Event::AssignmentFailed(_) => Signal::ForcedRebalance,
+        Event::TaskInitialized(t) => Signal::TaskRunning {
+            resource: Resource::Task(t.clone()),
+        },
         _ => return None,
     })
 }
