@@ -255,6 +255,7 @@ pub enum ConfigKey {
     RestHostName,
     RestPort,
     ScheduledRebalanceMaxDelayMs,
+    SessionTimeoutMs,
 }
 
 /// One lifecycle fact, as logged. Variants are named after what the worker

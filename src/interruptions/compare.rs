@@ -22,7 +22,8 @@ pub struct Comparison {
     pub gaps: usize,
     /// Gaps an interruption matched.
     pub gaps_found: usize,
-    /// Interruptions (closed) of counting tasks.
+    /// Interruptions (closed) of counting tasks, between their first and
+    /// last record.
     pub interruptions: usize,
     /// Of those, matched to a gap or a handover.
     pub real: usize,
@@ -146,6 +147,12 @@ pub fn compare(iso: &Isolation, checker: &Value) -> Comparison {
             .flatten()
             .filter_map(|h| span(&h["last_ms"], &h["first_ms"]))
             .collect();
+        // Before the task's first record or after its last, the records
+        // can neither confirm nor refute an interruption.
+        let (first, last) = (
+            t["first_ms"].as_i64().unwrap_or(i64::MIN),
+            t["last_ms"].as_i64().unwrap_or(i64::MAX),
+        );
         let found: Vec<(Span, i64, &Interruption)> = by_task
             .get(task)
             .into_iter()
@@ -153,10 +160,12 @@ pub fn compare(iso: &Isolation, checker: &Value) -> Comparison {
             .filter_map(|i| {
                 let to = i.to.as_ref()?;
                 let end_line = i.running.as_ref().unwrap_or(&to.line);
-                let a = on_broker(&i.from.worker, i.from.line.ts?.0);
+                // What herder-audit claims: the end, and the length.
                 let b = on_broker(&to.worker, end_line.ts?.0);
-                Some((Span { start: a, end: b }, i.ms?, *i))
+                let ms = i.ms?;
+                Some((Span { start: b - ms, end: b }, ms, *i))
             })
+            .filter(|(s, _, _)| s.end > first && s.start < last)
             .collect();
         out.gaps += gaps.len();
         out.interruptions += found.len();

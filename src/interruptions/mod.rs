@@ -77,6 +77,12 @@ pub struct Interruption {
     /// after that start: it works again from here, and the length is
     /// measured to this line.
     pub running: Option<SourceLine>,
+    /// For a worker that fell silent or died: the first rebalance another
+    /// worker began after its last line, and its session timeout. The
+    /// interruption began at most that long before the rebalance (the
+    /// group noticed the member gone a session timeout after it stopped
+    /// heartbeating), and the length is bounded so.
+    pub noticed: Option<(Edge, i64)>,
     /// Length in ms (`None` while still down or without time stamps).
     pub ms: Option<i64>,
     pub clock: Clock,

@@ -57,7 +57,14 @@ struct WorkerState {
     /// cut off.
     fell_silent: Vec<usize>,
     shutting_down: bool,
+    session_timeout_ms: Option<i64>,
 }
+
+/// Kafka Connect's default `session.timeout.ms`.
+const DEFAULT_SESSION_TIMEOUT_MS: i64 = 10_000;
+
+/// Rebalance starts kept per group (to date a silent worker's end).
+const REBALANCE_STARTS_KEPT: usize = 256;
 
 /// A start elsewhere of what a worker still ran: an interruption if that
 /// worker turns out to have been silent (frozen, dead) across the start.
@@ -87,6 +94,20 @@ struct Group {
     /// Interruptions closed by a start of a task on a worker, until the
     /// task says it finished initialization there.
     awaiting: HashMap<(Resource, Arc<str>), usize>,
+    /// The latest rebalance starts, each worker's.
+    rebalance_starts: std::collections::VecDeque<Edge>,
+}
+
+impl Group {
+    /// The first rebalance another worker than `silent` began after
+    /// `last`, with `silent`'s session timeout.
+    fn noticed(&self, silent: &Arc<str>, last: &SourceLine, timeout: i64) -> Option<(Edge, i64)> {
+        let t = ts(last)?;
+        self.rebalance_starts
+            .iter()
+            .find(|e| e.worker != *silent && ts(&e.line).is_some_and(|x| x > t))
+            .map(|e| (e.clone(), timeout))
+    }
 }
 
 /// Follows facts in key order; [`Tracker::finish`] gives the
@@ -240,7 +261,7 @@ impl Tracker {
         };
         let g = self.groups.entry(group.clone()).or_default();
         if let Some(i) = g.open.remove(r) {
-            let clock = measure(g, &self.interruptions[i].from, &edge, generation);
+            let clock = length(g, &self.interruptions[i], &edge, generation);
             let it = &mut self.interruptions[i];
             (it.ms, it.clock) = clock;
             it.to = Some(edge);
@@ -257,6 +278,13 @@ impl Tracker {
                 .map(|(w, _)| w.clone())
                 .collect();
             let was_running = g.running.get(r).is_some_and(|v| !v.is_empty());
+            // The latest start is the instance the group counts on: the
+            // others were moved away from (or their workers are gone); a
+            // silent one's takeover is an interruption (resolved when it
+            // logs again), a live one's is not.
+            if let Some(v) = g.running.get_mut(r) {
+                v.retain(|(w, _)| w == worker);
+            }
             for from_worker in others {
                 g.takeovers.push(Takeover {
                     resource: r.clone(),
@@ -311,6 +339,7 @@ impl Tracker {
             }
         }
         let generation = ws.generation;
+        let timeout = ws.session_timeout_ms.unwrap_or(DEFAULT_SESSION_TIMEOUT_MS);
         let g = self.groups.entry(group.clone()).or_default();
         let mut gone = Vec::new();
         for (r, v) in g.running.iter_mut() {
@@ -327,8 +356,11 @@ impl Tracker {
                 line: from_line.clone(),
             };
             g.open.insert(r.clone(), self.interruptions.len());
-            self.interruptions
-                .push(interruption(group, &r, from, false, generation));
+            let mut it = interruption(group, &r, from, false, generation);
+            if crashed {
+                it.noticed = g.noticed(worker, &from_line, timeout);
+            }
+            self.interruptions.push(it);
             self.pending.push(Pending {
                 fate: Some(if crashed {
                     super::CauseKind::WorkerCrashed
@@ -354,10 +386,19 @@ impl Tracker {
         let Some(g) = self.groups.get_mut(group) else {
             return;
         };
-        let (mine, rest): (Vec<Takeover>, Vec<Takeover>) = std::mem::take(&mut g.takeovers)
+        let (mut mine, rest): (Vec<Takeover>, Vec<Takeover>) = std::mem::take(&mut g.takeovers)
             .into_iter()
             .partition(|t| t.from_worker == *worker);
         g.takeovers = rest;
+        // The first start elsewhere ended the interruption; later ones
+        // moved a running task.
+        mine.sort_by_key(|t| (t.resource.clone(), t.start.line.ts));
+        mine.dedup_by(|b, a| a.resource == b.resource);
+        let timeout = self
+            .workers
+            .get(worker)
+            .and_then(|w| w.session_timeout_ms)
+            .unwrap_or(DEFAULT_SESSION_TIMEOUT_MS);
         for t in mine {
             if !matches!((ts(last), ts(&t.start.line)), (Some(a), Some(b)) if a <= b) {
                 continue;
@@ -371,7 +412,8 @@ impl Tracker {
             };
             let generation = self.workers.get(&t.start.worker).and_then(|w| w.generation);
             let mut it = interruption(group, &t.resource, from, false, generation);
-            (it.ms, it.clock) = measure(g, &it.from, &t.start, generation);
+            it.noticed = g.noticed(worker, last, timeout);
+            (it.ms, it.clock) = length(g, &it, &t.start, generation);
             it.to = Some(t.start);
             let i = self.interruptions.len();
             self.interruptions.push(it);
@@ -433,6 +475,21 @@ impl Tracker {
                 None
             }
             Signal::TaskCount { .. } | Signal::TaskConfigs { .. } => None,
+            Signal::RebalanceStarted => {
+                let g = self.group(group);
+                if g.rebalance_starts.len() == REBALANCE_STARTS_KEPT {
+                    g.rebalance_starts.pop_front();
+                }
+                g.rebalance_starts.push_back(Edge {
+                    worker: worker.clone(),
+                    line: line.clone(),
+                });
+                None
+            }
+            Signal::SessionTimeout { ms } => {
+                self.workers.entry(worker.clone()).or_default().session_timeout_ms = Some(*ms);
+                None
+            }
             Signal::TaskRunning { resource } => {
                 let key = (resource.clone(), worker.clone());
                 let generation = self.workers.get(worker).and_then(|w| w.generation);
@@ -444,7 +501,7 @@ impl Tracker {
                     };
                     let g = &self.groups[group];
                     let it = &mut self.interruptions[i];
-                    (it.ms, it.clock) = measure(g, &it.from, &edge, generation);
+                    (it.ms, it.clock) = length(g, it, &edge, generation);
                     it.running = Some(line.clone());
                 }
                 None
@@ -556,11 +613,30 @@ fn interruption(
         stopped,
         to: None,
         running: None,
+        noticed: None,
         ms: None,
         clock: Clock::OneWorker,
         cause: super::Cause::of(super::CauseKind::Unknown),
         generation,
         change: None,
+    }
+}
+
+/// An interruption's length up to `to`: from its first line, or, for a
+/// worker that fell silent, from a session timeout before the rebalance
+/// that noticed it if that is later.
+fn length(g: &Group, it: &Interruption, to: &Edge, generation: Option<i32>) -> (Option<i64>, Clock) {
+    let (ms, clock) = measure(g, &it.from, to, generation);
+    match &it.noticed {
+        Some((seen, timeout)) => {
+            let (since, _) = measure(g, seen, to, generation);
+            let bounded = match (ms, since) {
+                (Some(a), Some(b)) => Some(a.min(b + timeout)),
+                (a, _) => a,
+            };
+            (bounded, clock)
+        }
+        None => (ms, clock),
     }
 }
 

@@ -131,6 +131,12 @@ pub enum Signal {
     /// `{} Source task finished initialization and start` (and the sink
     /// task's): the task is doing its work, not only starting.
     TaskRunning { resource: Resource },
+    /// `Rebalance started` / `(Re-)joining group`: when the worker began a
+    /// rebalance (the one that notices a silent member comes a session
+    /// timeout after it fell silent).
+    RebalanceStarted,
+    /// The worker's `session.timeout.ms` (its config dump).
+    SessionTimeout { ms: i64 },
     /// The worker logged nothing for a while before the fact's line (or
     /// starts again there): `last` is its line before the silence.
     Silence { last: SourceLine },

@@ -689,6 +689,13 @@ fn signal(ev: &Event, shutdown: bool) -> Option<Signal> {
             reason: Some(r), ..
         } => Signal::Reason { text: r.clone() },
         Event::ConfigMismatch { .. } | Event::AssignmentFailed(_) => Signal::ForcedRebalance,
+        Event::RebalanceStarted { .. } | Event::Rejoining { .. } => Signal::RebalanceStarted,
+        Event::ConfigValue {
+            key: ConfigKey::SessionTimeoutMs,
+            value,
+        } => Signal::SessionTimeout {
+            ms: value.trim().parse().ok()?,
+        },
         Event::TaskInitialized(t) => Signal::TaskRunning {
             resource: Resource::Task(t.clone()),
         },
