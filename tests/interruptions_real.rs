@@ -70,14 +70,16 @@ fn interruptions_match_the_records() {
         all.add(&c);
     }
     let mut table = String::from(
-        "| capture | gaps | found | recall | interruptions | real | precision | median error | p95 error |\n|---|---|---|---|---|---|---|---|---|\n",
+        "| capture | gaps | found | recall | stalls (found) | interruptions | real | precision | median error | p95 error |\n|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for (name, c) in rows.iter().chain(std::iter::once(&("all".to_string(), all.clone()))) {
         table.push_str(&format!(
-            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {name} | {} | {} | {} | {} ({}) | {} | {} | {} | {} | {} |\n",
             c.gaps,
             c.gaps_found,
             pct(c.recall()),
+            c.stalls,
+            c.stalls_found,
             c.interruptions,
             c.real,
             pct(c.precision()),

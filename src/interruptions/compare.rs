@@ -18,8 +18,15 @@ const MATCH_SLACK_MS: i64 = 1_000;
 /// One capture's comparison.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Comparison {
-    /// Gaps of the counting tasks.
+    /// Gaps of the counting tasks across a change of instance (a stop or
+    /// a death, and a start): interruptions of the task's life cycle.
     pub gaps: usize,
+    /// Gaps within one instance (it paused and went on: a stall of the
+    /// producer, a freeze shorter than the session): no start or stop to
+    /// read in any log, so not counted in the recall.
+    pub stalls: usize,
+    /// Stalls an interruption matched nonetheless.
+    pub stalls_found: usize,
     /// Gaps an interruption matched.
     pub gaps_found: usize,
     /// Interruptions (closed) of counting tasks, between their first and
@@ -52,6 +59,8 @@ impl Comparison {
 
     pub fn add(&mut self, o: &Comparison) {
         self.gaps += o.gaps;
+        self.stalls += o.stalls;
+        self.stalls_found += o.stalls_found;
         self.gaps_found += o.gaps_found;
         self.interruptions += o.interruptions;
         self.real += o.real;
@@ -129,7 +138,7 @@ pub fn compare(iso: &Isolation, checker: &Value) -> Comparison {
                 end: b.as_i64()?,
             })
         };
-        let gaps: Vec<(Span, i64, String)> = t["gaps"]
+        let gaps: Vec<(Span, i64, String, bool)> = t["gaps"]
             .as_array()
             .into_iter()
             .flatten()
@@ -138,6 +147,7 @@ pub fn compare(iso: &Isolation, checker: &Value) -> Comparison {
                     span(&g["start_ms"], &g["end_ms"])?,
                     g["ms"].as_i64()?,
                     g["start"].as_str().unwrap_or("").to_string(),
+                    g["same_instance"].as_bool().unwrap_or(false),
                 ))
             })
             .collect();
@@ -167,11 +177,15 @@ pub fn compare(iso: &Isolation, checker: &Value) -> Comparison {
             })
             .filter(|(s, _, _)| s.end > first && s.start < last)
             .collect();
-        out.gaps += gaps.len();
         out.interruptions += found.len();
         // Each gap, in time order, takes the nearest interruption not taken.
         let mut taken = vec![false; found.len()];
-        for (g, ms, start) in &gaps {
+        for (g, ms, start, stall) in &gaps {
+            if *stall {
+                out.stalls += 1;
+            } else {
+                out.gaps += 1;
+            }
             let best = found
                 .iter()
                 .enumerate()
@@ -180,9 +194,14 @@ pub fn compare(iso: &Isolation, checker: &Value) -> Comparison {
             match best {
                 Some((k, (_, found_ms, _))) => {
                     taken[k] = true;
-                    out.gaps_found += 1;
+                    if *stall {
+                        out.stalls_found += 1;
+                    } else {
+                        out.gaps_found += 1;
+                    }
                     out.errors_ms.push((found_ms - ms).abs());
                 }
+                None if *stall => {}
                 None => out.missed.push((task.clone(), start.clone(), *ms)),
             }
         }

@@ -58,6 +58,9 @@ struct WorkerState {
     fell_silent: Vec<usize>,
     shutting_down: bool,
     session_timeout_ms: Option<i64>,
+    /// Its session expired or it lost the coordinator, and it has not
+    /// joined since: cut off (its records no longer reach Kafka).
+    cut_off: bool,
 }
 
 /// Kafka Connect's default `session.timeout.ms`.
@@ -221,6 +224,7 @@ impl Tracker {
         if let Some(w) = self.workers.get_mut(worker) {
             w.generation = Some(generation);
             w.shutting_down = false;
+            w.cut_off = false;
         }
         let g = self.groups.entry(group.clone()).or_default();
         if let Some(t) = ts(line) {
@@ -285,10 +289,10 @@ impl Tracker {
             if let Some(v) = g.running.get_mut(r) {
                 v.retain(|(w, _)| w == worker);
             }
-            for from_worker in others {
+            for from_worker in &others {
                 g.takeovers.push(Takeover {
                     resource: r.clone(),
-                    from_worker,
+                    from_worker: from_worker.clone(),
                     start: edge.clone(),
                 });
             }
@@ -297,6 +301,28 @@ impl Tracker {
             {
                 self.rebalances[ri].started += 1;
             }
+            run(g, r, worker, line);
+            // A silence of the other worker's already handed on (its facts
+            // were held back, keyed before this start) that spans it.
+            // Or a worker cut off since: it went silent when the cut began.
+            for o in others {
+                let Some(ws) = self.workers.get(&o) else {
+                    continue;
+                };
+                let covering = ws.silence.clone().filter(|(last, end)| {
+                    matches!((ts(last), ts(line), ts(end)), (Some(a), Some(b), Some(c)) if a <= b && (b <= c || ws.cut_off))
+                });
+                let cut = ws.cut_off;
+                if let Some((last, _)) = covering {
+                    self.resolve_takeovers(group, &o, &last, false);
+                    if cut {
+                        for i in self.workers.get(&o).map(|w| w.fell_silent.clone()).unwrap_or_default() {
+                            self.pending[i].fate = Some(super::CauseKind::WorkerCutOff);
+                        }
+                    }
+                }
+            }
+            return;
         }
         run(g, r, worker, line);
     }
@@ -512,6 +538,9 @@ impl Tracker {
                 Some(Seen::Left(worker.clone(), "shutdown", line.clone()))
             }
             Signal::Departed { how } => {
+                if *how == Departure::SessionTimeout {
+                    self.workers.entry(worker.clone()).or_default().cut_off = true;
+                }
                 let how = match how {
                     Departure::PollTimeout => "poll-timeout",
                     Departure::SessionTimeout => "session-timeout",
@@ -521,6 +550,7 @@ impl Tracker {
             }
             Signal::CutOff => {
                 let ws = self.workers.entry(worker.clone()).or_default();
+                ws.cut_off = true;
                 for &i in &ws.fell_silent {
                     self.pending[i].fate = Some(super::CauseKind::WorkerCutOff);
                 }
