@@ -441,7 +441,7 @@ impl WorkerReplay {
 
     /// Feeds one event read from `line`.
     pub fn apply(&mut self, ev: &Event, line: &SourceLine, ctx: LineCtx) {
-        self.summary.events += 1;
+        self.summary.events += u64::from(ev.counted());
         self.note_line(ev, line, ctx);
         let _ = self.identity_event(ev, line)
             || self.membership_event(ev, line)
