@@ -20,11 +20,12 @@ mod tests;
 pub use tracker::Tracker;
 
 use crate::model::{Name, Resource, SourceLine};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// Everything the run showed of interruptions.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Isolation {
     /// In the order they began (log time of their first line, then group,
     /// resource).
@@ -39,14 +40,14 @@ pub struct Isolation {
 }
 
 /// One end of an interruption: a line of one worker.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Edge {
     pub worker: Arc<str>,
     pub line: SourceLine,
 }
 
 /// How an interruption's length was measured.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Clock {
     /// Both ends on one worker's clock: exact (to the log's precision).
     OneWorker,
@@ -61,7 +62,7 @@ pub enum Clock {
 }
 
 /// One interruption of one resource in one group.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Interruption {
     pub group: Arc<str>,
     pub resource: Resource,
@@ -109,21 +110,21 @@ impl Interruption {
 }
 
 /// Why an interruption happened, with the lines that prove it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Cause {
     pub kind: CauseKind,
     /// How the protocol carried the cause out, when a rebalance did:
     /// `eager-rebalance`, `revocation`, `unnecessary-stop`.
-    pub via: Option<&'static str>,
+    pub via: Option<String>,
     /// The connector whose change it was (its own, or another's).
     pub connector: Option<Name>,
     /// The worker named (joined, left, crashed, frozen, cut off).
     pub worker: Option<Arc<str>>,
     /// The `unnecessary-stop` finding's trigger, when the stop was one.
     pub finding: Option<SourceLine>,
-    pub upstream: Option<&'static str>,
+    pub upstream: Option<String>,
     /// The lines that prove it, each with its role.
-    pub lines: Vec<(&'static str, SourceLine)>,
+    pub lines: Vec<(String, SourceLine)>,
 }
 
 impl Cause {
@@ -141,7 +142,7 @@ impl Cause {
 }
 
 /// The kinds of cause (docs/json-schema.md, `interruptions`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum CauseKind {
     /// Its own connector's config update.
     ConfigUpdate,
@@ -193,15 +194,15 @@ impl CauseKind {
 }
 
 /// What set a rebalance off, as far as the logs say.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Trigger {
     /// `worker-joined`, `worker-left`, `worker-crashed`, `worker-cut-off`,
     /// `config-update`, `creation`, `deletion`, … (a [`ChangeKind`]'s
     /// name), `forced` (a config offset behind the assignment, a failed
     /// assignment), `unknown`.
-    pub kind: &'static str,
+    pub kind: String,
     /// How a member left: `shutdown`, `poll-timeout`, `session-timeout`.
-    pub how: Option<&'static str>,
+    pub how: Option<String>,
     pub worker: Option<Arc<str>>,
     pub connector: Option<Name>,
     /// The reason string the client logged, when it did.
@@ -212,7 +213,7 @@ pub struct Trigger {
 }
 
 /// One rebalance (generation) of a group and what it did to the work.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Rebalance {
     pub group: Arc<str>,
     pub generation: i32,
@@ -239,7 +240,7 @@ pub struct Rebalance {
 }
 
 /// What a change was.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum ChangeKind {
     Creation,
     ConfigUpdate,
@@ -263,7 +264,7 @@ impl ChangeKind {
 }
 
 /// One change of one connector, and what it cost.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Change {
     pub group: Arc<str>,
     pub connector: Name,
@@ -278,11 +279,11 @@ pub struct Change {
     /// The other connectors it interrupted.
     pub other_connectors: Vec<Name>,
     /// A known upstream pattern behind the blast radius (`KAFKA-8676`).
-    pub upstream: Option<&'static str>,
+    pub upstream: Option<String>,
 }
 
 /// Interruptions counted and their downtime.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Cost {
     pub interruptions: u64,
     /// Tasks among them.
@@ -307,7 +308,7 @@ impl Cost {
 }
 
 /// One connector's isolation over the whole input.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ConnectorDowntime {
     pub group: Arc<str>,
     pub connector: Name,
@@ -318,4 +319,96 @@ pub struct ConnectorDowntime {
     pub by_cause: BTreeMap<CauseKind, Cost>,
     /// Caused by other connectors' changes.
     pub by_others: Cost,
+}
+
+impl Isolation {
+    /// Puts everything in the order every run prints (a run, `map |
+    /// reduce`, partial reduces put together): by log time, then group;
+    /// the changes' indices follow them.
+    pub(crate) fn canonical(&mut self) {
+        let mut order: Vec<usize> = (0..self.changes.len()).collect();
+        order.sort_by(|&a, &b| {
+            let (x, y) = (&self.changes[a], &self.changes[b]);
+            (x.line.ts, &x.group).cmp(&(y.line.ts, &y.group))
+        });
+        let mut new_index = vec![0; order.len()];
+        for (new, &old) in order.iter().enumerate() {
+            new_index[old] = new;
+        }
+        let mut old: Vec<Option<Change>> = std::mem::take(&mut self.changes)
+            .into_iter()
+            .map(Some)
+            .collect();
+        self.changes = order.iter().filter_map(|&i| old[i].take()).collect();
+        for i in &mut self.interruptions {
+            i.change = i.change.map(|c| new_index[c]);
+        }
+        for r in &mut self.rebalances {
+            r.trigger.change = r.trigger.change.map(|c| new_index[c]);
+        }
+        self.interruptions.sort_by(|a, b| {
+            (a.from.line.ts, &a.group, &a.resource).cmp(&(b.from.line.ts, &b.group, &b.resource))
+        });
+        self.rebalances.sort_by(|a, b| {
+            (a.line.ts, &a.group, a.generation).cmp(&(b.line.ts, &b.group, b.generation))
+        });
+        self.connectors
+            .sort_by(|a, b| (&a.group, &a.connector).cmp(&(&b.group, &b.connector)));
+    }
+
+    /// The isolation of parts that share no group (partial reduces), as
+    /// one run gives it.
+    pub fn merge(parts: Vec<Isolation>) -> Isolation {
+        let mut out = Isolation::default();
+        for mut p in parts {
+            let base = out.changes.len();
+            for i in &mut p.interruptions {
+                i.change = i.change.map(|c| c + base);
+            }
+            for r in &mut p.rebalances {
+                r.trigger.change = r.trigger.change.map(|c| c + base);
+            }
+            out.interruptions.extend(p.interruptions);
+            out.rebalances.extend(p.rebalances);
+            out.changes.extend(p.changes);
+            out.connectors.extend(p.connectors);
+        }
+        out.canonical();
+        out
+    }
+
+    /// Every line it quotes (to rewrite their source ids).
+    pub fn lines_mut(&mut self, f: &mut dyn FnMut(&mut SourceLine)) {
+        for i in &mut self.interruptions {
+            f(&mut i.from.line);
+            if let Some(t) = &mut i.to {
+                f(&mut t.line);
+            }
+            if let Some(l) = &mut i.running {
+                f(l);
+            }
+            if let Some((e, _)) = &mut i.noticed {
+                f(&mut e.line);
+            }
+            if let Some(l) = &mut i.cause.finding {
+                f(l);
+            }
+            for (_, l) in &mut i.cause.lines {
+                f(l);
+            }
+        }
+        for r in &mut self.rebalances {
+            f(&mut r.line);
+            if let Some(l) = &mut r.trigger.line {
+                f(l);
+            }
+        }
+        for c in &mut self.changes {
+            f(&mut c.line);
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.interruptions.is_empty() && self.rebalances.is_empty() && self.changes.is_empty()
+    }
 }

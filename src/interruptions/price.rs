@@ -40,9 +40,6 @@ pub(super) fn settle(t: Tracker) -> Isolation {
                 .rfind(|c| c.group == i.group && c.connector == *i.resource.connector_name())
                 .is_none_or(|c| c.kind != ChangeKind::Deletion)
     });
-    interruptions.sort_by(|a, b| {
-        (a.from.line.ts, &a.group, &a.resource).cmp(&(b.from.line.ts, &b.group, &b.resource))
-    });
     let changes = price_changes(t.changes, &interruptions);
     let rebalances = t
         .rebalances
@@ -51,19 +48,21 @@ pub(super) fn settle(t: Tracker) -> Isolation {
         .map(|(r, tr)| effect(r, tr, &interruptions))
         .collect();
     let connectors = per_connector(&interruptions);
-    Isolation {
+    let mut iso = Isolation {
         interruptions,
         rebalances,
         changes,
         connectors,
-    }
+    };
+    iso.canonical();
+    iso
 }
 
 /// What set a rebalance off: a member joining or leaving, else a change,
 /// else a forced rebalance, else unknown; with the last reason logged.
 fn trigger(r: &RebalanceAcc, changes: &[Change]) -> Trigger {
     let mut t = Trigger {
-        kind: "unknown",
+        kind: "unknown".to_string(),
         how: None,
         worker: None,
         connector: None,
@@ -84,24 +83,24 @@ fn trigger(r: &RebalanceAcc, changes: &[Change]) -> Trigger {
     let forced = r.seen.iter().rev().find(|s| matches!(s, Seen::Forced(..)));
     match (member, change, forced) {
         (Some(Seen::Joined(w, l)), _, _) => {
-            (t.kind, t.worker, t.line) = ("worker-joined", Some(w.clone()), Some(l.clone()))
+            (t.kind, t.worker, t.line) = ("worker-joined".to_string(), Some(w.clone()), Some(l.clone()))
         }
         (Some(Seen::Left(w, how, l)), _, _) => {
-            t.how = Some(how);
-            (t.kind, t.worker, t.line) = ("worker-left", Some(w.clone()), Some(l.clone()))
+            t.how = Some(how.to_string());
+            (t.kind, t.worker, t.line) = ("worker-left".to_string(), Some(w.clone()), Some(l.clone()))
         }
         (Some(Seen::CutOff(w, l)), _, _) => {
-            (t.kind, t.worker, t.line) = ("worker-cut-off", Some(w.clone()), Some(l.clone()))
+            (t.kind, t.worker, t.line) = ("worker-cut-off".to_string(), Some(w.clone()), Some(l.clone()))
         }
         (_, Some(i), _) => {
             let c = &changes[i];
-            t.kind = c.kind.as_str();
+            t.kind = c.kind.as_str().to_string();
             t.connector = Some(c.connector.clone());
             t.line = Some(c.line.clone());
             t.change = Some(i);
         }
         (_, _, Some(Seen::Forced(w, l))) => {
-            (t.kind, t.worker, t.line) = ("forced", Some(w.clone()), Some(l.clone()))
+            (t.kind, t.worker, t.line) = ("forced".to_string(), Some(w.clone()), Some(l.clone()))
         }
         _ => {}
     }
@@ -152,10 +151,10 @@ fn cause(
         } else {
             "its worker's last line before it went silent"
         };
-        c.lines.push((role, it.from.line.clone()));
+        c.lines.push((role.to_string(), it.from.line.clone()));
     }
     if let Some(b) = &p.because {
-        c.lines.push(("justified by", b.clone()));
+        c.lines.push(("justified by".to_string(), b.clone()));
     }
     let mut change = None;
     let finding = t
@@ -201,11 +200,14 @@ fn cause(
         Some(
             why @ (StopReason::Revoked | StopReason::EagerRebalance | StopReason::Unnecessary),
         ) => {
-            c.via = Some(match why {
-                StopReason::Revoked => "revocation",
-                StopReason::EagerRebalance => "eager-rebalance",
-                _ => "unnecessary-stop",
-            });
+            c.via = Some(
+                match why {
+                    StopReason::Revoked => "revocation",
+                    StopReason::EagerRebalance => "eager-rebalance",
+                    _ => "unnecessary-stop",
+                }
+                .to_string(),
+            );
             c.kind = match why {
                 StopReason::Revoked => CauseKind::Balance,
                 StopReason::EagerRebalance => CauseKind::EagerRebalance,
@@ -237,11 +239,11 @@ fn cause(
         it.generation = None;
     }
     if let Some(i) = change {
-        c.lines.push(("change logged here", t.changes[i].line.clone()));
+        c.lines.push(("change logged here".to_string(), t.changes[i].line.clone()));
     }
     if let Some((trig, upstream)) = finding {
         c.finding = Some(trig);
-        c.upstream = upstream;
+        c.upstream = upstream.map(str::to_string);
     }
     it.change = change;
     it.cause = c;
@@ -266,7 +268,7 @@ fn by_trigger(
         };
         return;
     }
-    let kind = match tr.kind {
+    let kind = match tr.kind.as_str() {
         "worker-joined" => CauseKind::WorkerJoined,
         "worker-left" => CauseKind::WorkerLeft,
         "worker-cut-off" => CauseKind::WorkerCutOff,
@@ -275,7 +277,7 @@ fn by_trigger(
     c.kind = kind;
     c.worker.clone_from(&tr.worker);
     if let Some(l) = &tr.line {
-        c.lines.push(("rebalance set off here", l.clone()));
+        c.lines.push(("rebalance set off here".to_string(), l.clone()));
     }
 }
 
@@ -291,7 +293,7 @@ fn price_changes(mut changes: Vec<Change>, interruptions: &[Interruption]) -> Ve
                 ch.other_connectors.push(i.resource.connector_name().clone());
             }
             if ch.upstream.is_none() {
-                ch.upstream = i.cause.upstream;
+                ch.upstream.clone_from(&i.cause.upstream);
             }
         }
     }

@@ -236,7 +236,7 @@ pub fn change_sentence(c: &Change) -> String {
         if c.others.still_down > 0 {
             s.push_str(&format!(", {} still down", c.others.still_down));
         }
-        if let Some(u) = c.upstream {
+        if let Some(u) = &c.upstream {
             s.push_str(&format!(" ({u})"));
         }
     }
@@ -264,7 +264,7 @@ pub fn rebalance_sentence(r: &Rebalance) -> String {
     }
     let t = &r.trigger;
     s.push_str(&format!("; set off by {}", t.kind));
-    if let Some(h) = t.how {
+    if let Some(h) = &t.how {
         s.push_str(&format!(" ({h})"));
     }
     if let Some(w) = &t.worker {
@@ -300,10 +300,10 @@ fn interruption_sentence(i: &Interruption) -> String {
     if let Some(w) = &i.cause.worker {
         cause.push_str(&format!(" {w}"));
     }
-    if let Some(v) = i.cause.via {
+    if let Some(v) = &i.cause.via {
         cause.push_str(&format!(", via {v}"));
     }
-    if let Some(u) = i.cause.upstream {
+    if let Some(u) = &i.cause.upstream {
         cause.push_str(&format!(" ({u})"));
     }
     let moved = match &i.to {

@@ -34,6 +34,7 @@ struct Part {
     findings: Vec<((Key, Key), Finding)>,
     same_worker: Vec<(String, String)>,
     errors: Vec<InputError>,
+    isolation: Option<crate::interruptions::Isolation>,
 }
 
 /// Reads one file (one output, or several concatenated); the error says
@@ -97,6 +98,7 @@ fn read_parts(input: &Input) -> Result<Vec<Part>, String> {
             Record::Finding { order, finding } => part.findings.push((order, *finding)),
             Record::SameWorker { a, b } => part.same_worker.push((a, b)),
             Record::Error(e) => part.errors.push(e),
+            Record::Isolation(i) => part.isolation = Some(*i),
             Record::End { items, findings } => {
                 if items != part.items.len() as u64 || findings != part.findings.len() as u64 {
                     return Err(format!(
@@ -162,7 +164,11 @@ fn combine(files: &[Input]) -> Combined {
         findings,
         same_worker: gathered.same_worker,
         errors,
-        isolation: gathered.isolation,
+        isolation: {
+            let mut parts = gathered.isolation_parts;
+            parts.push(gathered.isolation);
+            crate::interruptions::Isolation::merge(parts)
+        },
     }
 }
 
@@ -318,6 +324,8 @@ struct Gathered {
     walk_errors: Vec<InputError>,
     unordered: Vec<(SourceId, u64)>,
     isolation: crate::interruptions::Isolation,
+    /// The partials' own.
+    isolation_parts: Vec<crate::interruptions::Isolation>,
 }
 
 fn gather(parts: Vec<Part>, locals: &Locals, run: &RunIds, streams: &[StreamRecord]) -> Gathered {
@@ -352,6 +360,10 @@ fn gather(parts: Vec<Part>, locals: &Locals, run: &RunIds, streams: &[StreamReco
         }
         g.same_worker.extend(p.same_worker);
         g.walk_errors.extend(p.errors);
+        if let Some(mut iso) = p.isolation {
+            iso.lines_mut(&mut |l| l.source = source(l.source));
+            g.isolation_parts.push(iso);
+        }
     }
     g
 }
@@ -477,6 +489,9 @@ pub fn reduce_partial(files: &[Input], out: &mut dyn Write) -> io::Result<Vec<In
     }
     for e in &c.errors {
         write_record(out, &Record::Error(e.clone()))?;
+    }
+    if !c.isolation.is_empty() {
+        write_record(out, &Record::Isolation(Box::new(c.isolation)))?;
     }
     write_record(
         out,
