@@ -408,6 +408,22 @@ impl Isolation {
         }
     }
 
+    /// Per connector and cause: interruptions and their downtime in
+    /// seconds (closed ones), for the metrics
+    /// `herder_audit_interruptions_total{connector,cause}` and
+    /// `herder_audit_downtime_seconds_total{connector,cause}`.
+    pub fn downtime_by_cause(&self) -> BTreeMap<(String, &'static str), (u64, f64)> {
+        let mut m = BTreeMap::new();
+        for d in &self.connectors {
+            for (k, c) in &d.by_cause {
+                let e: &mut (u64, f64) = m.entry((d.connector.to_string(), k.as_str())).or_default();
+                e.0 += c.interruptions;
+                e.1 += c.ms as f64 / 1000.0;
+            }
+        }
+        m
+    }
+
     pub fn is_empty(&self) -> bool {
         self.interruptions.is_empty() && self.rebalances.is_empty() && self.changes.is_empty()
     }

@@ -46,7 +46,7 @@ pub(super) struct Pending {
     pub fate: Option<super::CauseKind>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct WorkerState {
     generation: Option<i32>,
     /// The last line before the worker's latest silence, and the line
@@ -78,7 +78,7 @@ struct Takeover {
     start: Edge,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct Group {
     /// Per resource, the workers running it and since when.
     running: BTreeMap<Resource, Vec<(Arc<str>, SourceLine)>>,
@@ -115,7 +115,7 @@ impl Group {
 
 /// Follows facts in key order; [`Tracker::finish`] gives the
 /// [`Isolation`].
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Tracker {
     groups: HashMap<Arc<str>, Group>,
     workers: HashMap<Arc<str>, WorkerState>,
@@ -618,6 +618,13 @@ impl Tracker {
     /// settled and everything priced.
     pub fn finish(self) -> Isolation {
         super::price::settle(self)
+    }
+
+    /// What the facts fed so far show, priced (open interruptions still
+    /// down): for a long-running service that reports as it goes
+    /// (`herder-audit watch`'s metrics call it at each scrape).
+    pub fn snapshot(&self) -> Isolation {
+        self.clone().finish()
     }
 }
 
