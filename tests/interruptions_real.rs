@@ -72,7 +72,10 @@ fn interruptions_match_the_records() {
     let mut table = String::from(
         "| capture | gaps | found | recall | stalls (found) | interruptions | real | precision | median error | p95 error |\n|---|---|---|---|---|---|---|---|---|---|\n",
     );
-    for (name, c) in rows.iter().chain(std::iter::once(&("all".to_string(), all.clone()))) {
+    for (name, c) in rows
+        .iter()
+        .chain(std::iter::once(&("all".to_string(), all.clone())))
+    {
         table.push_str(&format!(
             "| {name} | {} | {} | {} | {} ({}) | {} | {} | {} | {} | {} |\n",
             c.gaps,
@@ -97,12 +100,19 @@ fn interruptions_match_the_records() {
         }
     }
     if rows.is_empty() {
-        eprintln!("no capture with counting sources under {}: skipped", root.display());
+        eprintln!(
+            "no capture with counting sources under {}: skipped",
+            root.display()
+        );
         return;
     }
     // The targets of issue 26 §4, over every capture.
     assert!(all.recall().unwrap() >= 0.95, "recall {:?}", all.recall());
-    assert!(all.precision().unwrap() >= 0.95, "precision {:?}", all.precision());
+    assert!(
+        all.precision().unwrap() >= 0.95,
+        "precision {:?}",
+        all.precision()
+    );
     assert!(
         quantile(&all.errors_ms, 0.5).unwrap() <= 200,
         "median error {:?}",
@@ -111,7 +121,10 @@ fn interruptions_match_the_records() {
     // The table in docs/real-kafka.md is this one.
     let doc_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/real-kafka.md");
     let doc = std::fs::read_to_string(&doc_path).unwrap();
-    let (open, close) = ("<!-- generated: interruptions -->\n", "<!-- end: interruptions -->");
+    let (open, close) = (
+        "<!-- generated: interruptions -->\n",
+        "<!-- end: interruptions -->",
+    );
     let (Some(a), Some(b)) = (doc.find(open), doc.find(close)) else {
         panic!("docs/real-kafka.md has no {open:?} block");
     };
@@ -120,6 +133,9 @@ fn interruptions_match_the_records() {
         let new = format!("{}{table}{}", &doc[..a + open.len()], &doc[b..]);
         std::fs::write(&doc_path, new).unwrap();
     } else {
-        assert_eq!(current, table, "docs/real-kafka.md: rerun with HERDER_AUDIT_BLESS=1");
+        assert_eq!(
+            current, table,
+            "docs/real-kafka.md: rerun with HERDER_AUDIT_BLESS=1"
+        );
     }
 }

@@ -13,8 +13,8 @@
 
 use super::sink::{Names, Sink};
 use crate::cluster::Checker;
-use crate::interruptions::Tracker;
 use crate::finding::Kind;
+use crate::interruptions::Tracker;
 use crate::model::Key;
 use crate::stream::Item;
 use rustc_hash::FxHashMap as HashMap;

@@ -84,9 +84,9 @@ pub fn quantile(v: &[i64], q: f64) -> Option<i64> {
 /// The run's name of a worker (`w2`) from its label (a path with a `wN`
 /// directory, as the harness lays captures out).
 fn worker_name(label: &str) -> Option<&str> {
-    label.split(['/', '\\']).find(|c| {
-        c.len() > 1 && c.starts_with('w') && c[1..].bytes().all(|b| b.is_ascii_digit())
-    })
+    label
+        .split(['/', '\\'])
+        .find(|c| c.len() > 1 && c.starts_with('w') && c[1..].bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// An interval on the broker's clock.
@@ -173,7 +173,14 @@ pub fn compare(iso: &Isolation, checker: &Value) -> Comparison {
                 // What herder-audit claims: the end, and the length.
                 let b = on_broker(&to.worker, end_line.ts?.0);
                 let ms = i.ms?;
-                Some((Span { start: b - ms, end: b }, ms, *i))
+                Some((
+                    Span {
+                        start: b - ms,
+                        end: b,
+                    },
+                    ms,
+                    *i,
+                ))
             })
             .filter(|(s, _, _)| s.end > first && s.start < last)
             .collect();

@@ -13,9 +13,9 @@
 
 pub mod compare;
 mod price;
-mod tracker;
 #[cfg(test)]
 mod tests;
+mod tracker;
 
 pub use tracker::Tracker;
 
@@ -105,7 +105,9 @@ impl Interruption {
 
     /// Same worker at both ends?
     pub fn moved(&self) -> bool {
-        self.to.as_ref().is_some_and(|t| t.worker != self.from.worker)
+        self.to
+            .as_ref()
+            .is_some_and(|t| t.worker != self.from.worker)
     }
 }
 
@@ -321,6 +323,21 @@ pub struct ConnectorDowntime {
     pub by_others: Cost,
 }
 
+impl Tracker {
+    /// No fact follows: what is still open is still down; the causes are
+    /// settled and everything priced.
+    pub fn finish(self) -> Isolation {
+        price::settle(self)
+    }
+
+    /// What the facts fed so far show, priced (open interruptions still
+    /// down): for a long-running service that reports as it goes
+    /// (`herder-audit watch`'s metrics can call it at each scrape).
+    pub fn snapshot(&self) -> Isolation {
+        self.clone().finish()
+    }
+}
+
 impl Isolation {
     /// Puts everything in the order every run prints (a run, `map |
     /// reduce`, partial reduces put together): by log time, then group;
@@ -416,7 +433,8 @@ impl Isolation {
         let mut m = BTreeMap::new();
         for d in &self.connectors {
             for (k, c) in &d.by_cause {
-                let e: &mut (u64, f64) = m.entry((d.connector.to_string(), k.as_str())).or_default();
+                let e: &mut (u64, f64) =
+                    m.entry((d.connector.to_string(), k.as_str())).or_default();
                 e.0 += c.interruptions;
                 e.1 += c.ms as f64 / 1000.0;
             }

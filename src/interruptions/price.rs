@@ -15,7 +15,11 @@ use std::sync::Arc;
 const CHANGE_REACH_MS: i64 = 60_000;
 
 pub(super) fn settle(t: Tracker) -> Isolation {
-    let triggers: Vec<Trigger> = t.rebalances.iter().map(|r| trigger(r, &t.changes)).collect();
+    let triggers: Vec<Trigger> = t
+        .rebalances
+        .iter()
+        .map(|r| trigger(r, &t.changes))
+        .collect();
     let by_generation: BTreeMap<(Arc<str>, i32), usize> = t
         .rebalances
         .iter()
@@ -29,7 +33,12 @@ pub(super) fn settle(t: Tracker) -> Isolation {
             .as_ref()
             .and_then(|b| t.assignment_lines.get(&(b.source, b.line)))
             .and_then(|k| by_generation.get(k).copied());
-        cause(&t, &mut it, p, rebalance.map(|i| (&t.rebalances[i], &triggers[i])));
+        cause(
+            &t,
+            &mut it,
+            p,
+            rebalance.map(|i| (&t.rebalances[i], &triggers[i])),
+        );
         interruptions.push(it);
     }
     // A deleted connector's work is gone, not interrupted.
@@ -70,12 +79,11 @@ fn trigger(r: &RebalanceAcc, changes: &[Change]) -> Trigger {
         line: r.reasons.last().map(|(_, l)| l.clone()),
         change: None,
     };
-    let member = r.seen.iter().rev().find(|s| {
-        matches!(
-            s,
-            Seen::Joined(..) | Seen::Left(..) | Seen::CutOff(..)
-        )
-    });
+    let member = r
+        .seen
+        .iter()
+        .rev()
+        .find(|s| matches!(s, Seen::Joined(..) | Seen::Left(..) | Seen::CutOff(..)));
     let change = r.seen.iter().rev().find_map(|s| match s {
         Seen::Change(i) => Some(*i),
         _ => None,
@@ -83,14 +91,23 @@ fn trigger(r: &RebalanceAcc, changes: &[Change]) -> Trigger {
     let forced = r.seen.iter().rev().find(|s| matches!(s, Seen::Forced(..)));
     match (member, change, forced) {
         (Some(Seen::Joined(w, l)), _, _) => {
-            (t.kind, t.worker, t.line) = ("worker-joined".to_string(), Some(w.clone()), Some(l.clone()))
+            (t.kind, t.worker, t.line) = (
+                "worker-joined".to_string(),
+                Some(w.clone()),
+                Some(l.clone()),
+            )
         }
         (Some(Seen::Left(w, how, l)), _, _) => {
             t.how = Some(how.to_string());
-            (t.kind, t.worker, t.line) = ("worker-left".to_string(), Some(w.clone()), Some(l.clone()))
+            (t.kind, t.worker, t.line) =
+                ("worker-left".to_string(), Some(w.clone()), Some(l.clone()))
         }
         (Some(Seen::CutOff(w, l)), _, _) => {
-            (t.kind, t.worker, t.line) = ("worker-cut-off".to_string(), Some(w.clone()), Some(l.clone()))
+            (t.kind, t.worker, t.line) = (
+                "worker-cut-off".to_string(),
+                Some(w.clone()),
+                Some(l.clone()),
+            )
         }
         (_, Some(i), _) => {
             let c = &changes[i];
@@ -122,7 +139,9 @@ fn change_before(
         c.group == *group
             && connector.is_none_or(|n| *n == c.connector)
             && (kinds.is_empty() || kinds.contains(&c.kind))
-            && c.line.ts.is_some_and(|t| t.0 <= at + 1000 && at - t.0 <= CHANGE_REACH_MS)
+            && c.line
+                .ts
+                .is_some_and(|t| t.0 <= at + 1000 && at - t.0 <= CHANGE_REACH_MS)
     })
 }
 
@@ -162,7 +181,9 @@ fn cause(
         .get(&(it.from.line.source, it.from.line.line))
         .cloned();
     match p.reason {
-        Some(StopReason::TaskConfig | StopReason::ConnectorConfig | StopReason::ConnectorRemoved) => {
+        Some(
+            StopReason::TaskConfig | StopReason::ConnectorConfig | StopReason::ConnectorRemoved,
+        ) => {
             change = change_before(&t.changes, &it.group, Some(&own), &it.from.line, &[]);
             c.kind = change.map_or(CauseKind::ConfigUpdate, |i| own_kind(t.changes[i].kind));
             c.connector = Some(own.clone());
@@ -239,7 +260,8 @@ fn cause(
         it.generation = None;
     }
     if let Some(i) = change {
-        c.lines.push(("change logged here".to_string(), t.changes[i].line.clone()));
+        c.lines
+            .push(("change logged here".to_string(), t.changes[i].line.clone()));
     }
     if let Some((trig, upstream)) = finding {
         c.finding = Some(trig);
@@ -250,13 +272,7 @@ fn cause(
 }
 
 /// A rebalance-made stop, caused by what set the rebalance off.
-fn by_trigger(
-    c: &mut Cause,
-    change: &mut Option<usize>,
-    tr: &Trigger,
-    own: &Name,
-    t: &Tracker,
-) {
+fn by_trigger(c: &mut Cause, change: &mut Option<usize>, tr: &Trigger, own: &Name, t: &Tracker) {
     if let Some(i) = tr.change {
         let ch = &t.changes[i];
         *change = Some(i);
@@ -277,7 +293,8 @@ fn by_trigger(
     c.kind = kind;
     c.worker.clone_from(&tr.worker);
     if let Some(l) = &tr.line {
-        c.lines.push(("rebalance set off here".to_string(), l.clone()));
+        c.lines
+            .push(("rebalance set off here".to_string(), l.clone()));
     }
 }
 
@@ -290,7 +307,8 @@ fn price_changes(mut changes: Vec<Change>, interruptions: &[Interruption]) -> Ve
         } else {
             ch.others.add(i);
             if !ch.other_connectors.contains(i.resource.connector_name()) {
-                ch.other_connectors.push(i.resource.connector_name().clone());
+                ch.other_connectors
+                    .push(i.resource.connector_name().clone());
             }
             if ch.upstream.is_none() {
                 ch.upstream.clone_from(&i.cause.upstream);

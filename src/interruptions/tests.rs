@@ -70,7 +70,10 @@ fn a_killed_worker_s_tasks_move_after_its_session() {
         assert!(matches!(i.clock, Clock::TwoWorkers { .. }), "{i:#?}");
     }
     let r = iso.rebalances.iter().find(|r| r.moved > 0).unwrap();
-    assert_eq!(r.retained + r.moved + r.restarted + r.stopped, r.running_before);
+    assert_eq!(
+        r.retained + r.moved + r.restarted + r.stopped,
+        r.running_before
+    );
 }
 
 #[test]

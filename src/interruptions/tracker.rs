@@ -2,7 +2,7 @@
 //! interruption as it opens and closes; the causes are settled at the end
 //! (`price.rs`), once every rebalance's trigger is known.
 
-use super::{Change, ChangeKind, Clock, Edge, Interruption, Isolation};
+use super::{Change, ChangeKind, Clock, Edge, Interruption};
 use crate::finding::Kind;
 use crate::model::{Name, Resource, SourceId, SourceLine};
 use crate::replay::{Departure, Fact, FactKind, Signal};
@@ -114,7 +114,7 @@ impl Group {
 }
 
 /// Follows facts in key order; [`Tracker::finish`] gives the
-/// [`Isolation`].
+/// [`super::Isolation`].
 #[derive(Debug, Default, Clone)]
 pub struct Tracker {
     groups: HashMap<Arc<str>, Group>,
@@ -296,9 +296,7 @@ impl Tracker {
                     start: edge.clone(),
                 });
             }
-            if !was_running
-                && let Some(&ri) = generation.and_then(|n| g.rebalances.get(&n))
-            {
+            if !was_running && let Some(&ri) = generation.and_then(|n| g.rebalances.get(&n)) {
                 self.rebalances[ri].started += 1;
             }
             run(g, r, worker, line);
@@ -316,7 +314,12 @@ impl Tracker {
                 if let Some((last, _)) = covering {
                     self.resolve_takeovers(group, &o, &last, false);
                     if cut {
-                        for i in self.workers.get(&o).map(|w| w.fell_silent.clone()).unwrap_or_default() {
+                        for i in self
+                            .workers
+                            .get(&o)
+                            .map(|w| w.fell_silent.clone())
+                            .unwrap_or_default()
+                        {
                             self.pending[i].fate = Some(super::CauseKind::WorkerCutOff);
                         }
                     }
@@ -513,7 +516,10 @@ impl Tracker {
                 None
             }
             Signal::SessionTimeout { ms } => {
-                self.workers.entry(worker.clone()).or_default().session_timeout_ms = Some(*ms);
+                self.workers
+                    .entry(worker.clone())
+                    .or_default()
+                    .session_timeout_ms = Some(*ms);
                 None
             }
             Signal::TaskRunning { resource } => {
@@ -534,7 +540,10 @@ impl Tracker {
             }
             Signal::WorkerStarting => Some(Seen::Joined(worker.clone(), line.clone())),
             Signal::WorkerStopping => {
-                self.workers.entry(worker.clone()).or_default().shutting_down = true;
+                self.workers
+                    .entry(worker.clone())
+                    .or_default()
+                    .shutting_down = true;
                 Some(Seen::Left(worker.clone(), "shutdown", line.clone()))
             }
             Signal::Departed { how } => {
@@ -613,19 +622,6 @@ impl Tracker {
         self.group(group).latest_change.insert(connector.clone(), i);
         Some(Seen::Change(i))
     }
-
-    /// No fact follows: what is still open is still down; the causes are
-    /// settled and everything priced.
-    pub fn finish(self) -> Isolation {
-        super::price::settle(self)
-    }
-
-    /// What the facts fed so far show, priced (open interruptions still
-    /// down): for a long-running service that reports as it goes
-    /// (`herder-audit watch`'s metrics call it at each scrape).
-    pub fn snapshot(&self) -> Isolation {
-        self.clone().finish()
-    }
 }
 
 /// `worker` runs `r` since `since`.
@@ -662,7 +658,12 @@ fn interruption(
 /// An interruption's length up to `to`: from its first line, or, for a
 /// worker that fell silent, from a session timeout before the rebalance
 /// that noticed it if that is later.
-fn length(g: &Group, it: &Interruption, to: &Edge, generation: Option<i32>) -> (Option<i64>, Clock) {
+fn length(
+    g: &Group,
+    it: &Interruption,
+    to: &Edge,
+    generation: Option<i32>,
+) -> (Option<i64>, Clock) {
     let (ms, clock) = measure(g, &it.from, to, generation);
     match &it.noticed {
         Some((seen, timeout)) => {

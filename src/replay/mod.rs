@@ -679,9 +679,7 @@ fn signal(ev: &Event, shutdown: bool) -> Option<Signal> {
         Event::PollTimeoutExpired => departed(Departure::PollTimeout)?,
         Event::SessionTimedOut => departed(Departure::SessionTimeout)?,
         Event::HeartbeatFenced { .. } => departed(Departure::Fenced)?,
-        Event::CoordinatorUnreachable { .. } | Event::RevokingAfterRetries { .. } => {
-            Signal::CutOff
-        }
+        Event::CoordinatorUnreachable { .. } | Event::RevokingAfterRetries { .. } => Signal::CutOff,
         Event::RequestJoining { reason } => Signal::Reason {
             text: reason.clone(),
         },

@@ -64,6 +64,12 @@ pub fn interruption_json(names: &dyn Names, i: &Interruption) -> Value {
         "from": edge(names, &i.from),
         "from_stop": i.stopped,
         "to": i.to.as_ref().map(|e| edge(names, e)),
+        "running": i.running.as_ref().map(|l| line(names, l)),
+        "noticed": i.noticed.as_ref().map(|(e, timeout)| {
+            let mut v = edge(names, e);
+            v["session_timeout_ms"] = json!(timeout);
+            v
+        }),
         "still_down": i.to.is_none(),
         "ms": i.ms.filter(|_| i.to.is_some()),
         "clock": clock(&i.clock),
@@ -169,7 +175,12 @@ pub fn sections(names: &dyn Names, iso: &Isolation) -> [(&'static str, Value); 4
 
 /// JSON lines: one object per interruption, rebalance, change and
 /// connector, `type` naming which.
-pub fn write_jsonl(names: &dyn Names, iso: &Isolation, out: &mut dyn Write) -> io::Result<()> {
+pub fn write_jsonl(
+    names: &dyn Names,
+    iso: &Isolation,
+    schema_version: u32,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let lines = iso
         .interruptions
         .iter()
@@ -179,11 +190,19 @@ pub fn write_jsonl(names: &dyn Names, iso: &Isolation, out: &mut dyn Write) -> i
                 .iter()
                 .map(|r| ("rebalance", rebalance_json(names, r))),
         )
-        .chain(iso.changes.iter().map(|c| ("change", change_json(names, c))))
-        .chain(iso.connectors.iter().map(|d| ("downtime", downtime_json(d))));
+        .chain(
+            iso.changes
+                .iter()
+                .map(|c| ("change", change_json(names, c))),
+        )
+        .chain(
+            iso.connectors
+                .iter()
+                .map(|d| ("downtime", downtime_json(d))),
+        );
     for (kind, mut v) in lines {
         v["type"] = json!(kind);
-        v["schema_version"] = json!(super::json::SCHEMA_VERSION);
+        v["schema_version"] = json!(schema_version);
         serde_json::to_writer(&mut *out, &v)?;
         writeln!(out)?;
     }
@@ -285,7 +304,10 @@ fn interruption_sentence(i: &Interruption) -> String {
         (Some(_), Some(ms)) => match i.clock {
             Clock::OneWorker => secs(ms),
             Clock::TwoWorkers { generation, .. } => {
-                format!("{} (two workers' clocks, aligned at generation {generation})", secs(ms))
+                format!(
+                    "{} (two workers' clocks, aligned at generation {generation})",
+                    secs(ms)
+                )
             }
             Clock::Unanchored => format!("{} (two workers' clocks, not aligned)", secs(ms)),
         },

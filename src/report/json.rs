@@ -596,7 +596,7 @@ pub fn write_jsonl_tail_with(
     extra: &[(&str, Value)],
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    super::isolation::write_jsonl(report, &report.isolation, out)?;
+    super::isolation::write_jsonl(report, &report.isolation, SCHEMA_VERSION, out)?;
     for e in errors_json(report) {
         let mut v = e;
         v["type"] = json!("error");
