@@ -593,6 +593,7 @@ impl<'a> Run<'a> {
             report.inputs.extend(w.inputs.iter().cloned());
             report.topics = Some(x.summary(!self.inputs.is_empty(), &super::log_ids(&report)));
         }
+        report.isolation = reducer.isolation.finish();
         report.counts = reducer.counts;
         report.findings = sink.take_kept();
         report

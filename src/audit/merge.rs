@@ -14,6 +14,7 @@
 use super::sink::{Names, Sink};
 use crate::cluster::Checker;
 use crate::finding::Kind;
+use crate::interruptions::Tracker;
 use crate::model::Key;
 use crate::stream::Item;
 use rustc_hash::FxHashMap as HashMap;
@@ -75,6 +76,8 @@ pub struct Reducer {
     now: i64,
     /// Told of every item fed (`herder-audit watch`).
     pub observer: Option<Arc<dyn super::observe::Observe>>,
+    /// The interruptions, fed the same facts in the same order.
+    pub isolation: Tracker,
 }
 
 impl Reducer {
@@ -117,13 +120,14 @@ impl Reducer {
             Some(&w) => w,
             None => {
                 let w = self.checker.worker(item.worker.to_string());
-                self.workers.insert(item.worker, w);
+                self.workers.insert(item.worker.clone(), w);
                 w
             }
         };
         self.now = self.now.max(item.key.ts);
         self.checker.advance_to(item.key.ts);
         self.checker.clock(item.key);
+        self.isolation.feed(&item.worker, &item.fact);
         self.checker.feed(w, item.fact);
         if let Some(f) = witnessed {
             self.checker.emit_witnessed(w, f);

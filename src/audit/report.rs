@@ -29,6 +29,8 @@ pub struct Report {
     /// What the internal topics witnessed, when they were read
     /// (docs/topics.md).
     pub topics: Option<crate::topics::cross::Summary>,
+    /// Interruptions, rebalances and changes, priced (issue 26).
+    pub isolation: crate::interruptions::Isolation,
 }
 
 impl Report {

@@ -77,7 +77,9 @@ pub(super) fn feed_group(
         FactKind::Finding(_)
         | FactKind::ForeignStart { .. }
         | FactKind::End
-        | FactKind::Record { .. } => {}
+        | FactKind::Record { .. }
+        | FactKind::Judged { .. }
+        | FactKind::Signal(_) => {}
     }
 }
 

@@ -247,6 +247,8 @@ impl Checker {
             }
         }
         match fact.kind {
+            // What the interruptions read: nothing for these checks.
+            FactKind::Judged { .. } | FactKind::Signal(_) => return,
             FactKind::Finding(f) => {
                 self.emit(w, *f, false);
                 return;

@@ -313,7 +313,7 @@ fn document_without_findings(report: &Report) -> Value {
 
 fn document_without_topics(report: &Report) -> Value {
     let sum = RunSummary::of(report);
-    json!({
+    let mut doc = json!({
         "schema_version": SCHEMA_VERSION,
         "tool": tool(),
         "inputs": inputs_json(report),
@@ -323,7 +323,11 @@ fn document_without_topics(report: &Report) -> Value {
         "findings": [],
         "workers": report.workers.iter().map(|w| worker_json(report, &w.summary)).collect::<Vec<_>>(),
         "summary": summary_json(&sum),
-    })
+    });
+    for (k, v) in super::isolation::sections(report, &report.isolation) {
+        doc[k] = v;
+    }
+    doc
 }
 
 pub fn write_json(report: &Report, out: &mut dyn Write) -> io::Result<()> {
@@ -600,6 +604,7 @@ pub fn write_jsonl_tail_with(
     extra: &[(&str, Value)],
     out: &mut dyn Write,
 ) -> io::Result<()> {
+    super::isolation::write_jsonl(report, &report.isolation, SCHEMA_VERSION, out)?;
     for e in errors_json(report) {
         let mut v = e;
         v["type"] = json!("error");

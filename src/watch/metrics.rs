@@ -388,7 +388,9 @@ impl Metrics {
             | FactKind::Finding(_)
             | FactKind::ForeignStart { .. }
             | FactKind::KeptFromBefore { .. }
-            | FactKind::Record { .. } => {}
+            | FactKind::Record { .. }
+            | FactKind::Judged { .. }
+            | FactKind::Signal(_) => {}
         }
     }
 

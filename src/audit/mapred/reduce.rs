@@ -34,6 +34,7 @@ struct Part {
     findings: Vec<((Key, Key), Finding)>,
     same_worker: Vec<(String, String)>,
     errors: Vec<InputError>,
+    isolation: Option<crate::interruptions::Isolation>,
 }
 
 /// Reads one file (one output, or several concatenated); the error says
@@ -97,6 +98,7 @@ fn read_parts(input: &Input) -> Result<Vec<Part>, String> {
             Record::Finding { order, finding } => part.findings.push((order, *finding)),
             Record::SameWorker { a, b } => part.same_worker.push((a, b)),
             Record::Error(e) => part.errors.push(e),
+            Record::Isolation(i) => part.isolation = Some(*i),
             Record::End { items, findings } => {
                 if items != part.items.len() as u64 || findings != part.findings.len() as u64 {
                     return Err(format!(
@@ -138,6 +140,8 @@ struct Combined {
     /// What the internal topics witnessed, when read beside the map
     /// outputs.
     topics: Option<crate::topics::cross::Summary>,
+    /// The interruptions over the items (none in a partial's combine).
+    isolation: crate::interruptions::Isolation,
 }
 
 /// Reads the internal topics for a reduce: their inputs numbered from the
@@ -181,6 +185,11 @@ fn combine(files: &[Input], topics: Option<Topics<'_>>) -> Combined {
         same_worker: gathered.same_worker,
         errors,
         topics,
+        isolation: {
+            let mut parts = gathered.isolation_parts;
+            parts.push(gathered.isolation);
+            crate::interruptions::Isolation::merge(parts)
+        },
     }
 }
 
@@ -335,6 +344,9 @@ struct Gathered {
     same_worker: BTreeSet<(String, String)>,
     walk_errors: Vec<InputError>,
     unordered: Vec<(SourceId, u64)>,
+    isolation: crate::interruptions::Isolation,
+    /// The partials' own.
+    isolation_parts: Vec<crate::interruptions::Isolation>,
 }
 
 fn gather(parts: Vec<Part>, locals: &Locals, run: &RunIds, streams: &[StreamRecord]) -> Gathered {
@@ -369,6 +381,10 @@ fn gather(parts: Vec<Part>, locals: &Locals, run: &RunIds, streams: &[StreamReco
         }
         g.same_worker.extend(p.same_worker);
         g.walk_errors.extend(p.errors);
+        if let Some(mut iso) = p.isolation {
+            iso.lines_mut(&mut |l| l.source = source(l.source));
+            g.isolation_parts.push(iso);
+        }
     }
     g
 }
@@ -410,6 +426,7 @@ fn cross_worker(
     }
     g.findings.extend(made.0);
     g.same_worker.extend(reducer.same_worker());
+    g.isolation = reducer.isolation.finish();
     let x = reducer.witness.as_ref()?;
     let rest: Vec<&str> = streams
         .iter()
@@ -476,6 +493,7 @@ pub fn reduce_to(
     report.errors.extend(c.errors);
     report.same_worker = c.same_worker.into_iter().collect();
     report.topics = c.topics;
+    report.isolation = c.isolation;
     report.findings = sink.take_kept();
     Ok(report)
 }
@@ -513,6 +531,9 @@ pub fn reduce_partial(files: &[Input], out: &mut dyn Write) -> io::Result<Vec<In
     }
     for e in &c.errors {
         write_record(out, &Record::Error(e.clone()))?;
+    }
+    if !c.isolation.is_empty() {
+        write_record(out, &Record::Isolation(Box::new(c.isolation)))?;
     }
     write_record(
         out,
