@@ -430,6 +430,12 @@ impl Checker {
         self.groups.values().map(|g| g.buckets.len()).sum()
     }
 
+    /// Instances kept for laggards from generations retired past them
+    /// (memory bound).
+    pub fn held_for_laggards(&self) -> usize {
+        self.groups.values().map(|g| g.lagging.len()).sum()
+    }
+
     /// Duplicate episodes remembered (memory bound).
     pub fn held_episodes(&self) -> usize {
         self.groups.values().map(|g| g.episodes.len()).sum()
