@@ -182,6 +182,8 @@ struct Run<'a> {
     last_rescan: Instant,
     /// The rank of the next stream added.
     next_rank: u32,
+    /// Tells at once of logs created in followed directories.
+    appear: super::appear::Appear,
 }
 
 /// The family of a file: its directory and the name before rotation.
@@ -213,7 +215,13 @@ impl<'a> Run<'a> {
             reading: Default::default(),
             last_rescan: Instant::now(),
             next_rank: 0,
+            appear: super::appear::Appear::new(),
         };
+        if let Some(l) = &opts.live
+            && l.follow
+        {
+            run.appear.watch(&l.roots);
+        }
         run.add(inputs);
         run
     }
@@ -260,6 +268,9 @@ impl<'a> Run<'a> {
             return;
         }
         self.last_rescan = Instant::now();
+        // Directories first, then their logs: a log created in between
+        // is told by its event.
+        self.appear.watch(&live.roots);
         let (found, _) = crate::input::expand(&live.roots);
         let mut fresh: Vec<Input> = Vec::new();
         let mut fams = std::collections::HashSet::new();
@@ -413,6 +424,12 @@ impl<'a> Run<'a> {
             }
             if let Some(o) = &observer {
                 self.observe_streams(&**o, now);
+            }
+            // A log created before this moment joins before anything read
+            // is released: its lines may come before what the others read.
+            if self.appear.appeared() {
+                self.last_rescan = Instant::now() - RESCAN;
+                self.rescan();
             }
             let wm = self.watermark(now);
             batch = (merger.release(wm), wm);
