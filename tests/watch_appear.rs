@@ -2,12 +2,13 @@
 //! others before their later lines are final: the watcher's findings are
 //! the audit's of the whole logs, the cross-worker ones included.
 
-mod watch_common;
+mod support;
 
 use std::ffi::OsStr;
 use std::path::Path;
 use std::time::Duration;
-use watch_common::{Watcher, bin, finding_keys, scratch, simulate};
+use support::watch::{Watcher, finding_keys, simulate};
+use support::{bin, scratch_removed};
 
 /// The lines of every log of `sim`, merged in the order of their time
 /// stamps: (log name, line).
@@ -31,7 +32,8 @@ fn merged(sim: &Path) -> Vec<(String, Vec<u8>)> {
 
 #[test]
 fn a_log_created_while_the_watcher_runs_loses_no_cross_worker_finding() {
-    let dir = scratch("appear");
+    let scratch = scratch_removed("appear");
+    let dir = scratch.to_path_buf();
     let sim = dir.join("sim");
     // A poll-timeout leave: zombies across workers, most on connect-3.
     simulate(&sim, "connect-cluster", "poll-timeout-leave", 4);
@@ -80,7 +82,7 @@ fn a_log_created_while_the_watcher_runs_loses_no_cross_worker_finding() {
     std::thread::sleep(Duration::from_millis(2500));
     assert!(w.stop().success());
     let watched = finding_keys(&std::fs::read(&out).unwrap());
-    let audit = std::process::Command::new(bin())
+    let audit = bin()
         .args(["--format", "jsonl", "--fail-on", "never"])
         .arg(&live)
         .output()
@@ -95,5 +97,4 @@ fn a_log_created_while_the_watcher_runs_loses_no_cross_worker_finding() {
         "the late log's worker is in a finding: {audited:#?}"
     );
     assert_eq!(watched, audited);
-    let _ = std::fs::remove_dir_all(&dir);
 }

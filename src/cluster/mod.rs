@@ -23,6 +23,7 @@
 
 mod generation;
 mod group;
+mod kept;
 pub mod leavers;
 
 use crate::finding::{Evidence, Finding, Kind};
@@ -227,6 +228,13 @@ impl Checker {
             }
             self.emit(cf.worker, cf.finding, true);
         }
+    }
+
+    /// A finding about worker `w` made beside the checker (the internal
+    /// topics' cross-checks, docs/topics.md), final now, after the
+    /// current fact's.
+    pub fn emit_witnessed(&mut self, w: usize, finding: Finding) {
+        self.emit(w, finding, true);
     }
 
     /// Feeds one fact of worker `w`.
@@ -539,6 +547,26 @@ impl Ctx<'_> {
             worker: (w != me).then(|| self.shared_label(w)),
             line: line.clone(),
             record: None,
+        }
+    }
+}
+
+/// One fact of worker `w` being fed to its group (what generation.rs and
+/// kept.rs judge it with).
+struct Feed<'a> {
+    labels: &'a [Arc<str>],
+    group_name: &'a Arc<str>,
+    w: usize,
+    line: &'a SourceLine,
+    cluster: &'a Option<Arc<str>>,
+}
+
+impl Feed<'_> {
+    fn ctx(&self, generation: i32) -> Ctx<'_> {
+        Ctx {
+            labels: self.labels,
+            group: self.group_name,
+            generation,
         }
     }
 }

@@ -60,12 +60,31 @@ pub enum FactKind {
     /// A start that failed (the fact's line): no instance runs.
     StartFailed { resource: Resource },
     /// A stop, or the Worker saying it owns no such instance.
-    Stop { resource: Resource },
+    Stop {
+        resource: Resource,
+        /// A task stopped for a task-config update, the stop excused by it:
+        /// the line that handles the update (the topics check whether the
+        /// task configs really changed: docs/topics.md).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        task_config: Option<SourceLine>,
+    },
     /// The worker left its group without revoking what it runs (poll
     /// timeout, lost coordinator): its instances keep running.
     Left,
     /// The worker restarted or its log ended: nothing it ran is known any more.
     Reset,
+    /// A worker whose log starts mid-life left its group without revoking
+    /// (the fenced heartbeat naming `generation`) before its log showed what
+    /// it held; back, it stopped `resource` (at `stop`) in the rebalance
+    /// whose assignment (the fact's line) revokes it: it still owned it from
+    /// `generation`, and, never started in its log, ran it from before the
+    /// log's first line until `stop`. `left`: the departure line.
+    KeptFromBefore {
+        resource: Resource,
+        generation: i32,
+        left: SourceLine,
+        stop: SourceLine,
+    },
     /// A single-worker finding, final.
     Finding(Box<Finding>),
     /// A `foreign-start` finding: final once the cross-worker checks have
@@ -77,4 +96,8 @@ pub enum FactKind {
     },
     /// The worker's stream ended: no fact of it follows.
     End,
+    /// A record of Connect's internal topics (the second witness,
+    /// docs/topics.md): record `record` of the witness's cluster `cluster`,
+    /// keyed by its time stamp among the logs' facts.
+    Record { cluster: u32, record: u32 },
 }

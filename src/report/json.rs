@@ -304,6 +304,14 @@ pub fn document(report: &Report) -> Value {
 
 /// [`document`] with an empty `findings` array.
 fn document_without_findings(report: &Report) -> Value {
+    let mut doc = document_without_topics(report);
+    if let Some(t) = &report.topics {
+        doc["topics"] = json!(t);
+    }
+    doc
+}
+
+fn document_without_topics(report: &Report) -> Value {
     let sum = RunSummary::of(report);
     json!({
         "schema_version": SCHEMA_VERSION,
@@ -610,6 +618,9 @@ pub fn write_jsonl_tail_with(
             .map(|w| worker_json(report, &w.summary))
             .collect::<Vec<_>>()
     );
+    if let Some(t) = &report.topics {
+        v["topics"] = json!(t);
+    }
     for (k, x) in extra {
         v[*k] = x.clone();
     }

@@ -377,14 +377,18 @@ impl Metrics {
             FactKind::Start { resource, .. } => {
                 w.running.insert(resource.clone());
             }
-            FactKind::StartFailed { resource } | FactKind::Stop { resource } => {
+            FactKind::StartFailed { resource } | FactKind::Stop { resource, .. } => {
                 w.running.remove(resource);
             }
             FactKind::Reset => w.running.clear(),
+            // An instance kept from before the log began, stopped by the
+            // time its fact comes (its stop was a fact of its own).
             FactKind::Left
             | FactKind::End
             | FactKind::Finding(_)
-            | FactKind::ForeignStart { .. } => {}
+            | FactKind::ForeignStart { .. }
+            | FactKind::KeptFromBefore { .. }
+            | FactKind::Record { .. } => {}
         }
     }
 
@@ -623,6 +627,7 @@ impl Metrics {
             Some(&g),
             &FactKind::Stop {
                 resource: Resource::Connector("c".into()),
+                task_config: None,
             },
         );
         m.stream("w", 1, 1, true, Instant::now());

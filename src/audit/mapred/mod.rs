@@ -20,7 +20,7 @@
 
 mod reduce;
 
-pub use reduce::{reduce_partial, reduce_to};
+pub use reduce::{Topics, reduce_partial, reduce_to};
 
 use super::{InputError, InputReport, Item};
 use crate::finding::Finding;
@@ -231,13 +231,18 @@ fn remap_fact(f: &mut Fact, map: &dyn Fn(SourceId) -> SourceId) {
             }
         }
         FactKind::Held { since, .. } => remap_line(since, map),
+        FactKind::KeptFromBefore { left, stop, .. } => {
+            remap_line(left, map);
+            remap_line(stop, map);
+        }
         FactKind::Finding(x) | FactKind::ForeignStart { finding: x, .. } => remap_finding(x, map),
         FactKind::Start { .. }
         | FactKind::StartFailed { .. }
         | FactKind::Stop { .. }
         | FactKind::Left
         | FactKind::Reset
-        | FactKind::End => {}
+        | FactKind::End
+        | FactKind::Record { .. } => {}
     }
 }
 
