@@ -40,6 +40,13 @@ const ROUND_START_MS: i64 = 10 * 60 * 1000;
 const ROUND_MIN_BYTES: u64 = 8 << 20;
 const ROUND_MAX_BYTES: u64 = 64 << 20;
 
+/// The same for live input (`--follow`, `herder-audit watch`): a follower
+/// catching up with logs on disk holds one round's facts in memory, and
+/// live input comes in far smaller steps than a batch reads; small rounds
+/// keep that memory small (the merged order does not depend on them).
+const LIVE_ROUND_MIN_BYTES: u64 = 256 << 10;
+const LIVE_ROUND_MAX_BYTES: u64 = 2 << 20;
+
 /// How to wait for live input.
 #[derive(Debug, Clone)]
 pub struct Live {
@@ -63,6 +70,10 @@ pub struct Live {
     pub forget_ended: Option<Duration>,
     /// Told of rotations, truncations and files gone.
     pub events: Option<Arc<dyn FollowEvents>>,
+    /// Hand on a finding that waits for log time as soon as no stream can
+    /// change it any more (`herder-audit watch`: its output is a finding
+    /// at a time, not the run's order).
+    pub settle_early: bool,
 }
 
 impl Live {
@@ -77,6 +88,7 @@ impl Live {
             observer: None,
             forget_ended: None,
             events: None,
+            settle_early: false,
         }
     }
 
@@ -168,6 +180,10 @@ struct Run<'a> {
     /// they ended are not: a log created again at a path is read again).
     reading: std::collections::HashSet<Input>,
     last_rescan: Instant,
+    /// The rank of the next stream added.
+    next_rank: u32,
+    /// Tells at once of logs created in followed directories.
+    appear: super::appear::Appear,
 }
 
 /// The family of a file: its directory and the name before rotation.
@@ -198,7 +214,14 @@ impl<'a> Run<'a> {
             families: Default::default(),
             reading: Default::default(),
             last_rescan: Instant::now(),
+            next_rank: 0,
+            appear: super::appear::Appear::new(),
         };
+        if let Some(l) = &opts.live
+            && l.follow
+        {
+            run.appear.watch(&l.roots);
+        }
         run.add(inputs);
         if let Some(w) = &opts.witness {
             // the topics' inputs, numbered after the logs'
@@ -214,7 +237,9 @@ impl<'a> Run<'a> {
         self.names.0.extend(inputs.iter().map(Input::display));
         let live = self.opts.live.as_ref().map(Live::open);
         for s in plan::streams(inputs, self.parallel) {
-            let rank = self.slots.len() as u32;
+            // Never one of a stream dropped (ranks tell streams apart).
+            let rank = self.next_rank;
+            self.next_rank += 1;
             let segs = s
                 .segments
                 .iter()
@@ -247,6 +272,9 @@ impl<'a> Run<'a> {
             return;
         }
         self.last_rescan = Instant::now();
+        // Directories first, then their logs: a log created in between
+        // is told by its event.
+        self.appear.watch(&live.roots);
         let (found, _) = crate::input::expand(&live.roots);
         let mut fresh: Vec<Input> = Vec::new();
         let mut fams = std::collections::HashSet::new();
@@ -340,7 +368,11 @@ impl<'a> Run<'a> {
         let mut batch: (Vec<Item>, Key) = (Vec::new(), Key::MIN);
         let parallel = self.parallel;
         let stop = self.opts.live.as_ref().map(|l| l.stop.clone());
+        let settle_early = self.opts.live.as_ref().is_some_and(|l| l.settle_early);
         loop {
+            if settle_early {
+                reducer.settle_among(self.slots.iter().map(|s| s.proc.rank()));
+            }
             let stopping = stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
             let fed = {
                 let names = &self.names;
@@ -400,6 +432,12 @@ impl<'a> Run<'a> {
             }
             if let Some(o) = &observer {
                 self.observe_streams(&**o, now);
+            }
+            // A log created before this moment joins before anything read
+            // is released: its lines may come before what the others read.
+            if self.appear.appeared() {
+                self.last_rescan = Instant::now() - RESCAN;
+                self.rescan();
             }
             let wm = self.watermark(now);
             batch = (merger.release(wm), wm);
@@ -506,10 +544,15 @@ impl<'a> Run<'a> {
         if paused.0 == i64::MIN {
             return Some(Until::FirstStamp);
         }
+        let (min, max) = if self.opts.live.is_some() {
+            (LIVE_ROUND_MIN_BYTES, LIVE_ROUND_MAX_BYTES)
+        } else {
+            (ROUND_MIN_BYTES, ROUND_MAX_BYTES)
+        };
         if matches!(until, Until::After(_)) {
-            if read < ROUND_MIN_BYTES {
+            if read < min {
                 *span = (*span * 2).min(7 * 24 * 3600 * 1000);
-            } else if read > ROUND_MAX_BYTES {
+            } else if read > max {
                 *span = (*span / 2).max(1000);
             }
         }

@@ -78,6 +78,12 @@ pub struct Reducer {
     pub observer: Option<Arc<dyn super::observe::Observe>>,
     /// The interruptions, fed the same facts in the same order.
     pub isolation: Tracker,
+    /// The workers each stream's items named, by the stream's rank.
+    stream_workers: HashMap<u32, Vec<usize>>,
+    /// With [`Live::settle_early`](super::Live::settle_early): the ranks
+    /// of the run's streams, among which what waits for log time is
+    /// settled as soon as it is final.
+    settle: Option<Vec<u32>>,
 }
 
 impl Reducer {
@@ -124,6 +130,12 @@ impl Reducer {
                 w
             }
         };
+        if self.settle.is_some() {
+            let ws = self.stream_workers.entry(item.key.stream).or_default();
+            if !ws.contains(&w) {
+                ws.push(w);
+            }
+        }
         self.now = self.now.max(item.key.ts);
         self.checker.advance_to(item.key.ts);
         self.checker.clock(item.key);
@@ -202,7 +214,23 @@ impl Reducer {
     ) -> io::Result<()> {
         self.now = self.now.max(watermark.ts);
         self.checker.advance_to(watermark.ts);
+        if let Some(ranks) = &self.settle {
+            let streams: Vec<&[usize]> = ranks
+                .iter()
+                .map(|r| self.stream_workers.get(r).map_or(&[][..], Vec::as_slice))
+                .collect();
+            self.checker.settle_foreign(&streams);
+        }
         self.drain(names, sink)
+    }
+
+    /// Settles what waits for log time as soon as it is final, among the
+    /// streams of these ranks (those of the run now; a stream that named
+    /// no worker yet holds it back).
+    pub fn settle_among(&mut self, ranks: impl Iterator<Item = u32>) {
+        let ranks: Vec<u32> = ranks.collect();
+        self.stream_workers.retain(|r, _| ranks.contains(r));
+        self.settle = Some(ranks);
     }
 
     /// No item follows: everything still waiting is final.

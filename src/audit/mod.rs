@@ -21,6 +21,7 @@
 //! handed to the [`Sink`] as they become final, and the checker forgets
 //! generations every worker has left behind.
 
+mod appear;
 mod driver;
 pub mod mapred;
 pub mod merge;

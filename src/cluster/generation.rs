@@ -384,8 +384,16 @@ fn left(f: &Feed, group: &mut Group) {
                         })
                     })
             })
+            // And those of the generations retired past it.
+            .chain(group.lagging.of(w, key).cloned())
             .filter(|x| open.iter().any(|(r, _)| r == &x.resource))
             .collect();
+        // In the order of their generations, each generation's by worker
+        // and resource (as the generations held give them).
+        let mut earlier = earlier;
+        earlier.sort_by(|a, b| {
+            (a.generation, a.other, &a.resource).cmp(&(b.generation, b.other, &b.resource))
+        });
         group
             .leavers
             .left(w, key, open, f.line, cluster, earlier, &group.peers);

@@ -2,6 +2,7 @@
 //! an epoch) each worker's assignment and live instances, with indexes.
 
 use super::RETIRE_MARGIN_MS;
+use super::leavers::Earlier;
 use crate::model::{Resource, SourceId, SourceLine, Timestamp};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::collections::BTreeMap;
@@ -231,6 +232,8 @@ pub(super) struct Group {
     pub(super) texts: HashMap<Arc<str>, u32>,
     /// A buffer of ids, reused from fact to fact.
     pub(super) scratch: Vec<u32>,
+    /// What laggards may still need of the generations retired past them.
+    pub(super) lagging: Lagging,
 }
 
 /// Facts of a group between two retirements of its old generations.
@@ -303,19 +306,69 @@ impl Group {
     /// the group has moved past them (a later generation, or a later epoch)
     /// or ended, or the group's log time is [`RETIRE_MARGIN_MS`] past their
     /// last assignment line.
+    ///
+    /// A worker still in an earlier generation of the epoch (a laggard:
+    /// stopped, crashed, frozen) does not hold a generation back once every
+    /// other worker went past it. The generation is closed: its members
+    /// rejoined for the next one or were removed, and the laggard, which
+    /// logged no assignment of it, was no member. What a later line of the
+    /// laggard can still need from it is only what its departure compares
+    /// (a frozen worker logs it when it resumes, [`super::leavers`]): the
+    /// others' instances of the resources its own generation assigns it or
+    /// it runs. Those are kept ([`Lagging`]), the rest goes.
     pub(super) fn retire(&mut self) {
         let workers = &self.workers;
         let newest = self.newest;
+        // What each worker's own generation assigns it or it runs: what a
+        // laggard's departure compares.
+        let wants: BTreeMap<usize, Vec<Resource>> = workers
+            .iter()
+            .filter(|(_, ws)| !ws.ended)
+            .filter_map(|(&w, ws)| {
+                let g = ws.generation?;
+                // Only a worker behind a generation of its epoch lags.
+                self.buckets
+                    .range((ws.epoch, g.saturating_add(1))..=(ws.epoch, i32::MAX))
+                    .next()?;
+                let e = self.buckets.get(&(ws.epoch, g))?.entries.get(&w)?;
+                let mut rs: Vec<Resource> = e.assigned.to_vec();
+                rs.extend(
+                    e.live
+                        .iter()
+                        .filter(|(_, m)| m.until.is_none())
+                        .map(|(r, _)| r.clone()),
+                );
+                rs.sort_unstable();
+                rs.dedup();
+                Some((w, rs))
+            })
+            .collect();
+        let lagging = &mut self.lagging;
         self.buckets.retain(|&(epoch, generation), b| {
-            let passed = workers.values().all(|ws| {
-                ws.ended
+            let mut laggards = Vec::new();
+            let passed = workers.iter().all(|(&w, ws)| {
+                let past = ws.ended
                     || ws.epoch > epoch
-                    || (ws.epoch == epoch && ws.generation.is_some_and(|x| x > generation))
+                    || (ws.epoch == epoch && ws.generation.is_some_and(|x| x > generation));
+                let behind = ws.epoch == epoch && ws.generation.is_some_and(|x| x < generation);
+                if behind {
+                    laggards.push(w);
+                }
+                past || behind
             });
             let stale =
                 matches!((newest, b.last_ts), (Some(p), Some(l)) if p.0 > l.0 + RETIRE_MARGIN_MS);
-            !(passed || stale)
+            if stale || !passed {
+                return !stale && !passed;
+            }
+            for w in laggards {
+                if let (Some(rs), Some(g)) = (wants.get(&w), workers[&w].generation) {
+                    lagging.keep(w, (epoch, g), rs, (epoch, generation), b);
+                }
+            }
+            false
         });
+        lagging.retire(workers, newest);
         self.leavers.retire(newest);
         if !self.episodes.is_empty() {
             // An episode recurs only while both its instances run: forget
@@ -330,6 +383,110 @@ impl Group {
             self.episodes
                 .retain(|(_, a, b)| live.contains(a) && live.contains(b));
         }
+    }
+}
+
+/// The instances a laggard's departure may still compare, from the
+/// generations retired past it ([`Group::retire`]): per laggard, the
+/// others' instances of the resources it holds, once each (the earliest
+/// generation that showed it), with the last assignment time of that
+/// generation (forgotten [`RETIRE_MARGIN_MS`] after it, as the generation
+/// itself would have been).
+#[derive(Debug, Default)]
+pub(super) struct Lagging(BTreeMap<usize, LaggardKept>);
+
+type EarlierKey = (usize, Resource, (SourceId, u64), Option<Arc<str>>);
+
+#[derive(Debug, Default)]
+pub(super) struct LaggardKept {
+    /// The epoch and generation the laggard was in.
+    at: (u32, i32),
+    /// (other worker, resource, its instance's line, its cluster) → the
+    /// instance and its generation's last assignment time.
+    seen: HashMap<EarlierKey, (Option<Timestamp>, Earlier)>,
+}
+
+impl Lagging {
+    /// Generation `key` (bucket `b`) retires past laggard `w`: the others'
+    /// instances of what `w`'s own generation assigns it or it runs.
+    pub(super) fn keep(
+        &mut self,
+        w: usize,
+        at: (u32, i32),
+        wants: &[Resource],
+        key: (u32, i32),
+        b: &Bucket,
+    ) {
+        let kept = self.0.entry(w).or_default();
+        if kept.at != at {
+            kept.at = at;
+            kept.seen.clear();
+        }
+        for (&o, e) in &b.entries {
+            if o == w {
+                continue;
+            }
+            for (r, m) in e.live.iter() {
+                if wants.binary_search(r).is_err() {
+                    continue;
+                }
+                let k = (
+                    o,
+                    r.clone(),
+                    (m.instance.source, m.instance.line),
+                    e.cluster.clone(),
+                );
+                let earlier = Earlier {
+                    other: o,
+                    generation: key.1,
+                    resource: r.clone(),
+                    start: m.instance.clone(),
+                    cluster: e.cluster.clone(),
+                };
+                // The earliest generation that showed it is the one its
+                // departure would have met first.
+                match kept.seen.get_mut(&k) {
+                    Some(x) if x.1.generation > key.1 => *x = (b.last_ts, earlier),
+                    Some(_) => {}
+                    None => {
+                        kept.seen.insert(k, (b.last_ts, earlier));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Forgets what no laggard can use: a laggard that moved on (another
+    /// generation or epoch), ended or restarted; instances whose
+    /// generation is [`RETIRE_MARGIN_MS`] old.
+    pub(super) fn retire(&mut self, workers: &BTreeMap<usize, WState>, newest: Option<Timestamp>) {
+        self.0.retain(|w, kept| {
+            let Some(ws) = workers.get(w) else {
+                return false;
+            };
+            if ws.ended || Some(kept.at) != ws.generation.map(|g| (ws.epoch, g)) {
+                return false;
+            }
+            kept.seen.retain(|_, (last, _)| {
+                !matches!((newest, *last), (Some(p), Some(l)) if p.0 > l.0 + RETIRE_MARGIN_MS)
+            });
+            !kept.seen.is_empty()
+        });
+    }
+
+    /// The instances kept for laggard `w` in `at`, of generations after
+    /// it.
+    pub(super) fn of(&self, w: usize, at: (u32, i32)) -> impl Iterator<Item = &Earlier> {
+        self.0
+            .get(&w)
+            .filter(|k| k.at == at)
+            .into_iter()
+            .flat_map(|k| k.seen.values().map(|(_, e)| e))
+    }
+
+    /// Instances kept (memory bound).
+    pub(super) fn len(&self) -> usize {
+        self.0.values().map(|k| k.seen.len()).sum()
     }
 }
 

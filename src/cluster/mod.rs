@@ -347,6 +347,47 @@ impl Checker {
         self.hand_on(due);
     }
 
+    /// A live audit's shortcut past [`OWNER_WAIT_MS`] (called once log
+    /// time reached the watermark): a waiting `foreign-start` is final
+    /// once no fact still to come can name its owner. `streams` gives, per
+    /// stream of the run, the workers its facts named so far. A stream can
+    /// still bring the owner's assignment line unless it named workers and
+    /// each of them has ended or reported the start's generation or a later
+    /// one in the group (each member of a generation logs its assignment
+    /// once, and a worker that went on never reports an earlier generation
+    /// in the same epoch: [`group::Group::epoch_of`]). A stream that named
+    /// no worker yet may be a member still to log it. The finding is the
+    /// one the wait would have made (no owner), handed on with the same
+    /// order.
+    pub fn settle_foreign(&mut self, streams: &[&[usize]]) {
+        if self.pending_foreign.is_empty() {
+            return;
+        }
+        let (due, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pending_foreign)
+            .into_iter()
+            .partition(|p| {
+                streams.iter().all(|workers| {
+                    !workers.is_empty() && workers.iter().all(|&o| o == p.worker || self.past(o, p))
+                })
+            });
+        self.pending_foreign = keep;
+        self.hand_on(due);
+    }
+
+    /// Has worker `o` gone past the generation of `p` (it cannot report
+    /// that generation any more)?
+    fn past(&self, o: usize, p: &PendingForeign) -> bool {
+        let Some(g) = self.groups.get(&p.group) else {
+            return false;
+        };
+        let epoch = g.workers.get(&p.worker).map_or(0, |ws| ws.epoch);
+        g.workers.get(&o).is_some_and(|ws| {
+            ws.ended
+                || ws.epoch > epoch
+                || (ws.epoch == epoch && ws.generation.is_some_and(|x| x >= p.generation))
+        })
+    }
+
     /// The run is over: everything waiting is handed on.
     pub fn finish(&mut self) {
         let due = std::mem::take(&mut self.pending_foreign);
@@ -438,6 +479,12 @@ impl Checker {
     /// Generations held in memory (for tests and the memory bound).
     pub fn held_generations(&self) -> usize {
         self.groups.values().map(|g| g.buckets.len()).sum()
+    }
+
+    /// Instances kept for laggards from generations retired past them
+    /// (memory bound).
+    pub fn held_for_laggards(&self) -> usize {
+        self.groups.values().map(|g| g.lagging.len()).sum()
     }
 
     /// Duplicate episodes remembered (memory bound).

@@ -152,6 +152,7 @@ fn watch(args: &WatchOptions) -> std::io::Result<()> {
     live.observer = Some(Arc::new(watcher.clone()));
     live.events = Some(Arc::new(watcher.clone()));
     live.forget_ended = Some(seconds(args.gone_after, 30.0));
+    live.settle_early = true;
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         // A second signal while the first is handled ends the process.
         let _ = signal_hook::flag::register_conditional_shutdown(sig, 130, live.stop.clone());
