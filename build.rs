@@ -16,7 +16,7 @@ fn git(args: &[&str]) -> Option<String> {
 
 fn main() {
     let version = env!("CARGO_PKG_VERSION");
-    for path in ["build.rs", "Cargo.toml", "src", "templates", "assets"] {
+    for path in ["build.rs", "Cargo.toml", "src", "html"] {
         println!("cargo:rerun-if-changed={path}");
     }
     // Only the crate's own checkout: a packaged copy inside another

@@ -80,8 +80,8 @@ if [ -z "$counter" ]; then
     exit 2
   fi
 fi
-cargo build --release --locked --quiet
-bin=target/release/herder-audit
+cargo build --profile dist --locked --quiet
+bin=target/dist/herder-audit
 dir="${BENCH_DIR:-target/bench}"
 mkdir -p "$dir"
 rows="$dir/rows.tsv"

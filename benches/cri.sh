@@ -21,8 +21,8 @@ runs="${1:-5}"
 for tool in hyperfine python3 gzip /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "cri.sh: $tool is needed" >&2; exit 2; }
 done
-cargo build --release --locked --quiet
-bin=target/release/herder-audit
+cargo build --profile dist --locked --quiet
+bin=target/dist/herder-audit
 dir="${BENCH_DIR:-target/bench}"
 mkdir -p "$dir"
 sim="$dir/cri-sim"

@@ -20,8 +20,8 @@ reps="${1:-10}"
 events="${2:-400}"
 mode="${3:-same}"
 command -v python3 >/dev/null || { echo "follow.sh: python3 is needed" >&2; exit 2; }
-cargo build --release --locked --quiet
-bin=target/release/herder-audit
+cargo build --profile dist --locked --quiet
+bin=target/dist/herder-audit
 dir="${BENCH_DIR:-target/bench}/follow"
 mkdir -p "$dir"
 python3 benches/follow.py "$bin" 1 "$events" "$dir" same > "$dir/x1.json"

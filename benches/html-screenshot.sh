@@ -8,13 +8,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 browser="${HERDER_AUDIT_CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}"
 [ -n "$browser" ] || { echo "html-screenshot.sh: chromium is needed" >&2; exit 2; }
-cargo build --release --locked --quiet
+cargo build --profile dist --locked --quiet
 dir=$PWD/target/html-screenshot
 rm -rf "$dir"
 mkdir -p "$dir"
-target/release/herder-audit simulate --workers 4 --connectors 5 --events 40 --seed 3 \
+target/dist/herder-audit simulate --workers 4 --connectors 5 --events 40 --seed 3 \
   --fault restart-moved-task --out "$dir/cluster" > /dev/null 2>&1
-(cd "$dir" && "$OLDPWD/target/release/herder-audit" cluster --format html --output report.html) || [ $? -eq 1 ]
+(cd "$dir" && "$OLDPWD/target/dist/herder-audit" cluster --format html --output report.html) || [ $? -eq 1 ]
 "$browser" --headless --no-sandbox --disable-gpu --disable-background-networking \
   --disable-component-update --disable-sync --no-first-run --hide-scrollbars \
   --user-data-dir="$dir/profile" --window-size=1400,1240 --virtual-time-budget=5000 \

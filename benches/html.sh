@@ -19,8 +19,8 @@ browser="${HERDER_AUDIT_CHROMIUM:-$(command -v chromium || command -v chromium-b
 for tool in python3 /usr/bin/time "$browser"; do
   [ -n "$tool" ] && command -v "$tool" >/dev/null || { echo "html.sh: ${tool:-chromium} is needed" >&2; exit 2; }
 done
-cargo build --release --locked --quiet
-bin=$PWD/target/release/herder-audit
+cargo build --profile dist --locked --quiet
+bin=$PWD/target/dist/herder-audit
 dir="${BENCH_DIR:-target/bench}"
 mkdir -p "$dir"
 if [ ! -f "$dir/a1/truth.json" ]; then

@@ -11,5 +11,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v python3 >/dev/null || { echo "latency.sh: python3 is needed" >&2; exit 2; }
-cargo build --release --locked --quiet
-python3 benches/latency.py target/release/herder-audit "${1:-16}" "${BENCH_DIR:-target/bench}/latency"
+cargo build --profile dist --locked --quiet
+python3 benches/latency.py target/dist/herder-audit "${1:-16}" "${BENCH_DIR:-target/bench}/latency"

@@ -529,13 +529,13 @@ dump_internal_topics "$bootstrap" "$run/topics" "$tool_libs" "$run/broker/log4j.
 stop_pid "$run/broker/broker.pid"
 
 # The trace: every worker's log files as written, and its audit.
-audit="$repo_dir/target/release/herder-audit"
+audit="$repo_dir/target/dist/herder-audit"
 if [ -x "$audit" ]; then
     "$audit" "$run/logs" > "$run/audit.txt" 2>&1 || true
     "$audit" "$run/logs" --format json > "$run/audit.json" 2>/dev/null || true
     log "audit: $(grep -cE '^(error|warning)' "$run/audit.txt" || true) finding line(s); see $run/audit.txt"
 else
-    log "no $audit: build it (cargo build --release) to audit the capture"
+    log "no $audit: build it (cargo build --profile dist) to audit the capture"
 fi
 # The checker over the recorded history, compared with the audit.
 checker_args=(--records "$run/ground-truth/records.txt" --out "$run/checker.json")

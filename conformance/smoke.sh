@@ -12,7 +12,7 @@
 # records were dumped and judged, every overlap caught and every zombie
 # finding confirmed (there are none on 2.3.0 here).
 # Then conformance/topics-live.sh on kafka-8676's dumped internal topics.
-# Needs java and mvn; builds the release binary if it is missing.
+# Needs java and mvn; builds the binary (profile dist) if it is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 release="${SMOKE_RELEASE:-2.3.0}"
@@ -22,7 +22,7 @@ start=$(date +%s)
 for tool in java mvn curl python3; do
     command -v "$tool" >/dev/null || { echo "conformance/smoke.sh: $tool is required" >&2; exit 1; }
 done
-[ -x target/release/herder-audit ] || cargo build --release --locked -q
+[ -x target/dist/herder-audit ] || cargo build --profile dist --locked -q
 
 status=0
 conformance/run.sh --release "$release" --scenario single --out "$out" || status=1

@@ -72,7 +72,7 @@ PY
 [ -s "$run/ground-truth/records.txt" ] && gzip -9 -n -c "$run/ground-truth/records.txt" > "$dest/records.txt.gz"
 [ -f "$run/ground-truth/schedule.json" ] && cp "$run/ground-truth/schedule.json" "$dest/schedule.json"
 : > "$dest/expect"
-target/release/herder-audit check --bless "$dest" >/dev/null || true
+target/dist/herder-audit check --bless "$dest" >/dev/null || true
 # the checker over the corpus copy, compared with the audit of that copy
-python3 conformance/checker.py --capture "$dest" --audit-bin target/release/herder-audit || true
+python3 conformance/checker.py --capture "$dest" --audit-bin target/dist/herder-audit || true
 echo "$dest: $(grep -vc '^#\|^$' "$dest/expect" || true) expected finding(s); review them"

@@ -47,10 +47,10 @@ HERDER_AUDIT_LIVE_CONFIG="live-configs=$configs" \
 HERDER_AUDIT_LIVE_STATUS="live-status=$status" \
     cargo test --locked -q --test topics_live -- --ignored || status_code=1
 
-[ -x target/release/herder-audit ] || cargo build --release --locked -q
+[ -x target/dist/herder-audit ] || cargo build --profile dist --locked -q
 findings() { python3 -c 'import json,sys; print(sorted((f["kind"], f["resource"]["id"]) for f in json.load(sys.stdin)["findings"]))'; }
-live="$(target/release/herder-audit --bootstrap "127.0.0.1:$port" --config-topic live-configs --status-topic live-status --format json --fail-on never | findings)"
-dumps="$(target/release/herder-audit --topics "$configs" "$status" --format json --fail-on never | findings)"
+live="$(target/dist/herder-audit --bootstrap "127.0.0.1:$port" --config-topic live-configs --status-topic live-status --format json --fail-on never | findings)"
+dumps="$(target/dist/herder-audit --topics "$configs" "$status" --format json --fail-on never | findings)"
 if [ "$live" = "$dumps" ]; then
     echo "topics-live: live and dumps agree: $live"
 else

@@ -1,6 +1,6 @@
 # Sourced by spark/ci.sh and benches/spark.sh: makes the virtual environment
 # with pinned pyspark and pytest from PyPI ($SPARK_VENV, default
-# target/spark-venv) and builds the release binary (a no-op when it is up to
+# target/spark-venv) and builds the binary, profile dist (a no-op when it is up to
 # date). Needs python3 (with venv) and Java 17; on Debian, as root (or with
 # sudo), it installs python3-venv and openjdk-17-jre-headless when missing.
 # Sets $venv (the environment) and $bin (the binary).
@@ -8,7 +8,7 @@
 PYSPARK_VERSION=3.5.8 # Hadoop 3.3.4 inside (see docs/spark.md, "On Spark")
 PYTEST_VERSION=9.2.0
 venv="${SPARK_VENV:-target/spark-venv}"
-bin=target/release/herder-audit
+bin=target/dist/herder-audit
 
 spark_as_root() {
   if [ "$(id -u)" = 0 ]; then "$@"
@@ -40,4 +40,4 @@ fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
   "pyspark==$PYSPARK_VERSION" "pytest==$PYTEST_VERSION"
 
-cargo build --release --locked --quiet
+cargo build --profile dist --locked --quiet

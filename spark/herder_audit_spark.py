@@ -72,7 +72,7 @@ def parse_args(argv):
     p.add_argument(
         "--binary",
         help="the herder-audit binary to ship to the executors (default: "
-        "target/release/herder-audit of this repository, else herder-audit on PATH)",
+        "target/dist/herder-audit of this repository, else herder-audit on PATH)",
     )
     p.add_argument(
         "--conf",
@@ -88,14 +88,14 @@ def parse_args(argv):
 
 def default_binary():
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    built = os.path.join(repo, "target", "release", "herder-audit")
+    built = os.path.join(repo, "target", "dist", "herder-audit")
     if os.access(built, os.X_OK):
         return built
     found = shutil.which("herder-audit")
     if found:
         return found
     raise JobError(
-        f"no herder-audit binary: {built} is not built (cargo build --release) "
+        f"no herder-audit binary: {built} is not built (cargo build --profile dist) "
         "and herder-audit is not on PATH; name one with --binary"
     )
 

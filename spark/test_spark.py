@@ -21,7 +21,7 @@ import pytest
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 JOB = os.path.join(REPO, "spark", "herder_audit_spark.py")
 BINARY = os.environ.get("HERDER_AUDIT_BIN") or os.path.join(
-    REPO, "target", "release", "herder-audit"
+    REPO, "target", "dist", "herder-audit"
 )
 
 
@@ -67,7 +67,7 @@ def assert_same_report(inp, outdir, code, err):
 
 @pytest.fixture(scope="session", autouse=True)
 def built():
-    assert os.access(BINARY, os.X_OK), f"{BINARY}: build it first (cargo build --release)"
+    assert os.access(BINARY, os.X_OK), f"{BINARY}: build it first (cargo build --profile dist)"
 
 
 def test_corpus(tmp_path):

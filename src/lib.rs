@@ -10,7 +10,6 @@ pub mod event;
 pub mod exit;
 pub mod explain;
 pub mod finding;
-pub mod generate;
 pub mod guard;
 pub mod harness;
 pub mod input;
@@ -25,3 +24,9 @@ pub mod stream;
 pub mod time;
 pub mod topics;
 pub mod watch;
+
+/// The in-memory log of the tests, shared with the integration tests'
+/// support module.
+#[cfg(test)]
+#[path = "../tests/support/shared_buf.rs"]
+mod shared_buf;

@@ -1,38 +1,11 @@
 //! Archives: the same logs rotated into segments, some gzipped, with an
 //! overlapping duplicate, must give the same findings as the plain logs.
 
-use herder_audit::audit::{self, Options, Report};
-use herder_audit::input;
-use std::io::Write;
+mod support;
+
+use herder_audit::audit::Report;
 use std::path::{Path, PathBuf};
-
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "herder-audit-archive-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn gzip(data: &[u8]) -> Vec<u8> {
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    e.write_all(data).unwrap();
-    e.finish().unwrap()
-}
-
-fn audit_paths(paths: &[PathBuf], jobs: Option<usize>) -> Report {
-    let (inputs, errors) = input::expand(paths);
-    assert!(errors.is_empty(), "{errors:?}");
-    audit::audit(
-        &inputs,
-        &Options {
-            jobs,
-            ..Options::default()
-        },
-    )
-}
+use support::{audit_paths, gzip, scratch};
 
 /// Findings without their positions: kind, resource, worker's group and
 /// the text of the trigger and evidence lines.
@@ -82,8 +55,8 @@ fn rotated_gzipped_segments_give_the_same_findings_as_plain_logs() {
         "corpus/clean-coop-3.6-worker-joins.log",
         "corpus/fault-offset-mismatch-read-timeout-3.0.2.log",
     ];
-    let plain_dir = tmp("plain");
-    let rotated_dir = tmp("rotated");
+    let plain_dir = scratch("plain");
+    let rotated_dir = scratch("rotated");
     for (i, t) in traces.iter().enumerate() {
         let text = std::fs::read_to_string(t).unwrap();
         std::fs::create_dir_all(plain_dir.join(format!("w{i}"))).unwrap();
@@ -124,7 +97,7 @@ fn rotated_gzipped_segments_give_the_same_findings_as_plain_logs() {
 #[test]
 fn segments_are_ordered_by_their_first_timestamp_not_their_names() {
     let text = std::fs::read_to_string("corpus/fault-kafka-10763-2.7.0.log").unwrap();
-    let d = tmp("names");
+    let d = scratch("names");
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let half = lines.len() / 2;
     // Misleading names: the older half is called `.1`'s successor `.0`…

@@ -7,20 +7,12 @@
 //! bare stream that the head of its file does not show is read from the
 //! first line that shows it, without a finding on what came before.
 
-use flate2::Compression;
-use flate2::read::MultiGzDecoder;
-use flate2::write::GzEncoder;
-use herder_audit::audit::{self, Options, Report};
-use herder_audit::input::{self, Input};
-use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+mod support;
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("herder-audit-bare-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
-}
+use herder_audit::audit::{self, Options, Report};
+use herder_audit::input::Input;
+use std::path::Path;
+use support::{audit_path, cases, gunzip, gzip, scratch};
 
 /// `2024-05-01 10:00:00,123` at the start of `s`.
 fn is_stamp(s: &str) -> bool {
@@ -124,32 +116,17 @@ fn copy_bare(src: &Path, dst: &Path) -> bool {
     }
     let raw = std::fs::read(src).expect("readable");
     let gz = raw.starts_with(&[0x1f, 0x8b]);
-    let mut text = Vec::new();
-    if gz {
-        MultiGzDecoder::new(&raw[..])
-            .read_to_end(&mut text)
-            .expect("gzip");
-    } else {
-        text = raw;
-    }
+    let text = if gz { gunzip(&raw) } else { raw };
     let Some(bare) = bare_text(&String::from_utf8(text).expect("utf-8 trace")) else {
         return false;
     };
     let bytes = if gz {
-        let mut e = GzEncoder::new(Vec::new(), Compression::fast());
-        e.write_all(bare.as_bytes()).expect("gzip");
-        e.finish().expect("gzip")
+        gzip(bare.as_bytes())
     } else {
         bare.into_bytes()
     };
     std::fs::write(dst, bytes).expect("write");
     true
-}
-
-fn audit_path(p: &Path) -> Report {
-    let (inputs, errors) = input::expand(&[p.to_path_buf()]);
-    assert!(errors.is_empty(), "{errors:?}");
-    audit::audit(&inputs, &Options::default())
 }
 
 /// Findings and summaries without the quoted text (which differs by layout)
@@ -207,16 +184,10 @@ fn comparable(r: &Report, from: &str, to: &str) -> Vec<String> {
 
 #[test]
 fn bare_copies_of_the_corpus_audit_like_the_originals() {
-    let root = tmp("corpus");
-    let mut cases: Vec<PathBuf> = std::fs::read_dir("corpus")
-        .expect("corpus/")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.is_dir() || p.extension().is_some_and(|x| x == "log"))
-        .collect();
-    cases.sort();
+    let root = scratch("corpus");
     let (mut compared, mut skipped) = (Vec::new(), Vec::new());
     let mut failures = Vec::new();
-    for case in cases {
+    for case in cases() {
         let name = case.file_name().unwrap().to_string_lossy().to_string();
         let dst = root.join(&name);
         if !copy_bare(&case, &dst) {

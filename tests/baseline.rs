@@ -3,15 +3,15 @@
 //! line numbers (and renamed files, for workers with a REST URL), and
 //! `diff` of two simulated runs shows the one injected fault.
 
-mod common;
+mod support;
 
-use common::*;
 use herder_audit::baseline::load;
 use herder_audit::check::{self, CheckOptions};
 use herder_audit::finding::{Fingerprint, WorkerIdentity, fingerprint};
 use herder_audit::replay::{Identity, WorkerSummary};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use support::*;
 
 /// The identity a fingerprint takes from a worker's final summary.
 fn identity(s: &WorkerSummary) -> WorkerIdentity {
@@ -87,7 +87,7 @@ fn findings_of(json: &str) -> Vec<(String, String)> {
 
 #[test]
 fn a_baseline_still_matches_with_shifted_line_numbers() {
-    let d = tmp("baseline");
+    let d = scratch("baseline");
     let log = copy_log(K8676, &d);
     let base = d.join("base.json");
     let (code, out, _) = run(bin()
@@ -146,7 +146,7 @@ fn a_baseline_still_matches_with_shifted_line_numbers() {
     let mut b: Value = serde_json::from_str(&read(&base)).unwrap();
     b["findings"].as_array_mut().unwrap().remove(1);
     let partial = d.join("partial.json");
-    write(&partial, &b.to_string());
+    write(&partial, b.to_string());
     let (code, out, _) = run(bin()
         .arg(&log)
         .args(["--format", "json", "--baseline"])
@@ -181,7 +181,7 @@ fn a_baseline_still_matches_with_shifted_line_numbers() {
 
 #[test]
 fn workers_with_a_rest_url_match_whatever_their_files_are_called() {
-    let d = tmp("rest");
+    let d = scratch("rest");
     let a = d.join("a");
     let b = d.join("b");
     copy_dir("multi-restart-moved-task", &a, str::to_string);
@@ -220,7 +220,7 @@ fn simulate(out: &Path, fault: Option<&str>) -> PathBuf {
 
 #[test]
 fn diff_of_two_simulated_runs_shows_the_injected_fault() {
-    let d = tmp("diff");
+    let d = scratch("diff");
     let clean = simulate(&d.join("clean"), None);
     let faulty = simulate(&d.join("faulty"), Some("spurious-stop"));
     let truth: Value = serde_json::from_str(&read(&d.join("faulty/truth.json"))).unwrap();

@@ -2,14 +2,14 @@
 //! new and broken traces; text, JSON and JUnit output), the `--bless`
 //! round trip, and traces named on the command line.
 
-mod common;
+mod support;
 
-use common::*;
 use herder_audit::check;
 use quick_xml::events::Event;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use support::*;
 
 #[test]
 fn the_corpus_passes_through_the_binary() {
@@ -26,7 +26,7 @@ fn the_corpus_passes_through_the_binary() {
 
 #[test]
 fn a_failing_trace_lists_missing_and_unexpected_findings() {
-    let d = tmp("failing");
+    let d = scratch("failing");
     copy_log(K8676, &d);
     copy_log(CLEAN, &d);
     write(&d.join(format!("{CLEAN}.expect")), "# clean\n");
@@ -89,7 +89,7 @@ fn edit_8676(log: &Path) {
 
 #[test]
 fn bless_round_trip() {
-    let d = tmp("bless");
+    let d = scratch("bless");
     let log = copy_log(K8676, &d);
     copy_log(CLEAN, &d);
     // A directory trace starts with an empty expect file.
@@ -177,7 +177,7 @@ fn bless_round_trip() {
 
 #[test]
 fn gzipped_and_qualified_traces() {
-    let d = tmp("gzip");
+    let d = scratch("gzip");
     let plain = read(Path::new(&format!("corpus/{K8676}.log")));
     let gz = d.join(format!("{K8676}.log.gz"));
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
@@ -189,7 +189,7 @@ fn gzipped_and_qualified_traces() {
     let worker = format!("{K8676}.log.gz");
     write(
         &expect,
-        &format!(
+        format!(
             "60 unnecessary-stop task:clicks-sink-0 worker={worker} generation=7\n62 unnecessary-stop task:clicks-sink-1 generation=7\n"
         ),
     );
@@ -211,7 +211,7 @@ fn gzipped_and_qualified_traces() {
 
 #[test]
 fn broken_inputs_are_errors_naming_them() {
-    let d = tmp("broken");
+    let d = scratch("broken");
     copy_log(K8676, &d);
     write(
         &d.join(format!("{K8676}.expect")),
@@ -235,12 +235,12 @@ fn broken_inputs_are_errors_naming_them() {
         "{err}"
     );
     // A directory trace without any log.
-    let nolog = tmp("nolog");
+    let nolog = scratch("nolog");
     write(&nolog.join("expect"), "");
     let (code, out, _) = check_cmd(&[], &[&nolog]);
     assert_eq!(code, 2);
     assert!(out.contains("no log file in this trace"), "{out}");
-    let empty = tmp("empty");
+    let empty = scratch("empty");
     let (code, _, err) = check_cmd(&[], &[&empty]);
     assert_eq!(code, 2);
     assert!(err.contains("no trace found"), "{err}");
@@ -311,7 +311,7 @@ fn xml_elements(xml: &str) -> Vec<(String, BTreeMap<String, String>, String)> {
 
 #[test]
 fn junit_xml_has_what_the_schema_requires() {
-    let d = tmp("junit");
+    let d = scratch("junit");
     copy_log(K8676, &d);
     copy_log(CLEAN, &d);
     std::fs::copy(
@@ -393,7 +393,7 @@ fn junit_xml_has_what_the_schema_requires() {
 
 #[test]
 fn json_output_reports_every_trace() {
-    let d = tmp("json");
+    let d = scratch("json");
     copy_log(K8676, &d);
     write(
         &d.join(format!("{K8676}.expect")),
@@ -423,7 +423,7 @@ fn json_output_reports_every_trace() {
 #[test]
 fn traces_named_on_the_command_line() {
     use check::discover::{TraceKind, discover};
-    let d = tmp("named");
+    let d = scratch("named");
     let log = copy_log(K8676, &d);
     let dir = d.join("moved");
     copy_dir("multi-restart-moved-task", &dir, str::to_string);

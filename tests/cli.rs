@@ -1,58 +1,42 @@
 //! The binary's contract: exit statuses, error messages that name the input,
 //! the rest of the run unaffected, quiet broken pipes.
 
+mod support;
+
 use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_herder-audit"));
-    c.arg("--color").arg("never");
-    c
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("herder-audit-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn run(c: &mut Command) -> (i32, String, String) {
-    let out = c.output().expect("runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use std::process::Stdio;
+use support::{bin, bin_no_color, gzip, run, scratch};
 
 const FAULTY: &str = "corpus/fault-kafka-17105-3.8.0.log";
 const CLEAN: &str = "corpus/clean-coop-3.6-worker-joins.log";
 
 #[test]
 fn exit_statuses() {
-    let (code, out, err) = run(bin().arg(CLEAN));
+    let (code, out, err) = run(bin_no_color().arg(CLEAN));
     assert_eq!(code, 0, "{out}{err}");
     assert!(err.is_empty(), "{err}");
-    let (code, out, _) = run(bin().arg(FAULTY));
+    let (code, out, _) = run(bin_no_color().arg(FAULTY));
     assert_eq!(code, 1);
     assert!(out.contains("error[unnecessary-stop]"), "{out}");
-    let (code, _, _) = run(bin().arg(FAULTY).args(["--fail-on", "never"]));
+    let (code, _, _) = run(bin_no_color().arg(FAULTY).args(["--fail-on", "never"]));
     assert_eq!(code, 0);
     // A warning-only trace fails only with --fail-on warning.
     let warn = "corpus/fault-lost-eager-task-2.2.0.log";
-    assert_eq!(run(bin().arg(warn)).0, 0);
-    assert_eq!(run(bin().arg(warn).args(["--fail-on", "warning"])).0, 1);
+    assert_eq!(run(bin_no_color().arg(warn)).0, 0);
+    assert_eq!(
+        run(bin_no_color().arg(warn).args(["--fail-on", "warning"])).0,
+        1
+    );
     // Usage errors.
-    let (code, _, err) = run(bin().arg("--format").arg("yaml"));
+    let (code, _, err) = run(bin_no_color().arg("--format").arg("yaml"));
     assert_eq!(code, 2);
     assert!(err.contains("yaml"), "{err}");
 }
 
 #[test]
 fn a_missing_file_is_named_and_the_rest_is_audited() {
-    let (code, out, err) = run(bin().arg("no/such/file.log").arg(FAULTY));
+    let (code, out, err) = run(bin_no_color().arg("no/such/file.log").arg(FAULTY));
     assert_eq!(code, 2);
     assert_eq!(
         err.trim(),
@@ -67,7 +51,7 @@ fn a_missing_file_is_named_and_the_rest_is_audited() {
 
 #[test]
 fn an_unreadable_file_is_named() {
-    let d = tmp("unreadable");
+    let d = scratch("unreadable");
     let p = d.join("locked.log");
     std::fs::write(&p, "x\n").unwrap();
     let mut perms = std::fs::metadata(&p).unwrap().permissions();
@@ -79,7 +63,7 @@ fn an_unreadable_file_is_named() {
     } else {
         p.clone()
     };
-    let (code, out, err) = run(bin().arg(&target).arg(CLEAN));
+    let (code, out, err) = run(bin_no_color().arg(&target).arg(CLEAN));
     assert_eq!(code, 2, "{out}{err}");
     let first = err.lines().next().unwrap_or_default();
     assert!(
@@ -93,28 +77,22 @@ fn an_unreadable_file_is_named() {
     assert!(out.contains("summary"), "{out}");
 }
 
-fn gzip(data: &[u8]) -> Vec<u8> {
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    e.write_all(data).unwrap();
-    e.finish().unwrap()
-}
-
 #[test]
 fn a_truncated_gzip_is_audited_up_to_the_cut() {
-    let d = tmp("gzip");
+    let d = scratch("gzip");
     let text = std::fs::read(FAULTY).unwrap();
     let gz = gzip(&text);
     // Whole (named without .gz: detected by its magic bytes).
     let whole = d.join("whole.log");
     std::fs::write(&whole, &gz).unwrap();
-    let (code, out, err) = run(bin().arg(&whole));
+    let (code, out, err) = run(bin_no_color().arg(&whole));
     assert_eq!(code, 1, "{err}");
     assert!(out.contains("error[unnecessary-stop]"));
     // Truncated after most of the data: the finding (line 27 of 53) is in
     // the readable part.
     let cut = d.join("cut.log.gz");
     std::fs::write(&cut, &gz[..gz.len() * 9 / 10]).unwrap();
-    let (code, out, err) = run(bin().arg(&cut));
+    let (code, out, err) = run(bin_no_color().arg(&cut));
     assert_eq!(code, 2, "{out}{err}");
     assert!(
         err.starts_with(&format!(
@@ -133,7 +111,7 @@ fn a_truncated_gzip_is_audited_up_to_the_cut() {
     }
     let corrupt = d.join("corrupt.gz");
     std::fs::write(&corrupt, &bad).unwrap();
-    let (code, _, err) = run(bin().arg(&corrupt).arg(CLEAN));
+    let (code, _, err) = run(bin_no_color().arg(&corrupt).arg(CLEAN));
     assert_eq!(code, 2);
     assert!(
         err.contains(&format!("{}: gzip stream", corrupt.display())),
@@ -143,20 +121,20 @@ fn a_truncated_gzip_is_audited_up_to_the_cut() {
 
 #[test]
 fn empty_and_binary_files_are_harmless() {
-    let d = tmp("odd");
+    let d = scratch("odd");
     std::fs::write(d.join("empty.log"), b"").unwrap();
     let bin_data: Vec<u8> = (0..100_000u32)
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
         .collect();
     std::fs::write(d.join("binary.dat"), &bin_data).unwrap();
-    let (code, out, err) = run(bin().arg(&d));
+    let (code, out, err) = run(bin_no_color().arg(&d));
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("run: 2 inputs"), "{out}");
 }
 
 #[test]
 fn stdin_is_read_when_no_path_is_given() {
-    let mut child = bin()
+    let mut child = bin_no_color()
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -171,7 +149,7 @@ fn stdin_is_read_when_no_path_is_given() {
 
 #[test]
 fn broken_pipe_exits_quietly() {
-    let mut child = bin()
+    let mut child = bin_no_color()
         .arg("corpus")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -200,21 +178,20 @@ fn broken_pipe_exits_quietly() {
 
 #[test]
 fn json_and_jsonl_are_well_formed() {
-    let (code, out, _) = run(bin().arg(FAULTY).args(["--format", "json"]));
+    let (code, out, _) = run(bin_no_color().arg(FAULTY).args(["--format", "json"]));
     assert_eq!(code, 1);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["schema_version"], 1);
     assert_eq!(v["findings"][0]["kind"], "unnecessary-stop");
     assert_eq!(v["findings"][0]["trigger"]["line"], 27);
-    let (_, out, _) = run(bin().arg(FAULTY).args(["--format", "jsonl"]));
+    let (_, out, _) = run(bin_no_color().arg(FAULTY).args(["--format", "jsonl"]));
     let lines: Vec<serde_json::Value> = out
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(lines.first().unwrap()["type"], "finding");
     assert_eq!(lines.last().unwrap()["type"], "summary");
-    let (code, out, _) = run(Command::new(env!("CARGO_BIN_EXE_herder-audit"))
-        .args(["replay", "--format", "json", FAULTY]));
+    let (code, out, _) = run(bin().args(["replay", "--format", "json", FAULTY]));
     assert_eq!(code, 1);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert!(
@@ -229,10 +206,10 @@ fn json_and_jsonl_are_well_formed() {
 /// built from a git checkout (with git at hand), else the plain version.
 #[test]
 fn version_names_the_commit() {
-    let (code, out, _) = run(Command::new(env!("CARGO_BIN_EXE_herder-audit")).arg("--version"));
+    let (code, out, _) = run(bin().arg("--version"));
     assert_eq!(code, 0);
     let plain = format!("herder-audit {}", env!("CARGO_PKG_VERSION"));
-    let head = Command::new("git")
+    let head = std::process::Command::new("git")
         .args(["rev-parse", "--short=12", "HEAD"])
         .output()
         .ok()

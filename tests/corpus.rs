@@ -8,14 +8,15 @@
 //! run) + `corpus/<dir>/expect`. The expectation format is documented in
 //! docs/testing-connect.md.
 
-use herder_audit::audit::{self, Options, Report};
+mod support;
+
+use herder_audit::audit::Report;
 use herder_audit::check::discover::{self, TraceKind};
 use herder_audit::check::{self, CheckOptions, Outcome, Status, expect};
-use herder_audit::input;
 use herder_audit::report::{json, text};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::process::Command;
+use support::audit_paths;
 
 fn corpus() -> (Vec<Outcome>, Vec<(String, String)>) {
     check::check_paths(&[PathBuf::from("corpus")], CheckOptions::default(), None)
@@ -110,23 +111,11 @@ fn corpus_snapshots() {
     }
 }
 
-fn run(paths: &[PathBuf], jobs: Option<usize>) -> Report {
-    let (inputs, errors) = input::expand(paths);
-    assert!(errors.is_empty(), "{errors:?}");
-    audit::audit(
-        &inputs,
-        &Options {
-            jobs,
-            ..Options::default()
-        },
-    )
-}
-
 #[test]
 fn output_does_not_depend_on_thread_count() {
     let all: Vec<PathBuf> = vec![PathBuf::from("corpus")];
-    let one = run(&all, Some(1));
-    let four = run(&all, Some(4));
+    let one = audit_paths(&all, Some(1));
+    let four = audit_paths(&all, Some(4));
     let render = |r: &Report| {
         let mut out = Vec::new();
         text::write_report(r, &mut out).unwrap();
@@ -175,7 +164,7 @@ fn the_whole_corpus_reports_exactly_the_sum_of_its_expectations() {
             expected.push(format!("{path}:{} {} {}", e.line, e.kind, e.resource));
         }
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_herder-audit"))
+    let out = support::bin()
         .args(["corpus", "--format", "json"])
         .output()
         .expect("runs herder-audit");

@@ -3,9 +3,10 @@
 //! README keeps its first two commands first and stays a front page, and
 //! `herder-audit --help` names every page the README links.
 
+mod support;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn pages() -> Vec<PathBuf> {
     let mut pages = vec![PathBuf::from("README.md")];
@@ -177,10 +178,7 @@ fn the_readme_is_a_front_page() {
 
 #[test]
 fn help_names_every_page_the_readme_links() {
-    let out = Command::new(env!("CARGO_BIN_EXE_herder-audit"))
-        .arg("--help")
-        .output()
-        .unwrap();
+    let out = support::bin().arg("--help").output().unwrap();
     let help = String::from_utf8(out.stdout).unwrap();
     let readme = std::fs::read_to_string("README.md").unwrap();
     let mut named = 0;

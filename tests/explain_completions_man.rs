@@ -2,24 +2,15 @@
 //! what comes out (exit statuses, the subcommands the scripts know, a man
 //! page that groff accepts).
 
+mod support;
+
 use std::io::Write;
 use std::process::Command;
+use support::{bin, run, scratch, write};
 
 /// Says on stderr, past the test harness's capture, that a check was skipped.
 fn skipped(why: &str) {
     let _ = writeln!(std::io::stderr(), "{why}");
-}
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_herder-audit"))
-        .args(args)
-        .output()
-        .expect("runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 const KINDS: [&str; 8] = [
@@ -38,21 +29,21 @@ const SUBCOMMANDS: [&str; 5] = ["replay", "simulate", "explain", "completions", 
 #[test]
 fn explain_every_kind() {
     for k in KINDS {
-        let (code, out, err) = run(&["explain", k]);
+        let (code, out, err) = run(bin().args(["explain", k]));
         assert_eq!(code, 0, "{k}: {err}");
         assert!(out.starts_with(&format!("{k} (")), "{k}: {out}");
         assert!(out.contains("What to do"), "{k}: {out}");
     }
-    let (code, out, _) = run(&["explain", "stale-config-start"]);
+    let (code, out, _) = run(bin().args(["explain", "stale-config-start"]));
     assert_eq!(code, 0);
     assert!(out.contains("KAFKA-8869"), "{out}");
-    let (_, out, _) = run(&["explain", "zombie"]);
+    let (_, out, _) = run(bin().args(["explain", "zombie"]));
     assert!(out.contains("KAFKA-16056"), "{out}");
 }
 
 #[test]
 fn explain_without_a_kind_lists_them_all() {
-    let (code, out, err) = run(&["explain"]);
+    let (code, out, err) = run(bin().arg("explain"));
     assert_eq!(code, 0, "{err}");
     for k in KINDS {
         assert!(
@@ -64,7 +55,7 @@ fn explain_without_a_kind_lists_them_all() {
 
 #[test]
 fn explain_an_unknown_kind_is_a_usage_error_naming_the_valid_ones() {
-    let (code, out, err) = run(&["explain", "zombi"]);
+    let (code, out, err) = run(bin().args(["explain", "zombi"]));
     assert_eq!(code, 2);
     assert!(out.is_empty(), "{out}");
     assert!(
@@ -79,14 +70,14 @@ fn explain_an_unknown_kind_is_a_usage_error_naming_the_valid_ones() {
 #[test]
 fn completion_scripts_know_the_subcommands() {
     for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
-        let (code, out, err) = run(&["completions", shell]);
+        let (code, out, err) = run(bin().args(["completions", shell]));
         assert_eq!(code, 0, "{shell}: {err}");
         for sub in SUBCOMMANDS {
             assert!(out.contains(sub), "{shell} script lacks `{sub}`");
         }
         assert!(out.contains("fail-on"), "{shell} script lacks --fail-on");
     }
-    let (code, _, err) = run(&["completions", "tcsh"]);
+    let (code, _, err) = run(bin().args(["completions", "tcsh"]));
     assert_eq!(code, 2);
     assert!(err.contains("tcsh"), "{err}");
 }
@@ -94,11 +85,9 @@ fn completion_scripts_know_the_subcommands() {
 /// The bash script must at least be valid bash (when bash is installed).
 #[test]
 fn the_bash_completion_script_parses() {
-    let (_, script, _) = run(&["completions", "bash"]);
-    let dir = std::env::temp_dir().join(format!("herder-audit-compl-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("herder-audit.bash");
-    std::fs::write(&file, &script).unwrap();
+    let (_, script, _) = run(bin().args(["completions", "bash"]));
+    let file = scratch("completions").join("herder-audit.bash");
+    write(&file, &script);
     match Command::new("bash").arg("-n").arg(&file).output() {
         Ok(o) => assert!(
             o.status.success(),
@@ -107,12 +96,11 @@ fn the_bash_completion_script_parses() {
         ),
         Err(_) => skipped("bash not found: the syntax check of the bash script is skipped"),
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn the_man_page_is_roff_with_the_expected_sections() {
-    let (code, page, err) = run(&["man"]);
+    let (code, page, err) = run(bin().arg("man"));
     assert_eq!(code, 0, "{err}");
     let first_macro = page.lines().find(|l| l.starts_with(".TH"));
     assert!(
@@ -167,16 +155,13 @@ fn the_man_page_is_roff_with_the_expected_sections() {
 /// groff, where installed, formats the page without a warning.
 #[test]
 fn groff_formats_the_man_page_cleanly() {
-    let (_, page, _) = run(&["man"]);
-    let dir = std::env::temp_dir().join(format!("herder-audit-man-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("herder-audit.1");
-    std::fs::write(&file, &page).unwrap();
+    let (_, page, _) = run(bin().arg("man"));
+    let file = scratch("man").join("herder-audit.1");
+    write(&file, &page);
     let out = Command::new("groff")
         .args(["-man", "-Tutf8", "-ww"])
         .arg(&file)
         .output();
-    let _ = std::fs::remove_dir_all(&dir);
     let Ok(out) = out else {
         skipped("groff not found: the formatting check of the man page is skipped");
         return;

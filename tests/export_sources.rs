@@ -10,12 +10,13 @@
 //! Exports that carry nothing that restores the order (CloudWatch's
 //! millisecond stamps) are tested for the "order unknown" rule.
 
-mod sources_common;
+mod support;
 
 use serde_json::{Value, json};
-use sources_common::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use support::sources::*;
+use support::*;
 
 /// One line of a worker's log, as the store holds it.
 #[derive(Clone)]
@@ -453,7 +454,7 @@ fn ext(kind: Ex) -> &'static str {
 
 #[test]
 fn shuffled_exports_of_the_corpus_audit_like_the_originals() {
-    let root = tmp("exports");
+    let root = scratch("exports");
     let mut failures = Vec::new();
     let mut compared = 0;
     for case in hand_written_cases() {
@@ -584,16 +585,15 @@ fn findings_of(
 fn split_run_differs(path: &Path) -> Option<String> {
     use std::io::Write;
     use std::process::{Command, Stdio};
-    let bin = env!("CARGO_BIN_EXE_herder-audit");
-    let map = Command::new(bin).arg("map").arg(path).output().unwrap();
+    let map = Command::new(BIN).arg("map").arg(path).output().unwrap();
     assert!(!map.stdout.is_empty(), "map wrote nothing");
     for format in ["text", "json"] {
-        let one = Command::new(bin)
+        let one = Command::new(BIN)
             .arg(path)
             .args(["--format", format])
             .output()
             .unwrap();
-        let mut reduce = Command::new(bin)
+        let mut reduce = Command::new(BIN)
             .args(["reduce", "-", "--format", format])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -614,7 +614,7 @@ fn split_run_differs(path: &Path) -> Option<String> {
 
 #[test]
 fn exports_without_an_order_report_no_finding_a_reordering_could_make() {
-    let root = tmp("unordered");
+    let root = scratch("unordered");
     let mut failures = Vec::new();
     let (mut withheld, mut kept, mut notes) = (0, 0, 0);
     for case in hand_written_cases() {
@@ -694,7 +694,7 @@ fn exports_without_an_order_report_no_finding_a_reordering_could_make() {
 fn newest_first_copies_of_the_corpus_audit_like_the_originals() {
     // `logcli query --output=raw` prints a stream's bare lines, newest
     // first: each log of the corpus reversed.
-    let root = tmp("newest-first");
+    let root = scratch("newest-first");
     let mut failures = Vec::new();
     let mut compared = 0;
     for case in hand_written_cases() {

@@ -3,10 +3,12 @@
 //! ends mid-life) and the lines after it (a log that starts mid-life); each
 //! part may only produce findings the whole trace produces.
 
-use herder_audit::audit::{self, Options, Report};
-use herder_audit::input::Input;
+mod support;
+
+use herder_audit::audit::Report;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
+use support::{audit_bytes, cases};
 
 type Key = (String, String, String);
 
@@ -22,22 +24,9 @@ fn keys(r: &Report) -> BTreeSet<Key> {
         .collect()
 }
 
-fn audit_text(name: &str, text: &str) -> Report {
-    let opts = Options {
-        jobs: Some(1),
-        ..Options::default()
-    };
-    audit::audit(&[Input::bytes(name, text.as_bytes().to_vec())], &opts)
-}
-
+/// The single-file traces of the corpus.
 fn traces() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir("corpus")
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "log"))
-        .collect();
-    v.sort();
-    v
+    cases().into_iter().filter(|p| p.is_file()).collect()
 }
 
 #[test]
@@ -47,7 +36,7 @@ fn cut_traces_invent_no_finding() {
     for p in traces() {
         let text = std::fs::read_to_string(&p).unwrap();
         let name = p.display().to_string();
-        let full = keys(&audit_text(&name, &text));
+        let full = keys(&audit_bytes(&name, text.as_str()));
         let lines: Vec<&str> = text.split_inclusive('\n').collect();
         for k in 1..lines.len() {
             for (part, which) in [
@@ -55,7 +44,7 @@ fn cut_traces_invent_no_finding() {
                 (lines[k..].concat(), "last"),
             ] {
                 cuts += 1;
-                let got = keys(&audit_text(&name, &part));
+                let got = keys(&audit_bytes(&name, part.as_str()));
                 for extra in got.difference(&full) {
                     let n = if which == "first" { k } else { lines.len() - k };
                     problems.push(format!("{name}, {which} {n} lines: {extra:?}"));

@@ -2,67 +2,11 @@
 //! panic, a message naming the input, the rest of the run unaffected, the
 //! documented exit status.
 
+mod support;
+
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_herder-audit"));
-    c.arg("--color").arg("never");
-    c
-}
-
-/// A scratch directory removed when the test ends, passed or failed (one
-/// case writes 100 MiB: left behind, runs fill the disk).
-struct Tmp(PathBuf);
-
-impl std::ops::Deref for Tmp {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl AsRef<Path> for Tmp {
-    fn as_ref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl AsRef<std::ffi::OsStr> for Tmp {
-    fn as_ref(&self) -> &std::ffi::OsStr {
-        self.0.as_os_str()
-    }
-}
-
-impl Drop for Tmp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn tmp(name: &str) -> Tmp {
-    let d = std::env::temp_dir().join(format!(
-        "herder-audit-hostile-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    Tmp(d)
-}
-
-fn run(c: &mut Command) -> (i32, String, String) {
-    let out = c.output().expect("runs");
-    let (o, e) = (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    );
-    assert!(
-        !e.contains("panicked") && !e.contains("RUST_BACKTRACE"),
-        "{e}"
-    );
-    (out.status.code().unwrap_or(-1), o, e)
-}
+use std::path::Path;
+use support::{bin_no_color, run, scratch_removed as scratch};
 
 const FAULTY: &str = "corpus/fault-kafka-17105-3.8.0.log";
 
@@ -72,7 +16,7 @@ fn faulty_findings(out: &str) -> usize {
 
 #[test]
 fn invalid_utf8_and_nul_bytes_in_and_around_lifecycle_lines() {
-    let d = tmp("bytes");
+    let d = scratch("bytes");
     let text = std::fs::read(FAULTY).unwrap();
     let mut mangled = Vec::new();
     for (i, line) in text.split_inclusive(|&b| b == b'\n').enumerate() {
@@ -87,7 +31,7 @@ fn invalid_utf8_and_nul_bytes_in_and_around_lifecycle_lines() {
     }
     let p = d.join("mangled.log");
     std::fs::write(&p, &mangled).unwrap();
-    let (code, out, err) = run(bin().arg(&p));
+    let (code, out, err) = run(bin_no_color().arg(&p));
     // The foreign starts of the odd task are findings of their own; the
     // original finding is still there.
     assert!(code == 1, "{out}{err}");
@@ -96,7 +40,7 @@ fn invalid_utf8_and_nul_bytes_in_and_around_lifecycle_lines() {
 
 #[test]
 fn a_fifty_megabyte_line_is_skipped_with_a_warning() {
-    let d = tmp("long");
+    let d = scratch("long");
     let p = d.join("long.log");
     let mut f = std::fs::File::create(&p).unwrap();
     let text = std::fs::read(FAULTY).unwrap();
@@ -113,7 +57,7 @@ fn a_fifty_megabyte_line_is_skipped_with_a_warning() {
         f.write_all(&chunk).unwrap();
     }
     drop(f);
-    let (code, out, err) = run(bin().arg(&p));
+    let (code, out, err) = run(bin_no_color().arg(&p));
     assert_eq!(code, 1, "{err}");
     assert!(faulty_findings(&out) == 1, "{out}");
     let warnings: Vec<&str> = err
@@ -136,11 +80,11 @@ fn a_fifty_megabyte_line_is_skipped_with_a_warning() {
 
 #[test]
 fn crlf_and_no_final_newline() {
-    let d = tmp("crlf");
+    let d = scratch("crlf");
     let text = std::fs::read_to_string(FAULTY).unwrap();
     let crlf = text.trim_end().replace('\n', "\r\n");
     std::fs::write(d.join("crlf.log"), crlf.as_bytes()).unwrap();
-    let (code, out, _) = run(bin().arg(d.join("crlf.log")));
+    let (code, out, _) = run(bin_no_color().arg(d.join("crlf.log")));
     assert_eq!(code, 1);
     assert_eq!(faulty_findings(&out), 1);
     assert!(out.contains("crlf.log:27"), "{out}");
@@ -148,7 +92,7 @@ fn crlf_and_no_final_newline() {
 
 #[test]
 fn odd_directories() {
-    let d = tmp("dirs");
+    let d = scratch("dirs");
     std::fs::copy(FAULTY, d.join("good.log")).unwrap();
     std::fs::write(d.join("empty.log"), b"").unwrap();
     // A symlink loop and a dangling link.
@@ -165,7 +109,7 @@ fn odd_directories() {
         std::fs::remove_file(&locked).unwrap();
         std::os::unix::fs::symlink("/proc/self/mem", &locked).unwrap();
     }
-    let (code, out, err) = run(bin().arg(&d));
+    let (code, out, err) = run(bin_no_color().arg(&d));
     assert_eq!(code, 2, "{out}{err}");
     assert_eq!(faulty_findings(&out), 1, "the good file is audited: {out}");
     let named = |p: &Path| {
@@ -181,7 +125,7 @@ fn odd_directories() {
 
 #[test]
 fn a_path_that_does_not_exist() {
-    let (code, _, err) = run(bin().arg("/no/such/dir/at/all"));
+    let (code, _, err) = run(bin_no_color().arg("/no/such/dir/at/all"));
     assert_eq!(code, 2);
     assert_eq!(
         err.trim(),

@@ -9,13 +9,12 @@
 //! the test is skipped with a message, unless
 //! `HERDER_AUDIT_REQUIRE_BROWSER=1`, which makes a missing browser a failure.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_herder-audit"))
-}
+use support::{bin, scratch};
 
 fn browser() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("HERDER_AUDIT_CHROMIUM") {
@@ -130,10 +129,7 @@ fn html_reports_render_in_headless_chromium() {
         );
         return;
     };
-    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("html-browser");
-    let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work).unwrap();
-    let work = work.canonicalize().unwrap();
+    let work = scratch("html-browser").canonicalize().unwrap();
     let hostile = hostile_trace(&work);
     let cases: Vec<(&str, PathBuf)> = vec![
         (
@@ -213,9 +209,7 @@ fn html_reports_render_in_headless_chromium() {
 /// `--output` takes any format; a file that cannot be created is named.
 #[test]
 fn output_goes_to_the_named_file() {
-    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("html-output");
-    let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work).unwrap();
+    let work = scratch("html-output");
     let trace = "corpus/fault-kafka-8676-2.3.0.log";
     let stdout = bin().args([trace, "--format", "json"]).output().unwrap();
     let file = work.join("out.json");

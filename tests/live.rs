@@ -6,18 +6,18 @@
 //! Every check is about order (a finding is read before the writer goes on
 //! past the line that proves it), never about time.
 
-#[path = "live/support.rs"]
 mod support;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use support::*;
+use support::live::*;
+use support::{BIN, corpus, lines_of, scratch};
 
 /// The single-stream faulty traces: every single-worker trace of the
 /// corpus, and a compose file interleaving two workers (cross-worker
 /// findings within one stream).
 fn faulty_traces() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("corpus"))
+    let mut v: Vec<PathBuf> = std::fs::read_dir(corpus(""))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| {
@@ -76,10 +76,7 @@ fn pipe_trace(trace: &Path, args: &[&str], chunk: usize) {
     drop(pipe);
     let (status, out, err) = audit.wait();
     assert!(err.is_empty(), "{err}");
-    let file = std::process::Command::new(bin())
-        .arg(trace)
-        .output()
-        .unwrap();
+    let file = std::process::Command::new(BIN).arg(trace).output().unwrap();
     assert_eq!(status.code(), file.status.code(), "{}", trace.display());
     // The run finds what the batch run of the file finds and ends with the
     // same summary. (Its findings come in the order they became provable,
@@ -135,7 +132,7 @@ fn jsonl_findings_arrive_while_the_pipe_is_open() {
 
 /// All `.log` traces of the corpus that are one worker's log.
 fn single_traces() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("corpus"))
+    let mut v: Vec<PathBuf> = std::fs::read_dir(corpus(""))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "log"))
@@ -163,13 +160,13 @@ fn piped_input_prints_what_the_file_prints() {
         let (status, out, err) = audit.wait();
         assert!(err.is_empty(), "{err}");
         assert_eq!(out.join("\n") + "\n", batch, "{}", trace.display());
-        let file = std::process::Command::new(bin())
+        let file = std::process::Command::new(BIN)
             .arg(&trace)
             .output()
             .unwrap();
         assert_eq!(status.code(), file.status.code(), "{}", trace.display());
         // Redirected from the file (read like a file).
-        let redirected = std::process::Command::new(bin())
+        let redirected = std::process::Command::new(BIN)
             .stdin(std::fs::File::open(&trace).unwrap())
             .output()
             .unwrap();
@@ -211,7 +208,7 @@ fn sigterm_ends_a_run_on_an_open_pipe_with_the_summary_line() {
     drop(pipe);
     assert!(err.is_empty(), "{err}");
     assert_eq!(status.code(), Some(1));
-    let batch = std::process::Command::new(bin())
+    let batch = std::process::Command::new(BIN)
         .args(["--format", "jsonl"])
         .stdin(std::fs::File::open(&trace).unwrap())
         .output()

@@ -6,11 +6,11 @@
 //! Every check is about order (a finding is read before the writer goes on
 //! past the line that proves it), never about time.
 
-#[path = "live/support.rs"]
 mod support;
 
 use std::path::Path;
-use support::*;
+use support::live::*;
+use support::{corpus, lines_of, scratch};
 
 fn found(kind: &str, source: &Path, line: u64) -> Found {
     Found {
@@ -33,11 +33,7 @@ fn a_followed_file_renamed_away_and_created_again() {
     let mut audit = Audit::start(&["-f", &log.display().to_string()], false);
     let mut script = in_chunks(&join(&lines, 30, 60), 300, |c| append(&log, c));
     script.push(Step::Pause("line 60".into()));
-    let (from, to) = (log.clone(), dir.join("connect.log.1"));
-    script.push(run(move || {
-        std::fs::rename(&from, &to).unwrap();
-        std::fs::write(&from, b"").unwrap();
-    }));
+    script.push(rotate(&log, &dir.join("connect.log.1")));
     script.extend(in_chunks(&join(&lines, 60, 62), 300, |c| append(&log, c)));
     script.push(Step::Pause("line 62".into()));
     script.extend(in_chunks(&join(&lines, 62, lines.len()), 300, |c| {
@@ -56,6 +52,61 @@ fn a_followed_file_renamed_away_and_created_again() {
     writer.resume();
     writer.join();
     interrupt(audit, 1, "findings 2 (unnecessary-stop 2)");
+}
+
+/// A followed path rotated and then taken over by another worker's log (a
+/// reused path: the new file names another group, a 3.8.0 worker of
+/// corpus/fault-kafka-17105-3.8.0.log whose group is renamed here, and
+/// starts mid-life). The stream then holds two groups: the new worker's
+/// unprefixed Worker lines (`Stopping connector sink-new`, line 27 of its
+/// log) go to it, the one herder holding sink-new, and its unnecessary stop
+/// is reported as when the file is audited alone (issue 27 §7: from
+/// 9be47cb until the herders were told apart by what they hold, such lines
+/// were read by nobody).
+#[test]
+fn a_followed_path_taken_over_by_another_workers_log() {
+    let dir = scratch("reused");
+    let log = dir.join("connect.log");
+    std::fs::copy(corpus(K8676), &log).unwrap();
+    let mut audit = Audit::start(&["-f", &log.display().to_string()], false);
+    audit.await_found(&[
+        found("unnecessary-stop", &log, 60),
+        found("unnecessary-stop", &log, 62),
+    ]);
+    let other = std::fs::read_to_string(corpus("fault-kafka-17105-3.8.0.log"))
+        .unwrap()
+        .replace("groupId=connect-cluster]", "groupId=connect-orders]");
+    let mut script = vec![rotate(&log, &dir.join("connect.log.1"))];
+    let lines: Vec<Vec<u8>> = other
+        .as_bytes()
+        .split_inclusive(|&b| b == b'\n')
+        .map(<[u8]>::to_vec)
+        .collect();
+    script.extend(in_chunks(&join(&lines, 0, lines.len()), 400, |c| {
+        append(&log, c)
+    }));
+    script.push(Step::Pause("taken over".into()));
+    let writer = Writer::start(script);
+    writer.reached("taken over");
+    // Line 27 of the new log, after the 85 lines of the old one.
+    audit.await_found(&[found("unnecessary-stop", &log, 85 + 27)]);
+    writer.resume();
+    writer.join();
+    let out = interrupt(audit, 1, "findings: 3 (unnecessary-stop 3)");
+    assert!(
+        out.iter()
+            .any(|l| l.contains("@connect-orders") && l.contains("group connect-orders")),
+        "{out:#?}"
+    );
+}
+
+/// `log` is renamed to `to` and created again, empty (a log4j rotation).
+fn rotate(log: &Path, to: &Path) -> Step {
+    let (from, to) = (log.to_path_buf(), to.to_path_buf());
+    run(move || {
+        std::fs::rename(&from, &to).unwrap();
+        std::fs::write(&from, b"").unwrap();
+    })
 }
 
 /// Ends a follow run with SIGINT: it prints its summary, which holds

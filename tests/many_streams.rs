@@ -4,12 +4,11 @@
 //! without the limit, with one thread and with more threads than cores.
 #![cfg(unix)]
 
-mod common;
+mod support;
 
-use common::{bin, run, tmp};
-use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+use support::{BIN, bin, gzip, run, scratch, write};
 
 const CLUSTERS: usize = 30;
 const WORKERS: usize = 20;
@@ -20,15 +19,13 @@ fn rotate(log: &Path) {
     let text = std::fs::read_to_string(log).unwrap();
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let (old, new) = lines.split_at(lines.len() / 2);
-    let gz = std::fs::File::create(format!("{}.1.gz", log.display())).unwrap();
-    let mut enc = flate2::write::GzEncoder::new(gz, flate2::Compression::fast());
-    enc.write_all(old.concat().as_bytes()).unwrap();
-    enc.finish().unwrap();
-    std::fs::write(log, new.concat()).unwrap();
+    let gz = PathBuf::from(format!("{}.1.gz", log.display()));
+    write(&gz, gzip(old.concat().as_bytes()));
+    write(log, new.concat());
 }
 
-fn archive() -> std::path::PathBuf {
-    let dir = tmp("many-streams");
+fn archive() -> PathBuf {
+    let dir = scratch("many-streams");
     for c in 1..=CLUSTERS {
         let out = dir.join(format!("c{c:02}"));
         let (code, _, err) = run(bin().args([
@@ -64,14 +61,13 @@ fn audit_limited(
     format: &str,
     dir: &Path,
 ) -> (i32, String, String) {
-    let bin = env!("CARGO_BIN_EXE_herder-audit");
     let args = ["-j", jobs, "--format", format, dir.to_str().unwrap()];
     match limit {
-        None => run(Command::new(bin).args(args)),
+        None => run(bin().args(args)),
         Some(n) => run(Command::new("sh")
             .arg("-c")
             .arg(format!("ulimit -n {n} && exec \"$0\" \"$@\""))
-            .arg(bin)
+            .arg(BIN)
             .args(args)),
     }
 }

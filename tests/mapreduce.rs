@@ -13,13 +13,13 @@
 //! four clusters (several groups, two sharing `connect-cluster`) with
 //! rotated, gzipped segments. Splits are drawn from fixed seeds.
 
-mod common;
+mod support;
 
-use common::{bin, run};
 use proptest::prelude::RngExt;
 use proptest::test_runner::{RngAlgorithm, TestRng};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use support::{bin, cases, run, scratch};
 
 const FORMATS: [&str; 3] = ["text", "json", "jsonl"];
 
@@ -34,16 +34,6 @@ fn shuffle<T>(v: &mut [T], rng: &mut TestRng) {
         let j = rng.random_range(0..=i);
         v.swap(i, j);
     }
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "herder-audit-mapreduce-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 /// One stream of a plan: its name and its segments' names.
@@ -267,14 +257,8 @@ fn check_partials(input: &str, seed: u64, want: &[(i32, String)], work: &Path) {
 /// single-stream trace is one part).
 #[test]
 fn every_corpus_trace_and_directory() {
-    let work = tmp("traces");
-    let mut inputs: Vec<String> = std::fs::read_dir("corpus")
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir() || p.extension().is_some_and(|x| x == "log"))
-        .map(|p| p.display().to_string())
-        .collect();
-    inputs.sort();
+    let work = scratch("traces");
+    let inputs: Vec<String> = cases().iter().map(|p| p.display().to_string()).collect();
     assert!(inputs.len() >= 30, "{inputs:?}");
     for (n, input) in inputs.iter().enumerate() {
         let want = one_machine(input);
@@ -291,7 +275,7 @@ fn every_corpus_trace_and_directory() {
 /// files included, as `herder-audit corpus` reads them).
 #[test]
 fn whole_corpus_split() {
-    let work = tmp("corpus");
+    let work = scratch("corpus");
     let want = one_machine("corpus");
     for seed in 0..4 {
         check_split("corpus", seed, seed % 2 == 1, &want, &work);
@@ -305,7 +289,7 @@ fn whole_corpus_split() {
 /// rotated by size with the rotated segments gzipped, one fault in a twin.
 #[test]
 fn simulated_archive_split() {
-    let work = tmp("archive");
+    let work = scratch("archive");
     let archive = work.join("archive");
     let (code, _, err) = run(bin()
         .args([

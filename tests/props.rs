@@ -2,17 +2,11 @@
 //! whatever it reports quotes lines that are really in the input, at the
 //! line numbers it gives.
 
-use herder_audit::audit::{self, Options, Report};
-use herder_audit::input::Input;
-use proptest::prelude::*;
+mod support;
 
-fn audit_bytes(data: &[u8]) -> Report {
-    let opts = Options {
-        jobs: Some(1),
-        ..Options::default()
-    };
-    audit::audit(&[Input::bytes("prop.log", data.to_vec())], &opts)
-}
+use herder_audit::audit::Report;
+use proptest::prelude::*;
+use support::audit_bytes;
 
 /// Every quoted line is the input's line at that number.
 fn quotes_are_real(data: &[u8], r: &Report) -> Result<(), TestCaseError> {
@@ -144,7 +138,7 @@ proptest! {
 
     #[test]
     fn arbitrary_bytes_never_fail(data in proptest::collection::vec(any::<u8>(), 0..4096)) {
-        let r = audit_bytes(&data);
+        let r = audit_bytes("prop.log", data.as_slice());
         // Bytes that start like gzip are read as gzip: a corrupt stream is
         // an input error, not a failure.
         prop_assert!(r.errors.is_empty() || data.starts_with(&[0x1f, 0x8b]), "{:?}", r.errors);
@@ -154,7 +148,7 @@ proptest! {
     #[test]
     fn arbitrary_line_sequences_quote_real_lines(lines in proptest::collection::vec(line(), 0..80)) {
         let data = lines.join("\n");
-        let r = audit_bytes(data.as_bytes());
+        let r = audit_bytes("prop.log", data.as_bytes());
         prop_assert!(r.errors.is_empty(), "{:?}", r.errors);
         quotes_are_real(data.as_bytes(), &r)?;
     }
@@ -173,7 +167,7 @@ proptest! {
                 data.push(b'\n');
             }
         }
-        let r = audit_bytes(&data);
+        let r = audit_bytes("prop.log", data.as_slice());
         // Bytes that start like gzip are read as gzip: a corrupt stream is
         // an input error, not a failure.
         prop_assert!(r.errors.is_empty() || data.starts_with(&[0x1f, 0x8b]), "{:?}", r.errors);

@@ -9,10 +9,11 @@
 //! record in the copy), the same counts in every worker's summary, the
 //! same notes, plus one saying how the copy was read.
 
-mod sources_common;
+mod support;
 
-use sources_common::*;
 use std::path::Path;
+use support::sources::*;
+use support::*;
 
 const PART: usize = 48;
 
@@ -182,7 +183,7 @@ fn docker_name(id: &str, n: u32, gz: bool) -> String {
 }
 
 fn run(rt: Rt, tag: &str, note: &str) {
-    let root = tmp(tag);
+    let root = scratch(tag);
     let mut failures = Vec::new();
     let mut compared = 0;
     for case in hand_written_cases() {
@@ -225,7 +226,7 @@ fn a_split_assignment_keeps_its_findings() {
     // The case: the assignment line split by the runtime; the
     // copy finds the original's findings.
     let case = Path::new("corpus/fault-kafka-10763-2.7.0.log");
-    let root = tmp("split-assignment");
+    let root = scratch("split-assignment");
     let orig = root.join("orig").join("t.log");
     copy_plain(case, &orig);
     let original = audit_path(&orig);

@@ -6,23 +6,17 @@
 //! `connect-cluster` on different Kafka clusters (their connectors have the
 //! same names, so any comparison of the two would report duplicates).
 
+mod support;
+
 use herder_audit::audit::{self, Options, Report};
 use herder_audit::input;
 use herder_audit::sim::{self, Archive, ArchiveTruth, FaultKind, Layout, Params, Proto, Version};
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use support::scratch;
 
 /// A finding as compared: (file relative to the archive, line, kind, resource).
 type Key = (String, u64, String, String);
-
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "herder-audit-sim-archive-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
 
 fn audit_dir(dir: &Path) -> Report {
     let (inputs, errors) = input::expand(&[dir.to_path_buf()]);
@@ -89,7 +83,7 @@ fn archive(version: Version, proto: Proto, fault: FaultKind, in_cluster: usize) 
 
 /// Writes and audits `a`; checks the archive's shape and the findings.
 fn check(name: &str, a: &Archive) {
-    let dir = tmp(name);
+    let dir = scratch(name);
     let t = sim::write_archive(a, &dir).unwrap();
     // Shape: four clusters, three group ids, twins on two Kafka clusters.
     assert_eq!(t.clusters.len(), 4);

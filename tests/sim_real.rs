@@ -13,15 +13,15 @@
 //! lines) is judged against the nearest release of its line that shows them
 //! (4.0.0 for 4.4.0).
 
-mod sim_common;
+mod support;
 use flate2::read::GzDecoder;
 use herder_audit::event::{Event, LoggerKind, parse_message};
 use herder_audit::layout::{Envelope, Level, envelope};
 use herder_audit::sim::{self, Params, Proto, Version};
-use sim_common::Buf;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use support::SharedBuf as Buf;
 
 /// One line as compared: level, logger (simple class name), template.
 type Shape = (String, String, String);
@@ -342,15 +342,39 @@ fn sim_shapes(v: Version) -> Shapes {
 /// captures show from another path: accepted by name, each with where the
 /// release's code prints it.
 const OTHER_PATHS: &[(&str, &str, &str)] = &[
-    // DistributedHerder.doRestartConnectorAndTasks' catch blocks (3.0+);
-    // the captures' restarts fail in the task threads, and the herder
-    // logs `restart successful` for them.
+    // DistributedHerder.doRestartConnectorAndTasks (3.0+): a task whose
+    // start fails; the captures' restarts fail in the task threads, after
+    // the herder logged `restart successful` for them.
+    ("ERROR", "DistributedHerder", "Task '<n>-#' restart failed"),
+    // The same plan's connector start callback: called by
+    // Worker.startConnector's catch inside the connector's LoggingContext
+    // when the connector cannot be created (3.0.2 to 3.9.0 source, 4.4.0
+    // bytecode); no capture's restarted connector failed to start.
     (
         "ERROR",
         "DistributedHerder",
-        "Connector '<n>' restart failed",
+        "{mdc Mdc { connector: \"<n>\", scope: Worker }} Connector '<n>' restart failed",
     ),
-    ("ERROR", "DistributedHerder", "Task '<n>-#' restart failed"),
+    // The same callback on success for a connector whose target state is
+    // PAUSED or STOPPED: WorkerConnector's thread calls it, in the
+    // connector's LoggingContext, as it takes that state (a STARTED one's is
+    // the herder thread's, no MDC, as captured); no capture restarted a
+    // paused or stopped connector.
+    (
+        "INFO",
+        "DistributedHerder",
+        "{mdc Mdc { connector: \"<n>\", scope: Worker }} Connector '<n>' restart successful",
+    ),
+    // DistributedHerder's task-starting callable's catch (2.0 to 4.4.0
+    // bytecode): herder.startTask threw before the Worker built the task
+    // (the connector class not on this worker's plugin path: `not a
+    // recognizable type`; or Worker.startTask's `Task already exists in this
+    // worker`); the captures' failed task starts fail inside the Worker.
+    (
+        "ERROR",
+        "DistributedHerder",
+        "Couldn't instantiate task <n>-# because it has an invalid task configuration. This task will not execute until reconfigured.",
+    ),
     // Worker.startConnector's catch and the herder's start callback run in
     // the connector's LoggingContext; the captures' only such line is the
     // herder thread's on halt (`Worker is shutting down`, no MDC).

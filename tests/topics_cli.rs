@@ -3,13 +3,12 @@
 //! in text and JSON, bad records are named and skipped, and flags are
 //! checked.
 
-use std::io::Read;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+mod support;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_herder-audit"))
-}
+use std::io::Read;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+use support::{bin, scratch};
 
 const REAL: &str = "tests/topics/2.4.1-kafka-8869";
 
@@ -110,8 +109,7 @@ fn json_findings_name_their_records() {
 
 #[test]
 fn bad_records_are_named_and_the_rest_audited() {
-    let dir = std::env::temp_dir().join(format!("herder-audit-topics-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("bad-records");
     let status = std::fs::read_to_string(format!(
         "{REAL}/connect-2-4-1-kafka-8869-status.console.txt"
     ))

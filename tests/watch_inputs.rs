@@ -6,12 +6,13 @@
 
 #![cfg(unix)]
 
-mod watch_common;
+mod support;
 
 use std::ffi::OsStr;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use watch_common::{Watcher, finding_keys, scratch, simulate};
+use support::scratch;
+use support::watch::{Watcher, finding_keys, simulate};
 
 /// A log's lines in the CRI format the kubelet writes.
 fn cri(text: &[u8]) -> Vec<u8> {
@@ -204,7 +205,7 @@ fn a_node_directory_through_rotation_truncation_restarts_bursts_and_deletion() {
 fn standard_input_in_findings_out() {
     use std::io::Read;
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/fault-kafka-8676-2.3.0.log");
-    let mut child = std::process::Command::new(watch_common::bin())
+    let mut child = std::process::Command::new(support::BIN)
         .args(["watch", "--listen", "127.0.0.1:0"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())

@@ -5,13 +5,14 @@
 
 #![cfg(unix)]
 
-mod watch_common;
+mod support;
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use watch_common::{Rng, bin, finding_keys, scratch, simulate, wait_for_lines};
+use support::watch::{Rng, finding_keys, simulate, wait_for_lines};
+use support::{BIN, scratch};
 
 /// The logs of five simulated clusters (three workers each, one fault
 /// each, single-worker and cross-worker kinds), as (relative path, bytes).
@@ -67,7 +68,7 @@ fn append(live: &Path, logs: &[(PathBuf, Vec<u8>)], written: &mut [usize], n: us
 }
 
 fn spawn(live: &Path, state: &Path, out: &Path) -> std::process::Child {
-    std::process::Command::new(bin())
+    std::process::Command::new(BIN)
         .arg("watch")
         .arg(live)
         .args(["--listen", "127.0.0.1:0", "--state-interval", "0.02"])
@@ -122,7 +123,7 @@ fn kill_9_at_many_points_emits_every_finding_exactly_once() {
     }
     append(&live, &logs, &mut written, usize::MAX);
     // The audit of the whole logs.
-    let batch = std::process::Command::new(bin())
+    let batch = std::process::Command::new(BIN)
         .arg(&live)
         .args(["--format", "jsonl", "-j", "1"])
         .output()

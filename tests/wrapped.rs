@@ -6,17 +6,14 @@
 //! text), the same counts in every worker's summary, the same notes plus
 //! one saying the copy was rejoined.
 
-use flate2::Compression;
-use flate2::read::MultiGzDecoder;
-use flate2::write::GzEncoder;
+mod support;
+
 use herder_audit::audit::Report;
 use herder_audit::input;
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-
-mod sources_common;
-use sources_common::{audit_path, cases, summary_line, tmp};
+use support::sources::summary_line;
+use support::{audit_path, cases, gunzip, gzip, logs, scratch, write};
 
 const WIDTHS: [usize; 4] = [80, 120, 194, 250];
 
@@ -56,43 +53,14 @@ fn wrap(text: &[u8], width: usize) -> (Vec<u8>, Vec<u64>) {
 /// line maps of the wrapped files by path relative to `dst`.
 fn copy_case(src: &Path, dst: &Path, width: usize) -> BTreeMap<PathBuf, Vec<u64>> {
     let mut maps = BTreeMap::new();
-    let mut stack = vec![(src.to_path_buf(), dst.to_path_buf())];
-    while let Some((s, d)) = stack.pop() {
-        if s.is_dir() {
-            std::fs::create_dir_all(&d).expect("mkdir");
-            for e in std::fs::read_dir(&s).expect("readable dir") {
-                let p = e.expect("entry").path();
-                stack.push((p.clone(), d.join(p.file_name().expect("name"))));
-            }
-            continue;
-        }
-        let name = s.file_name().unwrap().to_string_lossy().to_string();
-        if name == "expect" || name.ends_with(".expect") {
-            continue;
-        }
-        let raw = std::fs::read(&s).expect("readable trace");
-        let gz = raw.starts_with(&[0x1f, 0x8b]);
-        let text = if gz {
-            let mut v = Vec::new();
-            MultiGzDecoder::new(&raw[..])
-                .read_to_end(&mut v)
-                .expect("gzip");
-            v
+    for l in logs(src) {
+        let d = if l.rel.as_os_str().is_empty() {
+            dst.to_path_buf()
         } else {
-            raw
+            dst.join(&l.rel)
         };
-        let (wrapped, map) = wrap(&text, width);
-        let bytes = if gz {
-            let mut e = GzEncoder::new(Vec::new(), Compression::fast());
-            e.write_all(&wrapped).expect("gzip");
-            e.finish().expect("gzip")
-        } else {
-            wrapped
-        };
-        if let Some(parent) = d.parent() {
-            std::fs::create_dir_all(parent).expect("mkdir");
-        }
-        std::fs::write(&d, bytes).expect("write copy");
+        let (wrapped, map) = wrap(&l.text, width);
+        write(&d, if l.gz { gzip(&wrapped) } else { wrapped });
         maps.insert(d, map);
     }
     maps
@@ -163,7 +131,7 @@ fn comparable(
 
 #[test]
 fn wrapped_copies_of_the_corpus_audit_like_the_originals() {
-    let root = tmp("corpus");
+    let root = scratch("corpus");
     let mut failures = Vec::new();
     let mut compared = 0;
     // The real-cluster captures (corpus/real-kafka) are among the cases:
@@ -266,14 +234,11 @@ fn the_corpus_itself_is_not_wrapped() {
     assert!(files.len() > 30);
     for f in files {
         let raw = std::fs::read(&f).expect("readable");
-        let mut text = Vec::new();
-        if raw.starts_with(&[0x1f, 0x8b]) {
-            MultiGzDecoder::new(&raw[..])
-                .read_to_end(&mut text)
-                .expect("gzip");
+        let text = if raw.starts_with(&[0x1f, 0x8b]) {
+            gunzip(&raw)
         } else {
-            text = raw;
-        }
+            raw
+        };
         assert_eq!(
             input::sources::terminal::detect(&text),
             None,

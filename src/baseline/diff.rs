@@ -2,35 +2,11 @@
 //! disappeared between two runs (by fingerprint), and how the per-kind
 //! finding counts and the start and stop justification counts changed.
 
-use super::load::{LoadedFinding, LoadedReport, read_report};
-use crate::check::ColorWhen;
+use super::load::{LoadedFinding, LoadedReport};
 use anstyle::{AnsiColor, Style};
-use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{self, Write};
-use std::path::PathBuf;
-
-/// `herder-audit diff` flags.
-#[derive(Args, Debug, Clone)]
-pub struct DiffArgs {
-    /// The earlier run's JSON report (`--format json` or `jsonl`).
-    pub old: PathBuf,
-    /// The later run's JSON report.
-    pub new: PathBuf,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
-    pub format: DiffFormat,
-    /// When to colour text output (NO_COLOR is honoured in `auto`).
-    #[arg(long, value_enum, default_value_t = ColorWhen::Auto)]
-    pub color: ColorWhen,
-}
-
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DiffFormat {
-    Text,
-    Json,
-}
 
 /// Old and new value of a count.
 pub type Change = (u64, u64);
@@ -260,41 +236,4 @@ pub fn document(d: &Diff) -> Value {
         "stops": changes_json(&d.stops),
         "starts": changes_json(&d.starts),
     })
-}
-
-/// Runs `herder-audit diff`: 0 when no finding appeared, 1 when some did,
-/// 2 when a report cannot be read.
-pub fn run_cli(args: &DiffArgs) -> i32 {
-    let load = |p: &PathBuf| {
-        read_report(p).map_err(|e| {
-            eprintln!("herder-audit diff: {e}");
-        })
-    };
-    let (Ok(old), Ok(new)) = (load(&args.old), load(&args.new)) else {
-        return crate::exit::EXIT_ERROR;
-    };
-    let d = diff(&old, &new);
-    let written = (|| -> io::Result<()> {
-        let stdout = io::stdout();
-        let mut out = io::BufWriter::new(anstream::AutoStream::new(
-            stdout.lock(),
-            args.color.choice(),
-        ));
-        match args.format {
-            DiffFormat::Text => write_text(&d, &mut out)?,
-            DiffFormat::Json => {
-                serde_json::to_writer_pretty(&mut out, &document(&d))?;
-                writeln!(out)?;
-            }
-        }
-        out.flush()
-    })();
-    if let Some(code) = crate::exit::output_failed("herder-audit diff", written) {
-        return code;
-    }
-    if d.appeared.is_empty() {
-        crate::exit::EXIT_OK
-    } else {
-        crate::exit::EXIT_FINDINGS
-    }
 }

@@ -19,23 +19,20 @@ pub mod load;
 
 use crate::audit::{Names, Report, Sink};
 use crate::finding::{Finding, Fingerprint, Kind};
-use clap::Args;
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-/// The audit's `--baseline` / `--write-baseline` flags.
-#[derive(Args, Debug, Clone, Default)]
-pub struct BaselineArgs {
-    /// A JSON report of an earlier run (`--format json` or `--write-baseline`):
-    /// findings already in it are counted but not reported and do not
-    /// affect the exit status.
-    #[arg(long, value_name = "FILE")]
-    pub baseline: Option<PathBuf>,
-    /// Also write this run's JSON report, every finding included, to FILE
-    /// (a baseline for later runs; it may be the `--baseline` file).
-    #[arg(long, value_name = "FILE")]
-    pub write_baseline: Option<PathBuf>,
+/// The files of a baseline run (the audit's `--baseline` and
+/// `--write-baseline`).
+#[derive(Debug, Clone, Default)]
+pub struct BaselineFiles {
+    /// A JSON report of an earlier run: findings already in it are counted
+    /// but not reported and do not affect the exit status.
+    pub read: Option<PathBuf>,
+    /// Where this run's JSON report, every finding included, is also
+    /// written (a baseline for later runs; it may be the `read` file).
+    pub write: Option<PathBuf>,
 }
 
 /// The fingerprints of a baseline, with how often each occurs.
@@ -160,8 +157,8 @@ impl Sink for Filtered<'_> {
 impl<'a> Filtered<'a> {
     /// Reads the `--baseline` file (before anything is written, so that
     /// `--write-baseline` may name the same file). The error names it.
-    pub fn new(args: &BaselineArgs, inner: &'a mut dyn Sink) -> Result<Filtered<'a>, String> {
-        let baseline = match args.baseline.as_deref().map(Baseline::load) {
+    pub fn new(files: &BaselineFiles, inner: &'a mut dyn Sink) -> Result<Filtered<'a>, String> {
+        let baseline = match files.read.as_deref().map(Baseline::load) {
             None => None,
             Some(Ok(b)) => Some(b),
             Some(Err(e)) => return Err(format!("baseline {e}")),
@@ -179,7 +176,7 @@ impl<'a> Filtered<'a> {
             baseline,
             known,
             known_by_worker: BTreeMap::new(),
-            all: args.write_baseline.is_some().then(Vec::new),
+            all: files.write.is_some().then(Vec::new),
         })
     }
 
@@ -191,11 +188,11 @@ impl<'a> Filtered<'a> {
     /// the file that could not be written.
     pub fn finish(
         self,
-        args: &BaselineArgs,
+        files: &BaselineFiles,
         report: &mut Report,
         write: impl FnOnce(&Report, &mut dyn Write) -> io::Result<()>,
     ) -> Result<Option<Known>, String> {
-        if let (Some(path), Some(all)) = (&args.write_baseline, self.all) {
+        if let (Some(path), Some(all)) = (&files.write, self.all) {
             let kept = std::mem::replace(&mut report.findings, all);
             let written = std::fs::File::create(path).and_then(|f| {
                 let mut w = io::BufWriter::new(f);

@@ -18,62 +18,12 @@ pub mod text;
 
 use crate::audit::{self, Options, Report};
 use bless::BlessChange;
-use clap::{Args, ValueEnum};
 use discover::Trace;
 use expect::Entry;
 use matching::Found;
 use rayon::prelude::*;
-use std::io::{self, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
-
-/// `herder-audit check` flags.
-#[derive(Args, Debug, Clone)]
-pub struct CheckArgs {
-    /// Traces, or directories to search for them: a log with `NAME.expect`
-    /// beside it, or a directory with an `expect` file in it.
-    #[arg(required = true)]
-    pub paths: Vec<PathBuf>,
-    /// Write (or rewrite) each trace's expectation file from what the audit
-    /// finds, keeping the comments of findings that stay.
-    #[arg(long)]
-    pub bless: bool,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
-    pub format: CheckFormat,
-    /// When to colour text output (NO_COLOR is honoured in `auto`).
-    #[arg(long, value_enum, default_value_t = ColorWhen::Auto)]
-    pub color: ColorWhen,
-    /// Threads (default: one per core); traces are checked in parallel.
-    #[arg(short = 'j', long)]
-    pub jobs: Option<usize>,
-}
-
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CheckFormat {
-    Text,
-    Json,
-    /// JUnit XML: one test case per trace.
-    Junit,
-}
-
-/// When to colour text output.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ColorWhen {
-    Auto,
-    Always,
-    Never,
-}
-
-impl ColorWhen {
-    pub fn choice(self) -> anstream::ColorChoice {
-        match self {
-            ColorWhen::Auto => anstream::ColorChoice::Auto,
-            ColorWhen::Always => anstream::ColorChoice::Always,
-            ColorWhen::Never => anstream::ColorChoice::Never,
-        }
-    }
-}
 
 /// How to check.
 #[derive(Debug, Clone, Copy, Default)]
@@ -224,34 +174,45 @@ pub fn check_trace(trace: &Trace, opts: CheckOptions) -> Outcome {
 
 fn check_inner(trace: &Trace, opts: CheckOptions) -> Outcome {
     let out = Outcome::new(trace);
-    let exists = trace.has_expectation();
-    let old = if exists {
-        let text = match std::fs::read_to_string(&trace.expect) {
-            Ok(t) => t,
-            Err(e) => {
-                return out.error(format!(
-                    "{}: {}",
-                    trace.expect.display(),
-                    crate::input::describe(&e)
-                ));
-            }
-        };
-        match expect::parse(&text, trace.default_file.as_deref()) {
-            Ok(f) => Some(f),
-            Err(e) => {
-                return out.error(format!(
-                    "{}:{}: {}",
-                    trace.expect.display(),
-                    e.line,
-                    e.message
-                ));
-            }
-        }
-    } else {
-        None
+    let old = match read_expectation(trace) {
+        Ok(old) => old,
+        Err(e) => return out.error(e),
     };
+    let report = match audit_trace(trace, opts) {
+        Ok(r) => r,
+        Err(e) => return out.error(e),
+    };
+    let found = matching::found(&report, trace);
+    let out = Outcome {
+        report: Some(report),
+        found: found.len(),
+        ..out
+    };
+    match old {
+        _ if opts.bless => bless_trace(out, old.as_ref(), &found),
+        None => new_trace(out, found),
+        Some(old) => compare(out, &old, &found),
+    }
+}
+
+/// The trace's expectation file, `None` when it has none yet; the error
+/// names the file (and the line that cannot be read).
+fn read_expectation(trace: &Trace) -> Result<Option<expect::ExpectFile>, String> {
+    if !trace.has_expectation() {
+        return Ok(None);
+    }
+    let text = std::fs::read_to_string(&trace.expect)
+        .map_err(|e| format!("{}: {}", trace.expect.display(), crate::input::describe(&e)))?;
+    expect::parse(&text, trace.default_file.as_deref())
+        .map(Some)
+        .map_err(|e| format!("{}:{}: {}", trace.expect.display(), e.line, e.message))
+}
+
+/// The audit of the trace's logs; the error names every input that could
+/// not be read.
+fn audit_trace(trace: &Trace, opts: CheckOptions) -> Result<Report, String> {
     if trace.files.is_empty() {
-        return out.error(format!("{}: no log file in this trace", trace.name));
+        return Err(format!("{}: no log file in this trace", trace.name));
     }
     let inputs: Vec<crate::input::Input> = trace
         .files
@@ -276,50 +237,52 @@ fn check_inner(trace: &Trace, opts: CheckOptions) -> Outcome {
             .iter()
             .map(|e| format!("{}: {}", e.input, e.message))
             .collect();
-        return out.error(msgs.join("; "));
+        return Err(msgs.join("; "));
     }
-    let found = matching::found(&report, trace);
-    let mut out = Outcome {
-        report: Some(report),
-        found: found.len(),
-        ..out
-    };
-    if opts.bless {
-        let (file, change) = bless::bless(old.as_ref(), &found, trace);
-        if !change.is_empty() || !exists {
-            if let Err(e) = std::fs::write(&trace.expect, file.render()) {
-                return out.error(format!(
-                    "{}: {}",
-                    trace.expect.display(),
-                    crate::input::describe(&e)
-                ));
-            }
-            out.status = Status::Blessed;
+    Ok(report)
+}
+
+/// `--bless`: the expectation file written from what was found (when it
+/// changes or is new).
+fn bless_trace(mut out: Outcome, old: Option<&expect::ExpectFile>, found: &[Found]) -> Outcome {
+    let trace = &out.trace;
+    let (file, change) = bless::bless(old, found, trace);
+    if !change.is_empty() || old.is_none() {
+        if let Err(e) = std::fs::write(&trace.expect, file.render()) {
+            let message = format!("{}: {}", trace.expect.display(), crate::input::describe(&e));
+            return out.error(message);
         }
-        out.expected = file.items.len();
-        out.bless = Some(change);
-        return out;
+        out.status = Status::Blessed;
     }
-    let Some(old) = old else {
-        out.status = Status::New;
-        out.unexpected = found
-            .into_iter()
-            .map(|f| Unexpected {
-                entry: f.entry(trace),
-                found: f,
-            })
-            .collect();
-        return out;
-    };
+    out.expected = file.items.len();
+    out.bless = Some(change);
+    out
+}
+
+/// No expectation file: every finding is unexpected.
+fn new_trace(mut out: Outcome, found: Vec<Found>) -> Outcome {
+    out.status = Status::New;
+    out.unexpected = found
+        .into_iter()
+        .map(|f| Unexpected {
+            entry: f.entry(&out.trace),
+            found: f,
+        })
+        .collect();
+    out
+}
+
+/// The findings against the expectations, one for one.
+fn compare(mut out: Outcome, old: &expect::ExpectFile, found: &[Found]) -> Outcome {
     let entries: Vec<&Entry> = old.entries().collect();
     out.expected = entries.len();
-    let cmp = matching::compare(&entries, &found);
+    let cmp = matching::compare(&entries, found);
     out.missing = cmp.missing.iter().map(|&i| entries[i].clone()).collect();
     out.unexpected = cmp
         .unexpected
         .iter()
         .map(|&j| Unexpected {
-            entry: found[j].entry(trace),
+            entry: found[j].entry(&out.trace),
             found: found[j].clone(),
         })
         .collect();
@@ -382,42 +345,6 @@ pub fn exit_status(outcomes: &[Outcome], discovery_errors: usize) -> i32 {
     } else {
         crate::exit::EXIT_OK
     }
-}
-
-/// Runs `herder-audit check`; returns the exit status.
-pub fn run_cli(args: &CheckArgs) -> i32 {
-    let opts = CheckOptions {
-        bless: args.bless,
-        ..CheckOptions::default()
-    };
-    let (outcomes, errors) = check_paths(&args.paths, opts, args.jobs);
-    for (path, message) in &errors {
-        eprintln!("herder-audit check: {path}: {message}");
-    }
-    if outcomes.is_empty() && errors.is_empty() {
-        let paths: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
-        eprintln!(
-            "herder-audit check: no trace found under {} (a trace is a .log file, or a directory with an `expect` file)",
-            paths.join(", ")
-        );
-    }
-    let written = (|| -> io::Result<()> {
-        let stdout = io::stdout();
-        let mut out = io::BufWriter::new(anstream::AutoStream::new(
-            stdout.lock(),
-            args.color.choice(),
-        ));
-        match args.format {
-            CheckFormat::Text => text::write(&outcomes, &mut out)?,
-            CheckFormat::Json => json::write(&outcomes, &errors, &mut out)?,
-            CheckFormat::Junit => junit::write(&outcomes, &errors, &mut out)?,
-        }
-        out.flush()
-    })();
-    if let Some(code) = crate::exit::output_failed("herder-audit check", written) {
-        return code;
-    }
-    exit_status(&outcomes, errors.len())
 }
 
 /// A diagnostic as plain text (no colour), for JSON and JUnit.

@@ -1,49 +1,25 @@
-//! The output path of every audit command: the printer (streaming for
-//! text and JSON lines, whole-run for JSON and HTML), the baseline in
-//! front of it, the summary at the end, the exit status.
+//! The printing of every audit command (`herder-audit`, `replay`,
+//! `reduce`): the printer (streaming for text and JSON lines, whole-run for
+//! JSON and HTML), the baseline in front of it, the summary at the end, the
+//! exit status; written through [`super::output`].
 
-use super::{ColorWhen, FailOn, Format, OutputArgs};
+use super::flags::{FailOn, Format, OutputArgs};
+use super::output::{self, Dest};
 use crate::audit::{Collect, Report, Sink};
 use crate::baseline::{Filtered, Known};
-use crate::exit::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, output_failed};
-use crate::finding::Severity;
-use crate::input;
+use crate::exit::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
 use crate::report::sinks::{JsonlSink, TextSink};
 use crate::report::{html, json, text};
 use serde_json::{Value, json};
 use std::io::{self, Write};
 
-/// Where the output goes: standard output (coloured on a terminal as
-/// asked) or a file.
-fn output(args: &OutputArgs) -> io::Result<Box<dyn Write + Send>> {
-    let choice = match args.color {
-        ColorWhen::Auto => anstream::ColorChoice::Auto,
-        ColorWhen::Always => anstream::ColorChoice::Always,
-        ColorWhen::Never => anstream::ColorChoice::Never,
-    };
-    // JSON escapes every control character: nothing to strip.
+/// Where the output goes: standard output or a file, coloured as asked
+/// (JSON is written as it is).
+fn dest(args: &OutputArgs) -> Dest<'_> {
     let plain = matches!(args.format, Format::Json | Format::Jsonl);
-    match &args.output {
-        Some(p) => {
-            let file = std::fs::File::create(p).map_err(|e| {
-                io::Error::other(format!(
-                    "cannot create {}: {}",
-                    p.display(),
-                    input::describe(&e)
-                ))
-            })?;
-            if plain {
-                return Ok(Box::new(io::BufWriter::new(file)));
-            }
-            Ok(Box::new(io::BufWriter::new(anstream::AutoStream::new(
-                file, choice,
-            ))))
-        }
-        None if plain => Ok(Box::new(io::BufWriter::new(io::stdout()))),
-        None => Ok(Box::new(io::BufWriter::new(anstream::AutoStream::new(
-            io::stdout(),
-            choice,
-        )))),
+    Dest {
+        file: args.output.as_deref(),
+        color: (!plain).then(|| args.color.choice()),
     }
 }
 
@@ -54,12 +30,9 @@ pub(super) fn run(
     replay: bool,
     audit: impl FnOnce(&mut dyn Sink) -> io::Result<Report>,
 ) -> i32 {
-    let out = match output(args) {
+    let out = match output::open_or_say("herder-audit", dest(args)) {
         Ok(o) => o,
-        Err(e) => {
-            eprintln!("herder-audit: {e}");
-            return EXIT_ERROR;
-        }
+        Err(code) => return code,
     };
     let started = std::time::Instant::now();
     let streaming = !replay && matches!(args.format, Format::Text | Format::Jsonl);
@@ -68,7 +41,8 @@ pub(super) fn run(
         (true, _) => Box::new(TextSink::new(out)),
         (false, _) => Box::new(Collected(Collect::default(), out)),
     };
-    let mut filtered = match Filtered::new(&args.baseline, printer.as_sink()) {
+    let files = args.baseline.files();
+    let mut filtered = match Filtered::new(&files, printer.as_sink()) {
         Ok(f) => f,
         Err(e) => {
             eprintln!("herder-audit: {e}");
@@ -81,9 +55,9 @@ pub(super) fn run(
     let ended = filtered.batch_end();
     let mut report = match audited.and_then(|r| ended.map(|()| r)) {
         Ok(r) => r,
-        Err(e) => return output_failed("herder-audit", Err(e)).unwrap_or(EXIT_ERROR),
+        Err(e) => return output::failed("herder-audit", Err(e)).unwrap_or(EXIT_ERROR),
     };
-    let known = match filtered.finish(&args.baseline, &mut report, |r, w| json::write_json(r, w)) {
+    let known = match filtered.finish(&files, &mut report, |r, w| json::write_json(r, w)) {
         Ok(k) => k,
         Err(e) => {
             eprintln!("herder-audit: {e}");
@@ -97,7 +71,7 @@ pub(super) fn run(
     }
     let written =
         finish_output(&report, args, replay, known.as_ref(), &mut *out).and_then(|()| out.flush());
-    if let Some(code) = output_failed("herder-audit", written) {
+    if let Some(code) = output::failed("herder-audit", written) {
         return code;
     }
     exit_status(&report, args.fail_on)
@@ -142,12 +116,7 @@ fn exit_status(report: &Report, fail_on: FailOn) -> i32 {
     if !report.errors.is_empty() {
         return EXIT_ERROR;
     }
-    let threshold = match fail_on {
-        FailOn::Error => Some(Severity::Error),
-        FailOn::Warning => Some(Severity::Warning),
-        FailOn::Never => None,
-    };
-    match threshold {
+    match fail_on.threshold() {
         Some(s) if report.count_at_least(s) > 0 => EXIT_FINDINGS,
         _ => EXIT_OK,
     }

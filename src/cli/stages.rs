@@ -3,86 +3,22 @@
 //! report). `herder-audit map X | herder-audit reduce` prints what
 //! `herder-audit X` prints.
 
-use super::{OutputArgs, report};
+use super::flags::{MapArgs, PlanArgs, ReduceArgs};
+use super::output::{self, Dest};
+use super::report;
 use crate::audit::mapred::{self, MapWriter};
 use crate::audit::{self, Options};
 use crate::exit::{EXIT_ERROR, EXIT_OK};
 use crate::input::{self, Input, rotation};
-use clap::Args;
 use serde_json::json;
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead};
 use std::path::PathBuf;
 
-#[derive(Args, Debug, Clone)]
-pub struct PlanArgs {
-    /// Log files or directories (read recursively).
-    paths: Vec<PathBuf>,
-    /// Take the files' names from this file, one per line (`-`: standard
-    /// input), instead of walking PATHS: nothing is opened (for names
-    /// listed on a remote file system).
-    #[arg(long, value_name = "FILE")]
-    names: Option<PathBuf>,
-}
-
-#[derive(Args, Debug, Clone)]
-pub struct MapArgs {
-    /// Log files or directories (read recursively); `-` reads standard
-    /// input.
-    paths: Vec<PathBuf>,
-    /// Read the file PATH under the name NAME (a local copy of a remote
-    /// file, named as the original so that reports and rotated segments
-    /// agree with a run over the originals). Repeatable.
-    #[arg(long = "segment", value_name = "NAME=PATH")]
-    segments: Vec<String>,
-    /// Write to this file instead of standard output.
-    #[arg(short, long, value_name = "FILE")]
-    output: Option<PathBuf>,
-    /// Worker threads (default: one per core).
-    #[arg(short = 'j', long)]
-    jobs: Option<usize>,
-    /// Record the workers' timelines (for `reduce --format html`).
-    #[arg(long)]
-    timeline: bool,
-}
-
-#[derive(Args, Debug, Clone)]
-pub struct ReduceArgs {
-    /// Outputs of `map` and of `reduce --partial`, in any number and any
-    /// order; `-` or nothing reads standard input.
-    files: Vec<PathBuf>,
-    /// Write a partial (findings with their place in the run's order) for
-    /// a later reduce to combine with other partials, instead of the
-    /// report; one machine can so check some groups and others the rest.
-    #[arg(long)]
-    partial: bool,
-    #[command(flatten)]
-    out: OutputArgs,
-}
-
-fn create(path: &Option<PathBuf>) -> io::Result<Box<dyn Write + Send>> {
-    Ok(match path {
-        Some(p) => Box::new(io::BufWriter::new(std::fs::File::create(p).map_err(
-            |e| {
-                io::Error::other(format!(
-                    "cannot create {}: {}",
-                    p.display(),
-                    input::describe(&e)
-                ))
-            },
-        )?)),
-        None => Box::new(io::BufWriter::new(io::stdout())),
-    })
-}
-
-/// Reports a failure to write; a closed pipe is a quiet success.
-fn write_status(r: io::Result<()>) -> Option<i32> {
-    match r {
-        Ok(()) => None,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Some(EXIT_OK),
-        Err(e) => {
-            eprintln!("herder-audit: {}", input::describe(&e));
-            Some(EXIT_ERROR)
-        }
+/// Standard output, or the file of `-o`, as it is (JSON lines).
+fn dest(file: &Option<PathBuf>) -> Dest<'_> {
+    Dest {
+        file: file.as_deref(),
+        color: None,
     }
 }
 
@@ -140,12 +76,10 @@ pub(super) fn plan(args: &PlanArgs) -> i32 {
     for (i, m) in &errors {
         eprintln!("herder-audit: {i}: {m}");
     }
-    let mut out = io::stdout().lock();
-    if let Some(code) = write_status(
-        serde_json::to_writer_pretty(&mut out, &doc)
-            .map_err(io::Error::from)
-            .and_then(|()| writeln!(out)),
-    ) {
+    if let Some(code) = output::print("herder-audit", Dest::plain(), |out| {
+        serde_json::to_writer_pretty(&mut *out, &doc)?;
+        writeln!(out)
+    }) {
         return code;
     }
     if errors.is_empty() {
@@ -186,12 +120,9 @@ pub(super) fn map(args: &MapArgs) -> i32 {
         timeline: args.timeline,
         ..Options::default()
     };
-    let mut out = match create(&args.output) {
+    let mut out = match output::open_or_say("herder-audit", dest(&args.output)) {
         Ok(o) => o,
-        Err(e) => {
-            eprintln!("herder-audit: {e}");
-            return EXIT_ERROR;
-        }
+        Err(code) => return code,
     };
     let mut errors = 0;
     let r = (|| {
@@ -212,7 +143,7 @@ pub(super) fn map(args: &MapArgs) -> i32 {
         )?;
         w.finish()
     })();
-    if let Some(code) = write_status(r) {
+    if let Some(code) = output::failed("herder-audit", r) {
         return code;
     }
     if errors == 0 { EXIT_OK } else { EXIT_ERROR }
@@ -234,12 +165,9 @@ pub(super) fn reduce(args: &ReduceArgs) -> i32 {
             .collect()
     };
     if args.partial {
-        let mut out = match create(&args.out.output) {
+        let mut out = match output::open_or_say("herder-audit", dest(&args.out.output)) {
             Ok(o) => o,
-            Err(e) => {
-                eprintln!("herder-audit: {e}");
-                return EXIT_ERROR;
-            }
+            Err(code) => return code,
         };
         return match mapred::reduce_partial(&files, &mut *out) {
             Ok(errors) => {
@@ -252,7 +180,7 @@ pub(super) fn reduce(args: &ReduceArgs) -> i32 {
                     EXIT_ERROR
                 }
             }
-            Err(e) => write_status(Err(e)).unwrap_or(EXIT_ERROR),
+            Err(e) => output::failed("herder-audit", Err(e)).unwrap_or(EXIT_ERROR),
         };
     }
     report::run(&args.out, false, |sink| mapred::reduce_to(&files, sink))

@@ -4,7 +4,7 @@
 
 use super::group::{Bucket, Entry, Group, Live, Mark, NONE};
 use super::leavers::Earlier;
-use super::{CrossFinding, Ctx, EPOCH_GAP_MS, Episode, ended_before, later};
+use super::{CrossFinding, Ctx, EPOCH_GAP_MS, Episode, Feed, ended_before, later};
 use crate::finding::{Kind, Sentence};
 use crate::model::{Resource, SourceLine};
 use crate::replay::{Fact, FactKind};
@@ -54,33 +54,27 @@ pub(super) fn feed_group(
                 live,
             };
             assignment(&feed, group, a, out);
+            super::kept::rejudge_kept(labels, group_name, group, out);
         }
         FactKind::Held { resources, since } => held(&feed, group, &resources, &since, out),
         FactKind::Start { resource, .. } => start(&feed, group, &resource, out),
         FactKind::StartFailed { resource } => start_failed(&feed, group, &resource),
         FactKind::Stop { resource } => stop(&feed, group, &resource),
         FactKind::Left => left(&feed, group),
+        FactKind::KeptFromBefore {
+            resource,
+            generation,
+            left,
+            stop,
+        } => super::kept::kept_from_before(
+            &feed,
+            group,
+            (&resource, generation),
+            (&left, &stop),
+            out,
+        ),
         FactKind::Reset => reset(&feed, group),
         FactKind::Finding(_) | FactKind::ForeignStart { .. } | FactKind::End => {}
-    }
-}
-
-/// One fact of worker `w` being fed to its group.
-struct Feed<'a> {
-    labels: &'a [Arc<str>],
-    group_name: &'a Arc<str>,
-    w: usize,
-    line: &'a SourceLine,
-    cluster: &'a Option<Arc<str>>,
-}
-
-impl Feed<'_> {
-    fn ctx(&self, generation: i32) -> Ctx<'_> {
-        Ctx {
-            labels: self.labels,
-            group: self.group_name,
-            generation,
-        }
     }
 }
 
@@ -350,6 +344,10 @@ fn stop(f: &Feed, group: &mut Group, resource: &Resource) {
 /// generation of the group: compared by log time from now on.
 fn left(f: &Feed, group: &mut Group) {
     let w = f.w;
+    // A worker whose generation is unknown (its log starts mid-life) holds
+    // back the generations the others pass, as any member does, until it
+    // shows one (or the retirement margin passes).
+    group.workers.entry(w).or_default();
     if let Some(key) = group.current(w)
         && let Some(e) = group.buckets.get(&key).and_then(|b| b.entries.get(&w))
     {

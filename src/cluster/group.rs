@@ -218,6 +218,11 @@ pub(super) struct Group {
     pub(super) peers: HashSet<(usize, usize)>,
     /// Workers that left without revoking, and what they kept running.
     pub(super) leavers: super::leavers::Leavers,
+    /// Instances kept from before a worker's log began
+    /// ([`crate::replay::FactKind::KeptFromBefore`]) whose duplicates
+    /// with a worker not yet known to be of its cluster wait for the
+    /// generations that show it.
+    pub(super) kept_from_before: Vec<KeptFromBefore>,
     /// A dense id per resource the group's facts named (the same name
     /// from two workers is two allocations: compared once here, by
     /// value), for the generations' indexes.
@@ -326,4 +331,20 @@ impl Group {
                 .retain(|(_, a, b)| live.contains(a) && live.contains(b));
         }
     }
+}
+
+/// An instance a worker whose log starts mid-life ran from before its log
+/// began until `stop`, through its departure `left` from generation
+/// `generation` (the replay's [`crate::replay::FactKind::KeptFromBefore`]),
+/// judged in `kept.rs`.
+#[derive(Debug, Clone)]
+pub(super) struct KeptFromBefore {
+    pub(super) w: usize,
+    pub(super) resource: Resource,
+    pub(super) generation: i32,
+    pub(super) left: SourceLine,
+    pub(super) stop: SourceLine,
+    pub(super) cluster: Option<Arc<str>>,
+    /// The other workers whose duplicate with it was already judged.
+    pub(super) judged: Vec<usize>,
 }

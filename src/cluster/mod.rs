@@ -23,6 +23,7 @@
 
 mod generation;
 mod group;
+mod kept;
 pub mod leavers;
 
 use crate::finding::{Evidence, Finding, Kind};
@@ -492,6 +493,26 @@ impl Ctx<'_> {
             worker: (w != me).then(|| self.shared_label(w)),
             line: line.clone(),
             record: None,
+        }
+    }
+}
+
+/// One fact of worker `w` being fed to its group (what generation.rs and
+/// kept.rs judge it with).
+struct Feed<'a> {
+    labels: &'a [Arc<str>],
+    group_name: &'a Arc<str>,
+    w: usize,
+    line: &'a SourceLine,
+    cluster: &'a Option<Arc<str>>,
+}
+
+impl Feed<'_> {
+    fn ctx(&self, generation: i32) -> Ctx<'_> {
+        Ctx {
+            labels: self.labels,
+            group: self.group_name,
+            generation,
         }
     }
 }

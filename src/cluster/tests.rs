@@ -53,6 +53,74 @@ fn assignment(
     )
 }
 
+/// A checker with two workers of group `g`, `w1` and `w2`.
+fn two_workers() -> (Checker, usize, usize) {
+    let mut c = Checker::new();
+    let (w1, w2) = (c.worker("w1".into()), c.worker("w2".into()));
+    (c, w1, w2)
+}
+
+/// A start of `r` in generation `g`.
+fn start(l: SourceLine, r: Resource, g: i32) -> Fact {
+    fact(
+        l,
+        FactKind::Start {
+            resource: r,
+            generation: Some(g),
+        },
+    )
+}
+
+fn stop(l: SourceLine, r: Resource) -> Fact {
+    fact(l, FactKind::Stop { resource: r })
+}
+
+/// A foreign start of `r` in generation `g`, the replay's finding with it.
+fn foreign_start(l: SourceLine, r: Resource, g: i32) -> Fact {
+    let finding = finding(Kind::ForeignStart, &l, &r);
+    fact(
+        l,
+        FactKind::ForeignStart {
+            resource: r,
+            generation: Some(g),
+            finding,
+        },
+    )
+}
+
+/// What an assignment fact says, changed field by field.
+trait AssignmentFact {
+    fn offset(self, offset: i64) -> Fact;
+    /// The Kafka cluster and the leader it names.
+    fn on(self, cluster: Option<&str>, leader: &str) -> Fact;
+    fn identity(self, url: &str) -> Fact;
+    fn group(self, group: &str) -> Fact;
+}
+
+impl AssignmentFact for Fact {
+    fn offset(mut self, o: i64) -> Fact {
+        if let FactKind::Assignment { offset, .. } = &mut self.kind {
+            *offset = o;
+        }
+        self
+    }
+    fn on(mut self, cluster: Option<&str>, leader: &str) -> Fact {
+        self.cluster = cluster.map(Arc::from);
+        if let FactKind::Assignment { leader: l, .. } = &mut self.kind {
+            *l = leader.to_string();
+        }
+        self
+    }
+    fn identity(mut self, url: &str) -> Fact {
+        self.identity = Some(Arc::from(url));
+        self
+    }
+    fn group(mut self, group: &str) -> Fact {
+        self.group = Some(Arc::from(group));
+        self
+    }
+}
+
 fn kinds(c: &Checker) -> Vec<(Kind, String, u64, usize)> {
     c.out
         .iter()
@@ -73,8 +141,7 @@ fn kinds(c: &Checker) -> Vec<(Kind, String, u64, usize)> {
 
 #[test]
 fn held_on_both_at_the_same_generation_kafka_9841() {
-    let mut c = Checker::new();
-    let (w1, w2) = (c.worker("w1".into()), c.worker("w2".into()));
+    let (mut c, w1, w2) = two_workers();
     let s1 = line(0, 5, 10);
     c.feed(
         w1,
@@ -100,8 +167,7 @@ fn held_on_both_at_the_same_generation_kafka_9841() {
 
 #[test]
 fn revoked_but_running_zombie_then_started_elsewhere() {
-    let mut c = Checker::new();
-    let (w1, w2) = (c.worker("w1".into()), c.worker("w2".into()));
+    let (mut c, w1, w2) = two_workers();
     // w1 keeps running src-2 though its generation-6 assignment does not hold it.
     c.feed(
         w1,
@@ -113,16 +179,7 @@ fn revoked_but_running_zombie_then_started_elsewhere() {
         ),
     );
     c.feed(w2, assignment(6, line(1, 30, 100), &[task(2)], &[]));
-    c.feed(
-        w2,
-        fact(
-            line(1, 31, 101),
-            FactKind::Start {
-                resource: task(2),
-                generation: Some(6),
-            },
-        ),
-    );
+    c.feed(w2, start(line(1, 31, 101), task(2), 6));
     assert_eq!(kinds(&c), vec![(Kind::Zombie, "src-2".into(), 31, w2)]);
     // The duplicate persists into generation 7: the same episode.
     c.feed(
@@ -148,8 +205,7 @@ fn revoked_but_running_zombie_then_started_elsewhere() {
 
 #[test]
 fn a_handover_is_no_duplicate() {
-    let mut c = Checker::new();
-    let (w1, w2) = (c.worker("w1".into()), c.worker("w2".into()));
+    let (mut c, w1, w2) = two_workers();
     c.feed(
         w1,
         assignment(
@@ -161,68 +217,43 @@ fn a_handover_is_no_duplicate() {
     );
     c.feed(w2, assignment(6, line(1, 30, 100), &[], &[]));
     // w1 stops src-1 (a task-config restart, say) before w2 starts it.
-    c.feed(
-        w1,
-        fact(line(0, 21, 110), FactKind::Stop { resource: task(1) }),
-    );
-    c.feed(
-        w2,
-        fact(
-            line(1, 31, 111),
-            FactKind::Start {
-                resource: task(1),
-                generation: Some(6),
-            },
-        ),
-    );
+    c.feed(w1, stop(line(0, 21, 110), task(1)));
+    c.feed(w2, start(line(1, 31, 111), task(1), 6));
     assert!(c.out.is_empty(), "{:?}", kinds(&c));
 }
 
 #[test]
 fn different_offsets_in_one_generation() {
-    let mut c = Checker::new();
-    let (w1, w2) = (c.worker("w1".into()), c.worker("w2".into()));
+    let (mut c, w1, w2) = two_workers();
     c.feed(w1, assignment(3, line(0, 20, 100), &[task(0)], &[]));
-    let mut f = assignment(3, line(1, 30, 101), &[task(1)], &[]);
-    if let FactKind::Assignment { offset, .. } = &mut f.kind {
-        *offset = 41;
-    }
-    c.feed(w2, f);
+    c.feed(
+        w2,
+        assignment(3, line(1, 30, 101), &[task(1)], &[]).offset(41),
+    );
     assert_eq!(
         kinds(&c),
         vec![(Kind::ConflictingAssignment, String::new(), 30, w2)]
     );
 }
 
-fn with(mut f: Fact, cluster: Option<&str>, leader: &str) -> Fact {
-    f.cluster = cluster.map(Arc::from);
-    if let FactKind::Assignment { leader: l, .. } = &mut f.kind {
-        *l = leader.to_string();
-    }
-    f
-}
-
 #[test]
 fn same_group_id_on_two_kafka_clusters_is_not_compared() {
-    let mut c = Checker::new();
-    let (w1, w2) = (c.worker("w1".into()), c.worker("w2".into()));
+    let (mut c, w1, w2) = two_workers();
     let a = assignment(3, line(0, 20, 100), &[task(0)], &[(task(0), line(0, 1, 1))]);
     let b = assignment(3, line(1, 30, 101), &[task(0)], &[(task(0), line(1, 1, 1))]);
     // Different leaders, cluster unknown: maybe two clusters; no finding.
-    c.feed(w1, with(a.clone(), None, "l1"));
-    c.feed(w2, with(b.clone(), None, "l2"));
+    c.feed(w1, a.clone().on(None, "l1"));
+    c.feed(w2, b.clone().on(None, "l2"));
     assert!(c.out.is_empty(), "{:?}", kinds(&c));
     // Different cluster ids: never compared.
-    let mut c = Checker::new();
-    let (w1, w2) = (c.worker("w1".into()), c.worker("w2".into()));
-    c.feed(w1, with(a.clone(), Some("A"), "l1"));
-    c.feed(w2, with(b.clone(), Some("B"), "l1"));
+    let (mut c, w1, w2) = two_workers();
+    c.feed(w1, a.clone().on(Some("A"), "l1"));
+    c.feed(w2, b.clone().on(Some("B"), "l1"));
     assert!(c.out.is_empty(), "{:?}", kinds(&c));
     // Same cluster, different leaders: a conflict.
-    let mut c = Checker::new();
-    let (w1, w2) = (c.worker("w1".into()), c.worker("w2".into()));
-    c.feed(w1, with(a, Some("A"), "l1"));
-    c.feed(w2, with(b, Some("A"), "l2"));
+    let (mut c, w1, w2) = two_workers();
+    c.feed(w1, a.on(Some("A"), "l1"));
+    c.feed(w2, b.on(Some("A"), "l2"));
     assert!(
         kinds(&c).contains(&(Kind::ConflictingAssignment, String::new(), 30, w2)),
         "{:?}",
@@ -232,15 +263,13 @@ fn same_group_id_on_two_kafka_clusters_is_not_compared() {
 
 #[test]
 fn groups_never_mix() {
-    let mut c = Checker::new();
-    let (w1, w2) = (c.worker("w1".into()), c.worker("w2".into()));
+    let (mut c, w1, w2) = two_workers();
     c.feed(
         w1,
         assignment(3, line(0, 20, 100), &[task(0)], &[(task(0), line(0, 1, 1))]),
     );
-    let mut f = assignment(3, line(1, 30, 101), &[task(0)], &[(task(0), line(1, 1, 1))]);
-    f.group = Some(Arc::from("other-cluster"));
-    c.feed(w2, f);
+    let f = assignment(3, line(1, 30, 101), &[task(0)], &[(task(0), line(1, 1, 1))]);
+    c.feed(w2, f.group("other-cluster"));
     assert!(c.out.is_empty());
 }
 
@@ -262,23 +291,10 @@ fn finding(kind: Kind, l: &SourceLine, r: &Resource) -> Box<Finding> {
 
 #[test]
 fn foreign_start_owner_named_when_the_owner_reported_before() {
-    let mut c = Checker::new();
-    let (w1, w2) = (c.worker("w1".into()), c.worker("w2".into()));
+    let (mut c, w1, w2) = two_workers();
     c.feed(w1, assignment(4, line(0, 20, 100), &[], &[]));
     c.feed(w2, assignment(4, line(1, 30, 100), &[task(1)], &[]));
-    let l = line(0, 22, 101);
-    let f = finding(Kind::ForeignStart, &l, &task(1));
-    c.feed(
-        w1,
-        fact(
-            l,
-            FactKind::ForeignStart {
-                resource: task(1),
-                generation: Some(4),
-                finding: f,
-            },
-        ),
-    );
+    c.feed(w1, foreign_start(line(0, 22, 101), task(1), 4));
     assert_eq!(c.out.len(), 1);
     let e = &c.out[0];
     assert_eq!((e.worker, e.cross), (w1, false));
@@ -297,19 +313,8 @@ fn foreign_start_without_owner_passes_through() {
     let w1 = c.worker("w1".into());
     c.feed(w1, assignment(4, line(0, 20, 100), &[], &[]));
     let l = line(0, 22, 101);
-    let f = finding(Kind::ForeignStart, &l, &task(1));
-    let expected = (*f).clone();
-    c.feed(
-        w1,
-        fact(
-            l,
-            FactKind::ForeignStart {
-                resource: task(1),
-                generation: Some(4),
-                finding: f,
-            },
-        ),
-    );
+    let expected = *finding(Kind::ForeignStart, &l, &task(1));
+    c.feed(w1, foreign_start(l, task(1), 4));
     // It waits a little log time for the owner's assignment line.
     assert!(c.out.is_empty());
     c.advance_to(101_000 + OWNER_WAIT_MS - 1);
@@ -323,22 +328,9 @@ fn foreign_start_without_owner_passes_through() {
 
 #[test]
 fn foreign_start_owner_named_when_the_owner_reports_moments_later() {
-    let mut c = Checker::new();
-    let (w1, w2) = (c.worker("w1".into()), c.worker("w2".into()));
+    let (mut c, w1, w2) = two_workers();
     c.feed(w1, assignment(4, line(0, 20, 100), &[], &[]));
-    let l = line(0, 22, 101);
-    let f = finding(Kind::ForeignStart, &l, &task(1));
-    c.feed(
-        w1,
-        fact(
-            l,
-            FactKind::ForeignStart {
-                resource: task(1),
-                generation: Some(4),
-                finding: f,
-            },
-        ),
-    );
+    c.feed(w1, foreign_start(line(0, 22, 101), task(1), 4));
     assert!(c.out.is_empty());
     c.advance_to(102_000);
     c.feed(w2, assignment(4, line(1, 30, 102), &[task(1)], &[]));
@@ -350,29 +342,15 @@ fn foreign_start_owner_named_when_the_owner_reports_moments_later() {
 fn same_worker_twice_is_not_compared() {
     let mut c = Checker::new();
     let (w1, w2) = (c.worker("a.log".into()), c.worker("copy.log".into()));
-    let id = |mut f: Fact| {
-        f.identity = Some(Arc::from("http://w:8083/"));
-        f
-    };
     let s1 = line(0, 5, 10);
     c.feed(
         w1,
-        id(assignment(
-            9,
-            line(0, 20, 100),
-            &[task(0)],
-            &[(task(0), s1)],
-        )),
+        assignment(9, line(0, 20, 100), &[task(0)], &[(task(0), s1)]).identity("http://w:8083/"),
     );
     let s2 = line(1, 5, 10);
     c.feed(
         w2,
-        id(assignment(
-            9,
-            line(1, 20, 100),
-            &[task(0)],
-            &[(task(0), s2)],
-        )),
+        assignment(9, line(1, 20, 100), &[task(0)], &[(task(0), s2)]).identity("http://w:8083/"),
     );
     assert!(c.out.is_empty(), "{:?}", kinds(&c));
     assert_eq!(
@@ -383,20 +361,10 @@ fn same_worker_twice_is_not_compared() {
 
 #[test]
 fn failed_start_is_no_instance() {
-    let mut c = Checker::new();
-    let (w1, w2) = (c.worker("w1".into()), c.worker("w2".into()));
+    let (mut c, w1, w2) = two_workers();
     c.feed(w1, assignment(5, line(0, 20, 100), &[], &[]));
     c.feed(w2, assignment(5, line(1, 20, 100), &[task(0)], &[]));
-    c.feed(
-        w1,
-        fact(
-            line(0, 21, 101),
-            FactKind::Start {
-                resource: task(0),
-                generation: Some(5),
-            },
-        ),
-    );
+    c.feed(w1, start(line(0, 21, 101), task(0), 5));
     c.feed(
         w1,
         fact(
@@ -404,23 +372,13 @@ fn failed_start_is_no_instance() {
             FactKind::StartFailed { resource: task(0) },
         ),
     );
-    c.feed(
-        w2,
-        fact(
-            line(1, 21, 102),
-            FactKind::Start {
-                resource: task(0),
-                generation: Some(5),
-            },
-        ),
-    );
+    c.feed(w2, start(line(1, 21, 102), task(0), 5));
     assert!(c.out.is_empty(), "{:?}", kinds(&c));
 }
 
 #[test]
 fn generations_are_retired_once_every_worker_moved_on() {
-    let mut c = Checker::new();
-    let (w1, w2) = (c.worker("w1".into()), c.worker("w2".into()));
+    let (mut c, w1, w2) = two_workers();
     for g in 1..=50 {
         c.feed(
             w1,
@@ -453,8 +411,7 @@ fn generations_are_retired_once_every_worker_moved_on() {
 
 #[test]
 fn an_episode_is_forgotten_once_one_of_its_instances_stopped() {
-    let mut c = Checker::new();
-    let (w1, w2) = (c.worker("w1".into()), c.worker("w2".into()));
+    let (mut c, w1, w2) = two_workers();
     let both = |c: &mut Checker,
                 g: i32,
                 live1: &[(Resource, SourceLine)],
@@ -489,37 +446,21 @@ fn an_episode_is_forgotten_once_one_of_its_instances_stopped() {
 /// task in a generation formed without it, and it stops its own instance
 /// only after that (real 3.9.1: 296 duplicate records in that second).
 fn frozen_worker(stopped_before_the_freeze: bool) -> Checker {
-    let mut c = Checker::new();
-    let (w1, w2) = (c.worker("w1".into()), c.worker("w2".into()));
+    let (mut c, w1, w2) = two_workers();
     c.feed(
         w1,
         assignment(7, line(0, 20, 10), &[task(0)], &[(task(0), line(0, 5, 5))]),
     );
     c.feed(w2, assignment(7, line(1, 20, 10), &[], &[]));
     if stopped_before_the_freeze {
-        c.feed(
-            w1,
-            fact(line(0, 21, 11), FactKind::Stop { resource: task(0) }),
-        );
+        c.feed(w1, stop(line(0, 21, 11), task(0)));
     }
     // w1 frozen from t=12; gen 8 (t=40) gives src-0 to w2
     c.feed(w2, assignment(8, line(1, 30, 40), &[task(0)], &[]));
-    c.feed(
-        w2,
-        fact(
-            line(1, 31, 40),
-            FactKind::Start {
-                resource: task(0),
-                generation: Some(8),
-            },
-        ),
-    );
+    c.feed(w2, start(line(1, 31, 40), task(0), 8));
     // w1 resumes at t=52: its heartbeat is fenced, then it stops src-0
     c.feed(w1, fact(line(0, 30, 52), FactKind::Left));
-    c.feed(
-        w1,
-        fact(line(0, 31, 53), FactKind::Stop { resource: task(0) }),
-    );
+    c.feed(w1, stop(line(0, 31, 53), task(0)));
     c
 }
 

@@ -297,9 +297,11 @@ pub enum Event {
     /// failed due to <error>, resetting generation` (2.6+), `Attempt to
     /// heartbeat failed for since member id <id> is not valid.` and
     /// `Attempt to heartbeat failed since generation <n> is not current`
-    /// (up to 2.5.x). Nothing is revoked on this path.
+    /// (up to 2.5.x). Nothing is revoked on this path. `generation`: the
+    /// generation it was fenced out of, where the line names it.
     HeartbeatFenced {
         error: String,
+        generation: Option<i32>,
     },
     /// AC's heartbeat thread saw no heartbeat response for the session
     /// timeout: `Group coordinator <node> is unavailable or invalid due to

@@ -5,16 +5,6 @@
 //! (a test keeps the two in step).
 
 use crate::finding::Kind;
-use clap::Args;
-use std::io::{self, Write};
-
-/// Arguments of `herder-audit explain`.
-#[derive(Args, Debug, Clone)]
-pub struct ExplainArgs {
-    /// The finding kind to explain (e.g. `zombie`); without it, the list of
-    /// kinds.
-    pub kind: Option<String>,
-}
 
 /// The full text for `kind`: its first line is `<kind> (<severity>)`.
 pub fn text(kind: Kind) -> &'static str {
@@ -87,20 +77,6 @@ fn list() -> String {
         ));
     }
     s
-}
-
-/// `herder-audit explain`: exit status 0, or 2 for an unknown kind.
-pub fn run(args: &ExplainArgs) -> i32 {
-    let text = match render(args.kind.as_deref()) {
-        Ok(t) => t,
-        Err(msg) => {
-            eprintln!("herder-audit: {msg}");
-            return crate::exit::EXIT_ERROR;
-        }
-    };
-    let mut out = io::stdout().lock();
-    let written = out.write_all(text.as_bytes()).and_then(|()| out.flush());
-    crate::exit::output_failed("herder-audit", written).unwrap_or(crate::exit::EXIT_OK)
 }
 
 #[cfg(test)]

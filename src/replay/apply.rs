@@ -65,7 +65,8 @@ impl WorkerReplay {
             // Fenced out of the generation (session expired, or a rebalance
             // completed without it): a departure that revokes nothing, like
             // a poll-timeout leave.
-            Event::HeartbeatFenced { .. } if self.inc.ctx.shutdown.is_none() => {
+            Event::HeartbeatFenced { generation, .. } if self.inc.ctx.shutdown.is_none() => {
+                self.note_blind_departure(line, *generation);
                 self.fact(line, FactKind::Left);
             }
             // Its session expired unseen (cut off from the broker): the
@@ -73,6 +74,7 @@ impl WorkerReplay {
             // real 3.9.1 worker cut off 35 s ran its source task 2 s past
             // another worker's start of it: 39 duplicate records).
             Event::SessionTimedOut if self.inc.ctx.shutdown.is_none() => {
+                self.note_blind_departure(line, None);
                 self.fact(line, FactKind::Left);
             }
             Event::LeaveGroup { reason, .. } => {

@@ -66,6 +66,18 @@ pub enum FactKind {
     Left,
     /// The worker restarted or its log ended: nothing it ran is known any more.
     Reset,
+    /// A worker whose log starts mid-life left its group without revoking
+    /// (the fenced heartbeat naming `generation`) before its log showed what
+    /// it held; back, it stopped `resource` (at `stop`) in the rebalance
+    /// whose assignment (the fact's line) revokes it: it still owned it from
+    /// `generation`, and, never started in its log, ran it from before the
+    /// log's first line until `stop`. `left`: the departure line.
+    KeptFromBefore {
+        resource: Resource,
+        generation: i32,
+        left: SourceLine,
+        stop: SourceLine,
+    },
     /// A single-worker finding, final.
     Finding(Box<Finding>),
     /// A `foreign-start` finding: final once the cross-worker checks have

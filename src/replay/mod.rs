@@ -84,6 +84,11 @@ struct Incarnation {
     /// The worker's start (`Kafka Connect starting`, `Herder starting`):
     /// the config topic it read then was read silently.
     process_start: Option<SourceLine>,
+    /// A departure without revocation logged before the log showed any
+    /// assignment (a log that starts mid-life), and the generation the
+    /// departure line names: what the rebalance after it revokes and
+    /// stops, it held from before (see [`FactKind::KeptFromBefore`]).
+    blind_left: Option<(SourceLine, Option<i32>)>,
 }
 
 /// One start attempt: the herder's `Starting …` line and what followed it.
@@ -166,6 +171,8 @@ pub struct WorkerReplay {
     kafka_cluster: Option<Arc<str>>,
     /// The timeline for the HTML report, when it is wanted.
     timeline: Option<Box<timeline::Recorder>>,
+    /// Every connector and task a `Starting …` line of this log named.
+    started_names: HashSet<Resource>,
     /// An empty resource set, shared by the facts that name none.
     no_resources: Arc<[Resource]>,
 }
@@ -238,6 +245,7 @@ impl WorkerReplay {
             begun: false,
             kafka_cluster: None,
             timeline: None,
+            started_names: HashSet::default(),
             no_resources: Arc::from([]),
         }
     }
@@ -327,6 +335,47 @@ impl WorkerReplay {
         self.inc.generation
     }
 
+    /// Does this worker hold `r` now, as far as its log shows? `Some(true)`:
+    /// its latest assignment (received or owned) holds it, or an instance
+    /// of it is live (or failed but still registered with the Worker);
+    /// `Some(false)`: neither, and what it holds is known (an assignment
+    /// line was read, or the worker's start made everything known);
+    /// `None`: unknown (a log that starts mid-life, before its first
+    /// assignment line).
+    pub fn holds_now(&self, r: &Resource) -> Option<bool> {
+        let state = self.inc.res.get(r);
+        if state.is_some_and(|s| {
+            s.is_live()
+                || matches!(
+                    s,
+                    ResState::Failed {
+                        registered: true,
+                        ..
+                    }
+                )
+        }) {
+            return Some(true);
+        }
+        let assigned = self.inc.received.as_ref().map(|x| &x.assignment);
+        let owned = self.inc.owned.as_ref().map(|o| &o.assignment);
+        if assigned.into_iter().chain(owned).any(|a| a.holds(r)) {
+            return Some(true);
+        }
+        (self.inc.received.is_some() || self.inc.baseline.is_some()).then_some(false)
+    }
+
+    /// Is the worker's start of `r` under way (its `Starting …` line read,
+    /// the Worker's answer still coming)?
+    pub fn is_starting(&self, r: &Resource) -> bool {
+        matches!(self.inc.res.get(r), Some(ResState::Starting { .. }))
+    }
+
+    /// Is the worker inside a rebalance (its first line read, its
+    /// assignment line not yet)?
+    pub fn in_rebalance(&self) -> bool {
+        self.inc.window.is_some()
+    }
+
     /// Lifecycle events applied so far.
     pub fn events(&self) -> u64 {
         self.summary.events
@@ -397,6 +446,11 @@ impl WorkerReplay {
     /// Feeds one event read from `line`.
     pub fn apply(&mut self, ev: &Event, line: &SourceLine, ctx: LineCtx) {
         self.summary.events += 1;
+        if let Event::Starting(r) = ev
+            && !self.started_names.contains(r)
+        {
+            self.started_names.insert(r.clone());
+        }
         self.note_line(ev, line, ctx);
         let _ = self.identity_event(ev, line)
             || self.membership_event(ev, line)

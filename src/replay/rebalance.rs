@@ -50,6 +50,59 @@ impl WorkerReplay {
             self.eager_rebalance_stopped_all(&window);
         }
         self.receive(a, generation, protocol, line);
+        // After the assignment's fact: it makes the worker a peer of the
+        // others of its generation.
+        if cooperative {
+            self.kept_from_before(&window, a, line);
+        }
+        self.inc.blind_left = None;
+    }
+
+    /// A departure without revocation: blind when the log has shown no
+    /// assignment of this worker yet (it starts mid-life), so what the
+    /// worker keeps running is unknown here; the generation it was fenced
+    /// out of, where a line names it.
+    pub(super) fn note_blind_departure(&mut self, line: &SourceLine, generation: Option<i32>) {
+        if self.inc.received.is_some() || self.inc.baseline.is_some() {
+            return;
+        }
+        match &mut self.inc.blind_left {
+            Some((_, g)) => *g = g.or(generation),
+            None => self.inc.blind_left = Some((line.clone(), generation)),
+        }
+    }
+
+    /// After a blind departure, the first assignment revokes what the
+    /// worker reported owning when it rejoined (a cooperative member sends
+    /// its last assignment): each such resource stopped in this rebalance,
+    /// never started in the log and unknown before its stop, ran from
+    /// before the log began until that stop ([`FactKind::KeptFromBefore`]).
+    fn kept_from_before(
+        &mut self,
+        window: &Window,
+        a: &crate::model::Assignment,
+        line: &SourceLine,
+    ) {
+        let Some((left, Some(generation))) = self.inc.blind_left.clone() else {
+            return;
+        };
+        for s in &window.stops {
+            if s.prev.is_none()
+                && a.revokes(&s.resource)
+                && !self.started_names.contains(&s.resource)
+                && s.line.ts >= left.ts
+            {
+                self.fact(
+                    line,
+                    FactKind::KeptFromBefore {
+                        resource: s.resource.clone(),
+                        generation,
+                        left: left.clone(),
+                        stop: s.line.clone(),
+                    },
+                );
+            }
+        }
     }
 
     /// The rebalance window the log saw open; `opened: None` when the

@@ -1,11 +1,11 @@
-//! `--format html`: one self-contained page. The template
-//! (`templates/report.html`, minijinja, HTML auto-escaping) lays out the
-//! run and worker summaries and embeds, as JSON inside
-//! `<script type="application/json">` elements, the same document
+//! `--format html`: one self-contained page, made from the sources in
+//! `html/`. The template (`html/report.html`, minijinja, HTML
+//! auto-escaping) lays out the run and worker summaries and embeds, as JSON
+//! inside `<script type="application/json">` elements, the same document
 //! `--format json` prints ([`super::json::document`]) and the timeline
 //! ([`super::html_timeline::timeline_json`]); the inline script
-//! (`assets/*.js`) draws the swim lanes, markers, filters and the
-//! findings table from them. Nothing is loaded from the network.
+//! (`html/*.js`) draws the swim lanes, markers, filters and the findings
+//! table from them. Nothing is loaded from the network.
 
 use super::{html_timeline, json};
 use crate::audit::Report;
@@ -15,13 +15,13 @@ use serde_json::Value as Json;
 use std::error::Error as _;
 use std::io::{self, Write};
 
-const TEMPLATE: &str = include_str!("../../templates/report.html");
-pub const CSS: &str = include_str!("../../assets/report.css");
+const TEMPLATE: &str = include_str!("../../html/report.html");
+pub const CSS: &str = include_str!("../../html/report.css");
 /// The page's scripts, in order (they share one namespace).
 pub const SCRIPTS: [&str; 3] = [
-    include_str!("../../assets/common.js"),
-    include_str!("../../assets/timeline.js"),
-    include_str!("../../assets/report.js"),
+    include_str!("../../html/common.js"),
+    include_str!("../../html/timeline.js"),
+    include_str!("../../html/report.js"),
 ];
 
 /// One group of the page: its name and the document's worker entries.

@@ -362,21 +362,9 @@ pub fn write_plan(a: &Archive, plan: &[Planned], out: &Path) -> io::Result<Archi
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::shared_buf::SharedBuf as Buf;
     use crate::sim::{FaultKind, Proto, Version, simulate};
     use std::collections::BTreeSet;
-    use std::sync::{Arc, Mutex};
-
-    #[derive(Clone, Default)]
-    struct Buf(Arc<Mutex<Vec<u8>>>);
-    impl Write for Buf {
-        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(b);
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
 
     fn read(path: &Path) -> Vec<u8> {
         let raw = fs::read(path).unwrap();

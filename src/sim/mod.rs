@@ -9,7 +9,6 @@
 //! [--fault F] [--noise R] --out DIR`
 
 mod archive;
-mod cli;
 mod data;
 mod emit;
 mod model;
@@ -18,8 +17,7 @@ mod rng;
 pub mod truth;
 pub mod version;
 
-pub use archive::{Archive, Planned, write_archive, write_plan};
-pub use cli::{SimArgs, run_cli};
+pub use archive::{Archive, Planned, write_archive, write_cluster_flat, write_plan};
 pub use data::Proto;
 pub use emit::out::Layout;
 pub use truth::{ALL_FAULTS, ArchiveTruth, Expected, FaultKind, Scope, Truth};
@@ -298,19 +296,7 @@ pub(crate) fn run_cluster(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::{Arc, Mutex};
-
-    #[derive(Clone, Default)]
-    struct Buf(Arc<Mutex<Vec<u8>>>);
-    impl Write for Buf {
-        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(b);
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
+    use crate::shared_buf::SharedBuf as Buf;
 
     fn sim(p: &Params) -> (Truth, Vec<Vec<u8>>) {
         let bufs: Vec<Buf> = (0..p.workers).map(|_| Buf::default()).collect();

@@ -258,7 +258,7 @@ impl Oracle {
     }
 
     /// The worker left the group without revoking (line `line`): a poll
-    /// timeout, or (3.9+) its session timed out while cut off from the
+    /// timeout, or (2.7+) its session timed out while cut off from the
     /// brokers, until it revokes its own work.
     pub fn departed(&mut self, w: usize, line: u64, cut_off: bool) {
         self.view[w].departed = Some(line);

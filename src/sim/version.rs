@@ -140,7 +140,6 @@ pub enum Site {
     UnknownConnectorType,
     PollTimeout,
     ResettingGeneration,
-    RequestJoin,
 }
 
 impl Version {
@@ -273,11 +272,12 @@ impl Version {
         self <= Version::V3_6
     }
     /// A worker cut off from the brokers logs `Group coordinator … is
-    /// unavailable or invalid due to cause: session timed out …` (3.9.1 and
-    /// 4.4.0 `partition`), which the auditor reads as a departure; older
-    /// wordings here say only `… will attempt rediscovery`.
+    /// unavailable or invalid due to cause: session timed out …` (2.7.0+;
+    /// real 2.8.2 and 3.6.2 `chaos-s*`, 3.9.1 and 4.4.0 `partition`), which
+    /// the auditor reads as a departure; up to 2.6 the line says only `…
+    /// will attempt rediscovery`.
     pub fn session_timeout_line(self) -> bool {
-        self >= Version::V3_9
+        self >= Version::V2_8
     }
     /// Target state STOPPED and the zero-task commit (3.5.2+).
     pub fn stop_connector(self) -> bool {
@@ -426,7 +426,6 @@ fn site_base(site: Site) -> (u32, bool) {
         UnknownConnectorType => (722, false),
         PollTimeout => (1481, false),
         ResettingGeneration => (1025, false),
-        RequestJoin => (1071, false),
     }
 }
 

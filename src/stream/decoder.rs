@@ -361,7 +361,9 @@ impl Decoder {
         let Some(key) = self.route(env.stream, &ev, ctx, mdc, &raw) else {
             return Step::Next(0);
         };
+        self.events += self.workers.before_assignment(&key, &ev);
         self.apply(&key, &ev, raw, ctx);
+        self.workers.after_line(&key);
         Step::Next(self.conts.begin(key, ev.continuation()))
     }
 
@@ -494,6 +496,25 @@ impl Decoder {
         let suspects = match self.workers.route(&key, ev, ctx.group_id, mdc) {
             Route::Herder(i) => return Some((key, i)),
             Route::Unattributed { suspects } => suspects,
+            Route::Jvm => {
+                if !self.dedupe.repeat(raw.ts, raw.text) {
+                    let line = raw.line(self.source, self.wrapped.stored_line(raw.number), 0);
+                    self.workers.jvm_line(&key, ev, line);
+                }
+                return None;
+            }
+            Route::Park {
+                resource,
+                candidates,
+                suspects,
+            } => {
+                if !self.dedupe.repeat(raw.ts, raw.text) {
+                    let line = raw.line(self.source, self.wrapped.stored_line(raw.number), 0);
+                    self.workers
+                        .park(&key, ev, (resource, candidates, suspects), line);
+                }
+                return None;
+            }
         };
         if self.dedupe.repeat(raw.ts, raw.text) {
             return None;

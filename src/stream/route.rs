@@ -19,6 +19,25 @@
 //!   `[<conn>|worker]`, `[<conn>|task-<n>]`) is named by the prefixed lines
 //!   of that herder and of no other.
 //!
+//! Before that, a line of the Worker about an instance (its creation, start
+//! failure, stop) goes to the herder that holds the named connector or task
+//! at that moment (assigned, or an instance of it live), when exactly one
+//! herder does and every other herder is known not to (its latest
+//! assignment line lacks it and no instance of it is live): only a herder
+//! that holds an instance logs such a line. This needs no MirrorMaker line
+//! (a log that starts mid-life, a path another worker's log took over), but
+//! every herder that may have written the line must have shown itself: not
+//! while MirrorMaker builds its herders, nor while fewer have logged than it
+//! said it starts.
+//!
+//! A Worker's `Stopping …` of a connector or task that several herders hold,
+//! logged while each of them is inside a rebalance, is parked: under a
+//! cooperative protocol the stops of a rebalance are its revocations,
+//! logged before the assignment line that names them, so it goes to the
+//! first of those herders whose next assignment line revokes what it names;
+//! a herder whose next assignment keeps it did not stop it. A parked line
+//! no herder takes is left unattributed.
+//!
 //! Any other unprefixed line (naming nothing, or a connector or task several
 //! flows run: every flow has a `MirrorSourceConnector`; or written while
 //! MirrorMaker builds its herders) is left unattributed: counted and never
@@ -73,6 +92,30 @@ pub enum Route {
     /// whose prefixed lines named a connector the line names (it may be
     /// any of theirs): what they run is unknown from here on.
     Unattributed { suspects: Vec<u32> },
+    /// A stop of `resource`, held by each of `candidates`, all inside a
+    /// rebalance: the first of them whose next assignment line revokes it
+    /// stopped it (see the module's doc). `suspects` as for
+    /// [`Route::Unattributed`], if none does.
+    Park {
+        resource: Resource,
+        candidates: Vec<u32>,
+        suspects: Vec<u32>,
+    },
+    /// A line about the whole MirrorMaker JVM, every herder's (those that
+    /// come later too): its REST server's `Advertised URI` (one server per
+    /// JVM, KIP-710).
+    Jvm,
+}
+
+/// What a herder's replay says of a resource now
+/// ([`crate::replay::WorkerReplay::holds_now`]), and whether the herder is
+/// inside a rebalance.
+pub trait Holdings {
+    fn holds(&self, herder: u32, r: &Resource) -> Option<bool>;
+    /// The herder's start of `r` is under way (its `Starting …` line read,
+    /// the Worker's answer still coming).
+    fn starting(&self, herder: u32, r: &Resource) -> bool;
+    fn in_rebalance(&self, herder: u32) -> bool;
 }
 
 /// A connector or a task a line names.
@@ -87,6 +130,13 @@ impl Named {
         match self {
             Named::Conn(n) => n,
             Named::Task(t) => &t.connector,
+        }
+    }
+
+    fn resource(&self) -> Resource {
+        match self {
+            Named::Conn(n) => Resource::Connector(n.clone()),
+            Named::Task(t) => Resource::Task(t.clone()),
         }
     }
 }
@@ -163,6 +213,72 @@ impl Herders {
                 .is_some_and(|n| self.herders.iter().filter(|h| h.fresh).count() >= n)
     }
 
+    /// Has every herder that may write a line shown itself? Not while
+    /// MirrorMaker builds its herders, nor while fewer herders have logged
+    /// than it said it starts.
+    fn all_shown(&self) -> bool {
+        !self.building && self.expected.is_none_or(|n| self.herders.len() >= n)
+    }
+
+    /// The one herder holding every resource of `named` while every other
+    /// herder is known to hold none of them (see the module's doc).
+    fn holder(&self, named: &[Named], holdings: &impl Holdings) -> Option<u32> {
+        if named.is_empty() || !self.all_shown() {
+            return None;
+        }
+        let mut holder = None;
+        for i in 0..self.herders.len() as u32 {
+            let said: Vec<Option<bool>> = named
+                .iter()
+                .map(|n| holdings.holds(i, &n.resource()))
+                .collect();
+            if said.contains(&Some(false)) {
+                continue;
+            }
+            if !said.iter().all(|h| *h == Some(true)) || holder.is_some() {
+                return None;
+            }
+            holder = Some(i);
+        }
+        holder
+    }
+
+    /// The Worker's answer to a start (`Creating …`, `Instantiated …`, its
+    /// failure, `Finished creating connector …`) is the herder's whose start
+    /// of what it names is under way, when one herder's alone is.
+    fn starter(&self, ev: &Event, named: &[Named], holdings: &impl Holdings) -> Option<u32> {
+        let answer = matches!(
+            ev,
+            Event::Creating(_)
+                | Event::Instantiated(_)
+                | Event::StartFailed { .. }
+                | Event::AlreadyExists(_)
+                | Event::FinishedCreatingConnector(_)
+        );
+        if !answer || named.is_empty() || !self.all_shown() {
+            return None;
+        }
+        let mut starters = (0..self.herders.len() as u32)
+            .filter(|&i| named.iter().all(|n| holdings.starting(i, &n.resource())));
+        match (starters.next(), starters.next()) {
+            (Some(i), None) => Some(i),
+            _ => None,
+        }
+    }
+
+    /// The herders that may have stopped `r` now, when there are several
+    /// and each is inside a rebalance (`None` otherwise).
+    fn stop_candidates(&self, r: &Resource, holdings: &impl Holdings) -> Option<Vec<u32>> {
+        if !self.all_shown() {
+            return None;
+        }
+        let candidates: Vec<u32> = (0..self.herders.len() as u32)
+            .filter(|&i| holdings.holds(i, r) != Some(false))
+            .collect();
+        (candidates.len() > 1 && candidates.iter().all(|&i| holdings.in_rebalance(i)))
+            .then_some(candidates)
+    }
+
     /// The herder of a line carrying the prefix of group `group`: the
     /// stream's first herder takes the first group named.
     fn prefixed(&mut self, group: &str) -> usize {
@@ -195,6 +311,7 @@ impl Herders {
         ev: &Event,
         group: Option<&str>,
         mdc: Option<(&str, MdcScope)>,
+        holdings: &impl Holdings,
     ) -> Route {
         if let Some(g) = group {
             let i = self.prefixed(g);
@@ -222,12 +339,34 @@ impl Herders {
             }
             return Route::Herder(0);
         }
+        if self.mirror && matches!(ev, Event::AdvertisedUrl(_)) {
+            return Route::Jvm;
+        }
         let mut named = names(ev);
         if let Some((conn, scope)) = mdc {
             named.push(match scope {
                 MdcScope::Task(n) | MdcScope::TaskOffsets(n) => Named::Task(TaskId::new(conn, n)),
                 MdcScope::Worker | MdcScope::Other => Named::Conn(Name::from(conn)),
             });
+        }
+        if let Some(i) = self.starter(ev, &named, holdings) {
+            return Route::Herder(i);
+        }
+        if is_instance_line(ev)
+            && let Some(i) = self.holder(&named, holdings)
+        {
+            return Route::Herder(i);
+        }
+        if let Some(r) = stop_of(ev)
+            && named.iter().all(|n| n.resource() == r)
+            && let Some(candidates) = self.stop_candidates(&r, holdings)
+        {
+            self.unattributed += 1;
+            return Route::Park {
+                resource: r.clone(),
+                candidates,
+                suspects: self.suspects(&named),
+            };
         }
         // Every connector and task the line names must be one herder's,
         // the same one.
@@ -253,9 +392,13 @@ impl Herders {
             Some(i) => Route::Herder(i),
             None => {
                 self.unattributed += 1;
-                Route::Unattributed {
-                    suspects: self.suspects(&named),
-                }
+                // A task's report that it started tells nothing a herder
+                // relies on: unread, it hides no start or stop.
+                let suspects = match ev {
+                    Event::TaskInitialized(_) => Vec::new(),
+                    _ => self.suspects(&named),
+                };
+                Route::Unattributed { suspects }
             }
         }
     }
@@ -278,6 +421,47 @@ impl Herders {
             })
             .map(|(i, _)| i as u32)
             .collect()
+    }
+}
+
+/// Does only a herder that holds (or is starting) the instance an event
+/// names log it? The Worker's lines of an instance's creation, start
+/// failure and stop; not `Ignoring stop request for unowned …` (logged by
+/// a herder that does not hold it), nor `Setting connector X state to S`
+/// (logged before the Worker checks that it runs X: every worker of the
+/// group logs it), nor config-topic lines (each herder reads its own config
+/// topic, whatever it holds).
+fn is_instance_line(ev: &Event) -> bool {
+    matches!(
+        ev,
+        Event::StartFailed { .. }
+            | Event::Creating(_)
+            | Event::Instantiated(_)
+            | Event::FinishedCreatingConnector(_)
+            | Event::Stopping(_)
+            | Event::Stopped(_)
+            | Event::GracefulStop { .. }
+            | Event::ScheduledShutdown(_)
+            | Event::ConnectorUnresponsive(_)
+            | Event::ShutdownFailed(_)
+            | Event::ConnectorError(_)
+            | Event::TaskInitialized(_)
+            | Event::TaskKilled(_)
+            | Event::AlreadyExists(_)
+    )
+}
+
+/// The resource a line of the Worker's stop of it names (the stop, and the
+/// lines that report how it went).
+fn stop_of(ev: &Event) -> Option<Resource> {
+    match ev {
+        Event::Stopping(r) | Event::Stopped(r) | Event::GracefulStop { resource: r, .. } => {
+            Some(r.clone())
+        }
+        Event::ScheduledShutdown(n) | Event::ConnectorUnresponsive(n) => {
+            Some(Resource::Connector(n.clone()))
+        }
+        _ => None,
     }
 }
 
@@ -367,6 +551,21 @@ mod tests {
 
     const STARTING: Event = Event::Milestone(Milestone::HerderStarting);
 
+    /// Herders whose replays know nothing of what they hold.
+    struct Unknown;
+
+    impl Holdings for Unknown {
+        fn holds(&self, _: u32, _: &Resource) -> Option<bool> {
+            None
+        }
+        fn starting(&self, _: u32, _: &Resource) -> bool {
+            false
+        }
+        fn in_rebalance(&self, _: u32) -> bool {
+            false
+        }
+    }
+
     /// A MirrorMaker JVM whose two herders A-mm2 and B-mm2 started.
     fn started() -> Herders {
         let mut h = Herders::default();
@@ -374,8 +573,14 @@ mod tests {
         h.mirror_maker(mirror_line("creating herder for A->B"));
         h.mirror_maker(mirror_line("creating herder for B->A"));
         h.mirror_maker(mirror_line("Kafka MirrorMaker starting with 2 herders."));
-        assert_eq!(h.route(&STARTING, Some("A-mm2"), None), Route::Herder(0));
-        assert_eq!(h.route(&STARTING, Some("B-mm2"), None), Route::Herder(1));
+        assert_eq!(
+            h.route(&STARTING, Some("A-mm2"), None, &Unknown),
+            Route::Herder(0)
+        );
+        assert_eq!(
+            h.route(&STARTING, Some("B-mm2"), None, &Unknown),
+            Route::Herder(1)
+        );
         h
     }
 
@@ -384,15 +589,20 @@ mod tests {
         let mut h = Herders::default();
         let ev = Event::Creating(task("a", 0));
         assert_eq!(
-            h.route(&ev, None, Some(("a", MdcScope::Task(0)))),
+            h.route(&ev, None, Some(("a", MdcScope::Task(0))), &Unknown),
             Route::Herder(0)
         );
         assert_eq!(
-            h.route(&Event::Starting(task("a", 0)), Some("g"), None),
+            h.route(&Event::Starting(task("a", 0)), Some("g"), None, &Unknown),
             Route::Herder(0)
         );
         assert_eq!(
-            h.route(&Event::Milestone(Milestone::WorkerStopping), None, None),
+            h.route(
+                &Event::Milestone(Milestone::WorkerStopping),
+                None,
+                None,
+                &Unknown
+            ),
             Route::Herder(0)
         );
         assert!(!h.several());
@@ -404,18 +614,32 @@ mod tests {
     fn each_group_is_its_own_herder() {
         let mut h = Herders::default();
         let ev = Event::SessionKeyUpdated;
-        assert_eq!(h.route(&ev, Some("A-mm2"), None), Route::Herder(0));
-        assert_eq!(h.route(&ev, Some("B-mm2"), None), Route::Herder(1));
-        assert_eq!(h.route(&ev, Some("A-mm2"), None), Route::Herder(0));
+        assert_eq!(
+            h.route(&ev, Some("A-mm2"), None, &Unknown),
+            Route::Herder(0)
+        );
+        assert_eq!(
+            h.route(&ev, Some("B-mm2"), None, &Unknown),
+            Route::Herder(1)
+        );
+        assert_eq!(
+            h.route(&ev, Some("A-mm2"), None, &Unknown),
+            Route::Herder(0)
+        );
         assert!(h.several());
         assert!(!h.mirror());
         assert_eq!(h.group(1), Some("B-mm2"));
         // Two groups but no MirrorMaker line: nobody knows whether a third
         // herder runs the connector, so an unprefixed line is nobody's,
         // and either herder may have written it.
-        h.route(&Event::Starting(conn("solo")), Some("A-mm2"), None);
+        h.route(
+            &Event::Starting(conn("solo")),
+            Some("A-mm2"),
+            None,
+            &Unknown,
+        );
         assert_eq!(
-            h.route(&Event::Creating(conn("solo")), None, None),
+            h.route(&Event::Creating(conn("solo")), None, None, &Unknown),
             Route::Unattributed {
                 suspects: vec![0, 1]
             }
@@ -426,14 +650,24 @@ mod tests {
     fn unprefixed_lines_go_only_where_what_they_name_is_one_herders() {
         let mut h = started();
         let msc = "MirrorSourceConnector";
-        h.route(&Event::Starting(conn(msc)), Some("A-mm2"), None);
-        h.route(&Event::Starting(conn(msc)), Some("B-mm2"), None);
-        h.route(&Event::Starting(task(msc, 0)), Some("A-mm2"), None);
-        h.route(&Event::Starting(conn("Heartbeat")), Some("B-mm2"), None);
+        h.route(&Event::Starting(conn(msc)), Some("A-mm2"), None, &Unknown);
+        h.route(&Event::Starting(conn(msc)), Some("B-mm2"), None, &Unknown);
+        h.route(
+            &Event::Starting(task(msc, 0)),
+            Some("A-mm2"),
+            None,
+            &Unknown,
+        );
+        h.route(
+            &Event::Starting(conn("Heartbeat")),
+            Some("B-mm2"),
+            None,
+            &Unknown,
+        );
         // Both herders run the connector: its Worker lines are nobody's.
         let stop = Event::Stopping(conn(msc));
         assert_eq!(
-            h.route(&stop, None, Some((msc, MdcScope::Worker))),
+            h.route(&stop, None, Some((msc, MdcScope::Worker)), &Unknown),
             Route::Unattributed {
                 suspects: vec![0, 1]
             }
@@ -441,26 +675,31 @@ mod tests {
         // Only A started task 0: its lines are A's, by message or MDC.
         let create = Event::Creating(task(msc, 0));
         assert_eq!(
-            h.route(&create, None, Some((msc, MdcScope::Task(0)))),
+            h.route(&create, None, Some((msc, MdcScope::Task(0))), &Unknown),
             Route::Herder(0)
         );
         let any = Event::Milestone(Milestone::WorkerStopping);
         assert_eq!(
-            h.route(&any, None, Some((msc, MdcScope::TaskOffsets(0)))),
+            h.route(&any, None, Some((msc, MdcScope::TaskOffsets(0))), &Unknown),
             Route::Herder(0)
         );
         // Only B named the heartbeat connector.
         assert_eq!(
-            h.route(&Event::Creating(conn("Heartbeat")), None, None),
+            h.route(&Event::Creating(conn("Heartbeat")), None, None, &Unknown),
             Route::Herder(1)
         );
         // A line naming nothing, and one whose MDC and message disagree.
         assert_eq!(
-            h.route(&any, None, None),
+            h.route(&any, None, None, &Unknown),
             Route::Unattributed { suspects: vec![] }
         );
         assert_eq!(
-            h.route(&create, None, Some(("Heartbeat", MdcScope::Worker))),
+            h.route(
+                &create,
+                None,
+                Some(("Heartbeat", MdcScope::Worker)),
+                &Unknown
+            ),
             Route::Unattributed {
                 suspects: vec![0, 1]
             }
@@ -474,28 +713,28 @@ mod tests {
         h.mirror_maker(mirror_line("creating herder for A->B"));
         // While MirrorMaker builds its herders (config dumps, cluster IDs).
         assert_eq!(
-            h.route(&Event::KafkaClusterId("x".into()), None, None),
+            h.route(&Event::KafkaClusterId("x".into()), None, None, &Unknown),
             Route::Unattributed { suspects: vec![] }
         );
         h.mirror_maker(mirror_line("Kafka MirrorMaker starting with 2 herders."));
-        h.route(&STARTING, Some("A-mm2"), None);
-        h.route(&Event::Starting(conn("c")), Some("A-mm2"), None);
+        h.route(&STARTING, Some("A-mm2"), None, &Unknown);
+        h.route(&Event::Starting(conn("c")), Some("A-mm2"), None, &Unknown);
         // B has not started: it may run c from before for all we know.
         assert_eq!(
-            h.route(&Event::Creating(conn("c")), None, None),
+            h.route(&Event::Creating(conn("c")), None, None, &Unknown),
             Route::Unattributed { suspects: vec![0] }
         );
-        h.route(&STARTING, Some("B-mm2"), None);
+        h.route(&STARTING, Some("B-mm2"), None, &Unknown);
         assert_eq!(
-            h.route(&Event::Creating(conn("c")), None, None),
+            h.route(&Event::Creating(conn("c")), None, None, &Unknown),
             Route::Herder(0)
         );
         // A restart of the JVM: its herders start afresh.
         h.mirror_maker(mirror_line("Kafka MirrorMaker initializing ..."));
         h.mirror_maker(mirror_line("Kafka MirrorMaker starting with 2 herders."));
-        h.route(&STARTING, Some("B-mm2"), None);
+        h.route(&STARTING, Some("B-mm2"), None, &Unknown);
         assert_eq!(
-            h.route(&Event::Creating(conn("c")), None, None),
+            h.route(&Event::Creating(conn("c")), None, None, &Unknown),
             Route::Unattributed { suspects: vec![0] }
         );
         assert_eq!(h.unattributed, 3);

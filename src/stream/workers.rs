@@ -3,10 +3,10 @@
 //! first event, and the items they hand on, keyed by the stream's log time.
 
 use super::Item;
-use super::route::{Herders, MirrorLine, Route};
+use super::route::{Herders, Holdings, MirrorLine, Route};
 use crate::event::Event;
 use crate::layout::MdcScope;
-use crate::model::{Key, SourceLine, Timestamp};
+use crate::model::{Key, Resource, SourceLine, Timestamp};
 use crate::replay::{LineCtx, WorkerReplay, WorkerReport};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -59,9 +59,54 @@ impl Holds {
 
 /// What the decoder tells a replay before a line: the lines before it
 /// seem missing, and notes on how the stream was read.
+#[derive(Default)]
 pub(super) struct Before {
     pub lines_missed: bool,
     pub notes: Vec<String>,
+}
+
+/// A Worker's stop of a resource several herders of a stream hold, each
+/// inside a rebalance, waiting for the one whose assignment line revokes
+/// it (see `route.rs`).
+struct Parked {
+    stream: Option<String>,
+    ev: Event,
+    resource: Resource,
+    /// The herders that may have stopped it and have not yet shown that
+    /// they did not.
+    candidates: Vec<u32>,
+    /// Those that lose track of what they run if nobody takes it.
+    suspects: Vec<u32>,
+    /// Its line (numbered for a herder when one takes it).
+    line: SourceLine,
+}
+
+/// What the replays of one stream's herders say of what they hold.
+struct Holders<'a> {
+    slots: &'a BTreeMap<SlotKey, Slot>,
+    stream: &'a Option<String>,
+}
+
+impl Holders<'_> {
+    fn replay(&self, herder: u32) -> Option<&WorkerReplay> {
+        self.slots
+            .get(&(self.stream.clone(), herder))
+            .map(|s| &s.replay)
+    }
+}
+
+impl Holdings for Holders<'_> {
+    fn holds(&self, herder: u32, r: &Resource) -> Option<bool> {
+        self.replay(herder)?.holds_now(r)
+    }
+
+    fn starting(&self, herder: u32, r: &Resource) -> bool {
+        self.replay(herder).is_some_and(|w| w.is_starting(r))
+    }
+
+    fn in_rebalance(&self, herder: u32) -> bool {
+        self.replay(herder).is_some_and(WorkerReplay::in_rebalance)
+    }
 }
 
 /// The items a stream's replays made, and how they are keyed.
@@ -144,6 +189,11 @@ pub(super) struct Workers {
     slots: BTreeMap<SlotKey, Slot>,
     /// The herders of each stream label.
     herders: BTreeMap<Option<String>, Herders>,
+    /// Stops waiting for the herder that made them, in line order.
+    parked: Vec<Parked>,
+    /// Lines about a whole MirrorMaker JVM, per stream label: every
+    /// herder's, those made later too.
+    jvm: Vec<(Option<String>, Event, SourceLine)>,
 }
 
 impl Workers {
@@ -157,6 +207,8 @@ impl Workers {
             timeline: false,
             slots: BTreeMap::new(),
             herders: BTreeMap::new(),
+            parked: Vec::new(),
+            jvm: Vec::new(),
         }
     }
 
@@ -281,7 +333,126 @@ impl Workers {
             Some(h) => h,
             None => self.herders.entry(stream.clone()).or_default(),
         };
-        herders.route(ev, group_id, mdc)
+        let holders = Holders {
+            slots: &self.slots,
+            stream,
+        };
+        herders.route(ev, group_id, mdc, &holders)
+    }
+
+    /// A line about the whole MirrorMaker JVM of stream `stream`: read by
+    /// every herder of it, now and when one is made later.
+    pub(super) fn jvm_line(&mut self, stream: &Option<String>, ev: &Event, line: SourceLine) {
+        let keys: Vec<SlotKey> = self
+            .slots
+            .keys()
+            .filter(|k| k.0 == *stream)
+            .cloned()
+            .collect();
+        for k in keys {
+            let l = line.clone();
+            self.apply(
+                &k,
+                ev,
+                LineCtx::default(),
+                |seq| SourceLine { seq, ..l },
+                Before::default(),
+            );
+        }
+        self.jvm.push((stream.clone(), ev.clone(), line));
+    }
+
+    /// Parks a stop of `resource` (`line`: numbered when a herder takes
+    /// it) until one of `candidates` shows it made it.
+    pub(super) fn park(
+        &mut self,
+        stream: &Option<String>,
+        ev: &Event,
+        (resource, candidates, suspects): (Resource, Vec<u32>, Vec<u32>),
+        line: SourceLine,
+    ) {
+        self.parked.push(Parked {
+            stream: stream.clone(),
+            ev: ev.clone(),
+            resource,
+            candidates,
+            suspects,
+            line,
+        });
+    }
+
+    /// Before the assignment line `ev` of the herder at `key`: the stops
+    /// parked for it that the assignment revokes are its own, read now,
+    /// before the line that judges them. Returns how many.
+    pub(super) fn before_assignment(&mut self, key: &SlotKey, ev: &Event) -> u64 {
+        let Event::Assignment { assignment: a, .. } = ev else {
+            return 0;
+        };
+        if self.parked.is_empty() {
+            return 0;
+        }
+        // A herder stops a resource once in a rebalance: of the parked
+        // lines of one kind about one resource (two herders may both have
+        // stopped a connector of the same name), it takes the first.
+        let mut taken: Vec<(Resource, std::mem::Discriminant<Event>)> = Vec::new();
+        let (mine, rest): (Vec<Parked>, Vec<Parked>) =
+            std::mem::take(&mut self.parked).into_iter().partition(|p| {
+                let kind = (p.resource.clone(), std::mem::discriminant(&p.ev));
+                let mine = p.stream == key.0
+                    && p.candidates.contains(&key.1)
+                    && a.revokes(&p.resource)
+                    && !taken.contains(&kind);
+                if mine {
+                    taken.push(kind);
+                }
+                mine
+            });
+        self.parked = rest;
+        let n = mine.len() as u64;
+        for p in mine {
+            if let Some(h) = self.herders.get_mut(&p.stream) {
+                h.unattributed -= 1;
+            }
+            let line = p.line;
+            self.apply(
+                key,
+                &p.ev,
+                LineCtx::default(),
+                |seq| SourceLine { seq, ..line },
+                Before::default(),
+            );
+        }
+        n
+    }
+
+    /// After a line of the herder at `key`: once it is out of its
+    /// rebalance, it stopped none of the stops still parked for it; a
+    /// stop no herder may have made any more is nobody's.
+    pub(super) fn after_line(&mut self, key: &SlotKey) {
+        if self.parked.is_empty() || self.slots.get(key).is_some_and(|s| s.replay.in_rebalance()) {
+            return;
+        }
+        for p in &mut self.parked {
+            if p.stream == key.0 {
+                p.candidates.retain(|&c| c != key.1);
+            }
+        }
+        let (gone, rest): (Vec<Parked>, Vec<Parked>) = std::mem::take(&mut self.parked)
+            .into_iter()
+            .partition(|p| p.candidates.is_empty());
+        self.parked = rest;
+        for p in gone {
+            self.give_up(p);
+        }
+    }
+
+    /// A parked stop nobody took: unattributed.
+    fn give_up(&mut self, p: Parked) {
+        let line = p.line;
+        self.unattributed(&p.stream, p.suspects, |seq| SourceLine {
+            seq,
+            ..line.clone()
+        });
     }
 
     /// A line of stream `stream` no herder provably wrote: the herders it
@@ -362,12 +533,24 @@ impl Workers {
         let herders = self.herders.get(&key.0);
         let group = herders.and_then(|h| h.group(key.1));
         let mirror = herders.is_some_and(Herders::mirror);
+        let new = !self.slots.contains_key(key);
         let slot = Self::slot(
             &mut self.slots,
             &self.label,
             (self.keep_generations, self.facts, self.timeline),
             (key.0.as_deref(), key.1, group, mirror),
         );
+        // A herder made after lines about its whole JVM reads them first.
+        if new {
+            for (_, jev, jline) in self.jvm.iter().filter(|(s, _, _)| *s == key.0) {
+                slot.seq += 1;
+                let l = SourceLine {
+                    seq: slot.seq,
+                    ..jline.clone()
+                };
+                slot.replay.apply(jev, &l, LineCtx::default());
+            }
+        }
         slot.seq += 1;
         let line = line(slot.seq);
         if before.lines_missed {
@@ -387,6 +570,9 @@ impl Workers {
     /// items their ends made (the last an `End`) are added to
     /// [`Workers::take_items`].
     pub(super) fn finish(&mut self) -> Vec<Result<WorkerReport, String>> {
+        for p in std::mem::take(&mut self.parked) {
+            self.give_up(p);
+        }
         let mut slots = std::mem::take(&mut self.slots);
         for ((stream, _), s) in slots.iter_mut() {
             if let Some(h) = self.herders.get(stream)

@@ -381,10 +381,13 @@ impl Metrics {
                 w.running.remove(resource);
             }
             FactKind::Reset => w.running.clear(),
+            // An instance kept from before the log began, stopped by the
+            // time its fact comes (its stop was a fact of its own).
             FactKind::Left
             | FactKind::End
             | FactKind::Finding(_)
-            | FactKind::ForeignStart { .. } => {}
+            | FactKind::ForeignStart { .. }
+            | FactKind::KeptFromBefore { .. } => {}
         }
     }
 

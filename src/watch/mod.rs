@@ -24,56 +24,36 @@ pub mod window;
 use crate::audit::{self, Live, Options};
 use crate::exit::{EXIT_ERROR, EXIT_OK};
 use crate::input;
-use clap::Args;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// `herder-audit watch`'s flags.
-#[derive(Args, Debug, Clone)]
-pub struct WatchArgs {
-    /// Log files or directories to follow (directories recursively, new
-    /// logs picked up as they appear: a node's /var/log/pods). `-` or no
-    /// path reads standard input.
+/// What `herder-audit watch` follows, where it listens and writes, and its
+/// limits (the command line's flags, `src/cli/flags/watch.rs`, say what
+/// each means).
+#[derive(Debug, Clone)]
+pub struct WatchOptions {
+    /// Log files or directories to follow; `-` or none: standard input.
     pub paths: Vec<PathBuf>,
     /// Address of the metrics, health and timeline endpoint.
-    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9464")]
     pub listen: String,
-    /// Keep the emitted findings' identities and the read positions in this
-    /// file (written atomically), so that a restart repeats nothing.
-    #[arg(long, value_name = "FILE")]
+    /// The state file (emitted findings' identities, read positions).
     pub state: Option<PathBuf>,
-    /// Append the findings (JSON lines) to this file instead of standard
-    /// output; with --state, a restart reads back its tail and repeats
-    /// nothing even after kill -9.
-    #[arg(short, long, value_name = "FILE")]
+    /// The findings' file (JSON lines) instead of standard output.
     pub output: Option<PathBuf>,
-    /// A worker's log silent this long (seconds) no longer holds back the
-    /// cross-worker findings of the others.
-    #[arg(long, value_name = "SECONDS", default_value_t = 1.0)]
+    /// Seconds a silent log holds back the others' cross-worker findings.
     pub idle_timeout: f64,
-    /// A followed file gone from its path this long (seconds; at once when
-    /// its directory is gone, as a deleted pod's) ends its stream.
-    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    /// Seconds a followed file may be gone before its stream ends.
     pub gone_after: f64,
-    /// Distinct `connector` label values at most; further connectors are
-    /// counted as `_other`.
-    #[arg(long, value_name = "N", default_value_t = 200)]
+    /// Distinct `connector` label values at most.
     pub max_connector_labels: usize,
-    /// Forget emitted findings this many hours of log time old (a restart
-    /// then never emits a finding older than what was forgotten).
-    #[arg(long, value_name = "HOURS", default_value_t = 72.0)]
+    /// Hours of log time an emitted finding is remembered.
     pub state_retention: f64,
-    /// Save the state at most this often (seconds), and when the watcher
-    /// ends.
-    #[arg(long, value_name = "SECONDS", default_value_t = 1.0)]
+    /// Seconds between saves of the state.
     pub state_interval: f64,
-    /// Read only the logs whose path holds this text (repeatable; e.g. the
-    /// `namespace_pod` prefix of the Connect workers' pod directories).
-    #[arg(long, value_name = "TEXT")]
+    /// Only the logs whose path holds one of these texts.
     pub include: Vec<String>,
-    /// Worker threads (default: one per core).
-    #[arg(short = 'j', long)]
+    /// Worker threads (`None`: one per core).
     pub jobs: Option<usize>,
 }
 
@@ -88,7 +68,7 @@ fn seconds(v: f64, default: f64) -> Duration {
 }
 
 /// Runs `herder-audit watch`; returns the exit status.
-pub fn run(args: &WatchArgs) -> i32 {
+pub fn run(args: &WatchOptions) -> i32 {
     match watch(args) {
         Ok(()) => EXIT_OK,
         Err(e) => {
@@ -98,7 +78,7 @@ pub fn run(args: &WatchArgs) -> i32 {
     }
 }
 
-fn watch(args: &WatchArgs) -> std::io::Result<()> {
+fn watch(args: &WatchOptions) -> std::io::Result<()> {
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from("-")]
     } else {

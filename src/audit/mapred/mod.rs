@@ -231,6 +231,10 @@ fn remap_fact(f: &mut Fact, map: &dyn Fn(SourceId) -> SourceId) {
             }
         }
         FactKind::Held { since, .. } => remap_line(since, map),
+        FactKind::KeptFromBefore { left, stop, .. } => {
+            remap_line(left, map);
+            remap_line(stop, map);
+        }
         FactKind::Finding(x) | FactKind::ForeignStart { finding: x, .. } => remap_finding(x, map),
         FactKind::Start { .. }
         | FactKind::StartFailed { .. }

@@ -117,6 +117,7 @@ mod tests {
         "Successfully joined group with generation Generation{generationId=7, memberId='connect-1-a', protocol='sessioned'}",
         "Successfully synced group in generation Generation{generationId=7, memberId='connect-1-a', protocol='sessioned'}",
         "Attempt to heartbeat failed since group is rebalancing",
+        "JoinGroup failed: The coordinator is not aware of this member. Need to re-join the group. Sent generation was Generation{generationId=8, memberId='connect-1-a', protocol='sessioned'}",
         "Request joining group due to: connect worker requested rejoin",
         "Member connect-1-a sending LeaveGroup request to coordinator broker:9092 (id: 2147483646 rack: null) due to the consumer is being closed",
         "Revoking previous assignment Assignment{error=0, leader='null', leaderUrl='null', offset=-1, connectorIds=[], taskIds=[], revokedConnectorIds=[], revokedTaskIds=[], delay=0}",

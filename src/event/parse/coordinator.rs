@@ -38,6 +38,7 @@ pub(super) fn parse(msg: &str) -> Option<Event> {
         b'B' => run(coordinator_unreachable, msg),
         b'W' => run(leader_lacks_config, msg),
         b'G' => run(session_timed_out, msg),
+        b'J' => run(join_group_unknown_member, msg),
         _ => None,
     }
 }
@@ -153,7 +154,9 @@ fn heartbeat_fenced(i: &str) -> PResult<'_, Event> {
             tag(", resetting generation"),
             eof,
         ),
-        |(_, _, _, _, e, _, _): (&str, (), &str, &str, &str, &str, &str)| e.to_string(),
+        |(_, _, g, _, e, _, _): (&str, (), &str, &str, &str, &str, &str)| {
+            (e.to_string(), generation_id(g))
+        },
     );
     let unknown_member = map(
         (
@@ -162,7 +165,7 @@ fn heartbeat_fenced(i: &str) -> PResult<'_, Event> {
             tag(" is not valid."),
             eof,
         ),
-        |_| "UNKNOWN_MEMBER_ID".to_string(),
+        |_| ("UNKNOWN_MEMBER_ID".to_string(), None),
     );
     let illegal_generation = map(
         (
@@ -171,13 +174,55 @@ fn heartbeat_fenced(i: &str) -> PResult<'_, Event> {
             tag(" is not current"),
             eof,
         ),
-        |_| "ILLEGAL_GENERATION".to_string(),
+        |(_, g, _, _): (&str, &str, &str, &str)| ("ILLEGAL_GENERATION".to_string(), g.parse().ok()),
     );
     map(
         alt((current, unknown_member, illegal_generation)),
-        |error| Event::HeartbeatFenced { error },
+        |(error, generation)| Event::HeartbeatFenced { error, generation },
     )
     .parse(i)
+}
+
+/// `JoinGroup failed: The coordinator is not aware of this member. Need to
+/// re-join the group. Sent generation was Generation{generationId=N, …}`
+/// (2.7+, AC's JoinGroup response handler; up to 2.6 the UNKNOWN_MEMBER_ID
+/// JoinGroup response is logged at DEBUG only): the worker rejoined with
+/// the member id of generation N, which the coordinator no longer knows (its
+/// session expired, a frozen worker resuming before its heartbeat thread
+/// learns it): fenced out of N like [`Event::HeartbeatFenced`], and, as
+/// there, nothing is revoked (a cooperative `onJoinPrepare` keeps the
+/// assignment). A member that sent no generation (`generationId=-1`) left
+/// none.
+fn join_group_unknown_member(i: &str) -> PResult<'_, Event> {
+    let (rest, g) = preceded(
+        (
+            tag("JoinGroup failed: The coordinator is not aware of this member."),
+            take_until("Sent generation was "),
+            tag("Sent generation was "),
+        ),
+        any_rest,
+    )
+    .parse(i)?;
+    match generation_id(g) {
+        Some(n) if n >= 0 => Ok((
+            rest,
+            Event::HeartbeatFenced {
+                error: "UNKNOWN_MEMBER_ID".to_string(),
+                generation: Some(n),
+            },
+        )),
+        _ => Err(nom::Err::Error(nom::error::Error::new(
+            i,
+            nom::error::ErrorKind::Verify,
+        ))),
+    }
+}
+
+/// The generation `Generation{generationId=N, …}` names (2.6+).
+fn generation_id(s: &str) -> Option<i32> {
+    let rest = s.strip_prefix("Generation{generationId=")?;
+    let end = rest.find(|c: char| c != '-' && !c.is_ascii_digit())?;
+    rest[..end].parse().ok()
 }
 
 /// `Group coordinator <node> is unavailable or invalid due to cause:
@@ -533,13 +578,15 @@ mod tests {
         assert_eq!(
             p("Attempt to heartbeat failed for since member id connect-1-3a9d is not valid."),
             Some(Event::HeartbeatFenced {
-                error: "UNKNOWN_MEMBER_ID".into()
+                error: "UNKNOWN_MEMBER_ID".into(),
+                generation: None
             })
         );
         assert_eq!(
             p("Attempt to heartbeat failed since generation 7 is not current"),
             Some(Event::HeartbeatFenced {
-                error: "ILLEGAL_GENERATION".into()
+                error: "ILLEGAL_GENERATION".into(),
+                generation: Some(7)
             })
         );
         assert_eq!(
@@ -547,8 +594,32 @@ mod tests {
                 "Attempt to heartbeat with Generation{generationId=7, memberId='connect-1-3a9d', protocol='sessioned'} and group instance id Optional.empty failed due to UNKNOWN_MEMBER_ID, resetting generation"
             ),
             Some(Event::HeartbeatFenced {
-                error: "UNKNOWN_MEMBER_ID".into()
+                error: "UNKNOWN_MEMBER_ID".into(),
+                generation: Some(7)
             })
+        );
+        assert_eq!(
+            p(
+                "JoinGroup failed: The coordinator is not aware of this member. Need to re-join the group. Sent generation was Generation{generationId=8, memberId='connect-1-3a9d', protocol='sessioned'}"
+            ),
+            Some(Event::HeartbeatFenced {
+                error: "UNKNOWN_MEMBER_ID".into(),
+                generation: Some(8)
+            })
+        );
+        // Not a member of any generation: it left none.
+        assert_eq!(
+            p(
+                "JoinGroup failed: The coordinator is not aware of this member. Need to re-join the group. Sent generation was Generation{generationId=-1, memberId='connect-1-3a9d', protocol='null'}"
+            ),
+            None
+        );
+        // Other JoinGroup failures are no departure.
+        assert_eq!(
+            p(
+                "JoinGroup failed: This is not the correct coordinator. Marking coordinator unknown. Sent generation was Generation{generationId=-1, memberId='', protocol='null'}"
+            ),
+            None
         );
         assert_eq!(
             p(

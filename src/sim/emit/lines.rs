@@ -46,7 +46,6 @@ impl Say<'_> {
         self.line(Ln::PollTimeout, &[]);
         let line = self.line(Ln::LeaveGroupOnPollTimeout, &[Arg::Str("member", member)]);
         self.line(Ln::ResetOnPollTimeout, &[]);
-        self.line(Ln::RequestJoinOnPollTimeout, &[]);
         line
     }
 
@@ -119,10 +118,13 @@ impl Say<'_> {
         self.line(ln, &[Arg::Conn(c), n]);
     }
 
-    /// `Task 'X' restart successful` / `Connector 'X' restart successful`.
-    pub fn restart_successful(&mut self, r: Res) {
+    /// `Task 'X' restart successful` / `Connector 'X' restart successful`
+    /// (`on_tick`: a connector whose target state is STARTED, logged by the
+    /// herder's thread; otherwise by the connector's, under its MDC).
+    pub fn restart_successful(&mut self, r: Res, on_tick: bool) {
         match r {
-            Res::Conn(c) => self.line(Ln::ConnectorRestartOk, &[Arg::Conn(c)]),
+            Res::Conn(c) if on_tick => self.line(Ln::ConnectorRestartOk, &[Arg::Conn(c)]),
+            Res::Conn(c) => self.line(Ln::ConnectorRestartOkNotStarted, &[Arg::Conn(c)]),
             Res::Task(c, i) => self.line(Ln::TaskRestartOk, &[Arg::Task(c, i)]),
         };
     }

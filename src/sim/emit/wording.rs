@@ -55,7 +55,6 @@ pub(in crate::sim) enum Ln {
     PollTimeout,
     LeaveGroupOnPollTimeout,
     ResetOnPollTimeout,
-    RequestJoinOnPollTimeout,
     Unreachable,
     RebalanceStartedHerder,
     RebalanceStarted,
@@ -89,6 +88,7 @@ pub(in crate::sim) enum Ln {
     CompletedPlan,
     TaskRestartOk,
     ConnectorRestartOk,
+    ConnectorRestartOkNotStarted,
     TaskRestartFailed,
     ConnectorRestartFailed,
     // starts and stops
@@ -340,9 +340,12 @@ pub(super) const ROWS: &[Row] = &[
     // 4.4.0 prints the coordinator node as `(id: +1 rack: null isFenced: false)`.
     row(Ln::Discovered, until(V::V3_9), Info, C::None, Lg::Coord, Site::Discovered, Plain, "Discovered group coordinator broker-1:9092 (id: 2147483646 rack: null)"),
     row(Ln::Discovered, since(V::V4_4), Info, C::None, Lg::Coord, Site::Discovered, Plain, "Discovered group coordinator broker-1:9092 (id: +1 rack: null isFenced: false)"),
-    row(Ln::CoordinatorDead, until(V::V3_6), Info, C::None, Lg::Coord, Site::CoordinatorDead, Plain, "Group coordinator broker-1:9092 (id: 2147483646 rack: null) is unavailable or invalid, will attempt rediscovery"),
-    // A worker cut off from the brokers (3.9.1, 4.4.0 `partition`): the auditor reads it as a departure.
-    row(Ln::CoordinatorDead, (V::V3_9, V::V3_9), Info, C::None, Lg::Coord, Site::CoordinatorDead, Fact, "Group coordinator broker-1:9092 (id: 2147483646 rack: null) is unavailable or invalid due to cause: session timed out without receiving a heartbeat response. isDisconnected: false. Rediscovery will be attempted."),
+    row(Ln::CoordinatorDead, until(V::V2_4), Info, C::None, Lg::Coord, Site::CoordinatorDead, Plain, "Group coordinator broker-1:9092 (id: 2147483646 rack: null) is unavailable or invalid, will attempt rediscovery"),
+    // A worker cut off from the brokers (2.7.0+ source; real 2.8.2 and 3.6.2
+    // `chaos-s*`, 3.9.1 and 4.4.0 `partition`): the auditor reads it as a
+    // departure. Up to 3.2.x no space before `isDisconnected`.
+    row(Ln::CoordinatorDead, (V::V2_8, V::V3_0), Info, C::None, Lg::Coord, Site::CoordinatorDead, Fact, "Group coordinator broker-1:9092 (id: 2147483646 rack: null) is unavailable or invalid due to cause: session timed out without receiving a heartbeat response.isDisconnected: false. Rediscovery will be attempted."),
+    row(Ln::CoordinatorDead, (V::V3_6, V::V3_9), Info, C::None, Lg::Coord, Site::CoordinatorDead, Fact, "Group coordinator broker-1:9092 (id: 2147483646 rack: null) is unavailable or invalid due to cause: session timed out without receiving a heartbeat response. isDisconnected: false. Rediscovery will be attempted."),
     row(Ln::CoordinatorDead, since(V::V4_4), Info, C::None, Lg::Coord, Site::CoordinatorDead, Fact, "Group coordinator broker-1:9092 (id: +1 rack: null isFenced: false) is unavailable or invalid due to cause: session timed out without receiving a heartbeat response. isDisconnected: false. Rediscovery will be attempted."),
     row(Ln::HeartbeatRebalancing, until(V::V2_8), Info, C::None, Lg::Coord, Site::Heartbeat, Fact, "Attempt to heartbeat failed since group is rebalancing"),
     row(Ln::LeaveGroupOnClose, (V::V2_2, V::V2_3), Info, C::None, Lg::Coord, Site::LeaveGroup, Fact, "Member <member> sending LeaveGroup request to coordinator broker-1:9092 (id: 2147483646 rack: null)"),
@@ -359,8 +362,11 @@ pub(super) const ROWS: &[Row] = &[
     row(Ln::LeaveGroupOnPollTimeout, since(V::V4_4), Info, C::None, Lg::CoordHeartbeat, Site::LeaveGroup, Fact, "Member <member> sending LeaveGroup request to coordinator broker-1:9092 (id: +1 rack: null isFenced: false) due to worker poll timeout has expired."),
     row(Ln::ResetOnPollTimeout, (V::V3_0, V::V3_0), Info, C::None, Lg::CoordHeartbeat, Site::ResettingGeneration, Fact, "Resetting generation due to: consumer pro-actively leaving the group"),
     row(Ln::ResetOnPollTimeout, since(V::V3_6), Info, C::None, Lg::CoordHeartbeat, Site::ResettingGeneration, Fact, "Resetting generation and member id due to: consumer pro-actively leaving the group"),
-    row(Ln::RequestJoinOnPollTimeout, (V::V3_0, V::V3_6), Info, C::None, Lg::CoordHeartbeat, Site::RequestJoin, Plain, "Request joining group due to: consumer pro-actively leaving the group"),
-    row(Ln::Unreachable, since(V::V2_4), Info, C::None, Lg::Coord, Site::Unreachable, Fact, "Broker coordinator was unreachable for 3000ms. Revoking previous assignment <assignment> to avoid running tasks while not being a member the group"),
+    // No `Request joining group due to: consumer pro-actively leaving the
+    // group` after it: WorkerCoordinator's requestRejoin(String) override
+    // logs it at DEBUG (3.0.2 to 3.9.0 source; real 3.6.2 `chaos-s0`, `-s2`).
+    // WorkerCoordinator's own logger in every release (2.4.1 to 3.9.0 source; real 2.8.2 `chaos-s*`).
+    row(Ln::Unreachable, since(V::V2_4), Info, C::None, Lg::WCoord, Site::Unreachable, Fact, "Broker coordinator was unreachable for 3000ms. Revoking previous assignment <assignment> to avoid running tasks while not being a member the group"),
     // `Rebalance started`: the herder's onRevoked up to 2.2.2 (only with a
     // previous assignment), WorkerCoordinator's from 2.3.0.
     row(Ln::RebalanceStartedHerder, until(V::V2_2), Info, C::None, Lg::Herder, Site::HerderRebalanceStarted, Fact, "Rebalance started"),
@@ -405,11 +411,16 @@ pub(super) const ROWS: &[Row] = &[
     row(Ln::ExecutingPlan, all(), Info, C::None, Lg::Herder, Site::RestartPlan, Fact, "Executing plan to restart connector and <tasks-restarted> of <tasks-restarted> tasks for restart request for {connectorName='<conn>', onlyFailed=false, includeTasks=true}"),
     row(Ln::CompletedPlan, all(), Info, C::None, Lg::Herder, Site::RestartPlan, Fact, "Completed plan to restart connector and <tasks-restarted> of <tasks-restarted> tasks for restart request for {connectorName='<conn>', onlyFailed=false, includeTasks=true}"),
     row(Ln::TaskRestartOk, all(), Info, C::None, Lg::Herder, Site::RestartPlan, Fact, "Task '<task>' restart successful"),
-    row(Ln::ConnectorRestartOk, until(V::V3_6), Info, C::Conn, Lg::Herder, Site::RestartPlan, Fact, "Connector '<conn>' restart successful"),
-    row(Ln::ConnectorRestartOk, since(V::V3_9), Info, C::None, Lg::Herder, Site::RestartPlan, Fact, "Connector '<conn>' restart successful"),
+    // The connector's start callback: for a connector whose target state is
+    // STARTED the herder thread logs it once its task configs are requested
+    // (no MDC: real 3.6.2, 3.9.1, 4.4.0); for a PAUSED or STOPPED one the
+    // connector's thread logs it as it takes that state, in its LoggingContext.
+    row(Ln::ConnectorRestartOk, all(), Info, C::None, Lg::Herder, Site::RestartPlan, Fact, "Connector '<conn>' restart successful"),
+    row(Ln::ConnectorRestartOkNotStarted, all(), Info, C::Conn, Lg::Herder, Site::RestartPlan, Fact, "Connector '<conn>' restart successful"),
     row(Ln::TaskRestartFailed, all(), Error, C::None, Lg::Herder, Site::RestartPlan, Fact, "Task '<task>' restart failed"),
-    row(Ln::ConnectorRestartFailed, until(V::V3_6), Error, C::Conn, Lg::Herder, Site::RestartPlan, Fact, "Connector '<conn>' restart failed"),
-    row(Ln::ConnectorRestartFailed, since(V::V3_9), Error, C::None, Lg::Herder, Site::RestartPlan, Fact, "Connector '<conn>' restart failed"),
+    // The same callback, called by Worker.startConnector's catch inside the
+    // connector's LoggingContext (3.0.2 to 3.9.0 source, 4.4.0 bytecode).
+    row(Ln::ConnectorRestartFailed, all(), Error, C::Conn, Lg::Herder, Site::RestartPlan, Fact, "Connector '<conn>' restart failed"),
 
     // ---------------------------------------------------------------- starts and stops
     row(Ln::StartingConnector, all(), Info, C::None, Lg::Herder, Site::StartingConnector, Fact, "Starting connector <conn>"),

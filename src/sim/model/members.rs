@@ -109,7 +109,7 @@ impl Cluster {
         self.workers[w].status = Status::Partitioned;
         let line = self.say(w).coordinator_lost();
         if self.v.session_timeout_line() {
-            // 3.9+: `… is unavailable or invalid due to cause: session
+            // 2.7+: `… is unavailable or invalid due to cause: session
             // timed out …`, a departure the auditor reads: the work it
             // runs until it revokes it may start elsewhere meanwhile.
             self.oracle.departed(w, line, true);

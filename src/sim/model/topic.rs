@@ -187,19 +187,25 @@ impl Cluster {
             self.stop(w, t, Why::Restart);
         }
         let conn_ok = restart_conn && self.start(w, conn, Why::RestartPlan).ok;
+        // A connector's success is logged by its start callback (its failure
+        // was logged as it happened): for a STARTED one, by the herder's
+        // thread once the plan is done; otherwise by the connector's own
+        // thread as it takes its paused or stopped state.
+        let on_tick = x.target == Target::Started;
+        if conn_ok && !on_tick {
+            self.say(w).restart_successful(conn, false);
+        }
         for &t in &tasks {
             let s = self.start(w, t, Why::RestartPlan);
             if s.ok {
-                self.say(w).restart_successful(t);
+                self.say(w).restart_successful(t, true);
             } else {
                 self.say(w).restart_failed(t, s.thrown);
             }
         }
         self.say(w).restart_plan(c, x.tasks, true);
-        // A connector's success is logged once it has started (its
-        // failure was logged as it happened).
-        if conn_ok {
-            self.say(w).restart_successful(conn);
+        if conn_ok && on_tick {
+            self.say(w).restart_successful(conn, true);
         }
     }
 

@@ -24,6 +24,13 @@ fn task(c: &str, i: u32) -> Resource {
     Resource::Task(t(c, i))
 }
 
+/// Each message parses to its event (`None`: no parser takes it).
+fn parses(cases: &[(&str, Option<Event>)]) {
+    for (m, want) in cases {
+        assert_eq!(&p(m), want, "{m}");
+    }
+}
+
 #[test]
 fn assignment_v0() {
     // sample 08
@@ -122,39 +129,37 @@ fn assignment_failures() {
 
 #[test]
 fn rebalance_housekeeping() {
-    assert_eq!(
-        p("Finished stopping tasks in preparation for rebalance"),
-        Some(Event::FinishedStoppingForRebalance)
-    );
-    assert_eq!(
-        p("Finished flushing status backing store in preparation for rebalance"),
-        Some(Event::FinishedFlushingStatus)
-    );
-    assert_eq!(
-        p(
-            "Wasn't unable to resume work after last rebalance, can skip stopping connectors and tasks"
+    parses(&[
+        (
+            "Finished stopping tasks in preparation for rebalance",
+            Some(Event::FinishedStoppingForRebalance),
         ),
-        Some(Event::SkipStoppingUnresolved)
-    );
-    assert_eq!(
-        p(
-            "Wasn't able to resume work after last rebalance, can skip stopping connectors and tasks"
+        (
+            "Finished flushing status backing store in preparation for rebalance",
+            Some(Event::FinishedFlushingStatus),
         ),
-        Some(Event::SkipStoppingUnresolved)
-    );
-    assert_eq!(
-        p("Requesting rebalance due to reconfiguration of tasks (needsReconfigRebalance: true)"),
-        Some(Event::ReconfigRebalanceRequested)
-    );
-    assert_eq!(
-        p("Handling completed but unresolved rebalance"),
-        Some(Event::UnresolvedRebalance)
-    );
-    assert_eq!(
-        p("Rebalance started"),
-        Some(Event::RebalanceStarted { by_herder: true })
-    );
-    assert_eq!(p("Rebalance failed."), None);
+        (
+            "Wasn't unable to resume work after last rebalance, can skip stopping connectors and tasks",
+            Some(Event::SkipStoppingUnresolved),
+        ),
+        (
+            "Wasn't able to resume work after last rebalance, can skip stopping connectors and tasks",
+            Some(Event::SkipStoppingUnresolved),
+        ),
+        (
+            "Requesting rebalance due to reconfiguration of tasks (needsReconfigRebalance: true)",
+            Some(Event::ReconfigRebalanceRequested),
+        ),
+        (
+            "Handling completed but unresolved rebalance",
+            Some(Event::UnresolvedRebalance),
+        ),
+        (
+            "Rebalance started",
+            Some(Event::RebalanceStarted { by_herder: true }),
+        ),
+        ("Rebalance failed.", None),
+    ]);
 }
 
 #[test]
@@ -190,298 +195,285 @@ fn scheduled_rebalance_all_four_wordings() {
 #[test]
 fn config_offsets() {
     // sample 06
-    assert_eq!(
-        p(
-            "Current config state offset -1 is behind group assignment 1, reading to end of config log"
+    parses(&[
+        (
+            "Current config state offset -1 is behind group assignment 1, reading to end of config log",
+            Some(Event::ConfigBehind {
+                current: -1,
+                assignment: 1,
+            }),
         ),
-        Some(Event::ConfigBehind {
-            current: -1,
-            assignment: 1
-        })
-    );
-    assert_eq!(
-        p("Finished reading to end of log and updated config snapshot, new config log offset: 1"),
-        Some(Event::FinishedReadingToEnd { offset: 1 })
-    );
-    assert_eq!(
-        p("Catching up to assignment's config offset."),
-        Some(Event::CatchingUp)
-    );
-    assert_eq!(
-        p("Reading to end of config log; current config state offset: 63"),
-        Some(Event::ReadingToEnd { current: 63 })
-    );
-    assert_eq!(
-        p("Didn't reach end of config log quickly enough"),
-        Some(Event::ReadToEndTimedOut)
-    );
-    assert_eq!(
-        p("Current config state offset 63 does not match group assignment 61. Forcing rebalance."),
-        Some(Event::ConfigMismatch {
-            current: 63,
-            assignment: 61
-        })
-    );
-    assert_eq!(
-        p(
-            "Revoking current running assignment Assignment{error=0, leader='a', leaderUrl='b', offset=1, connectorIds=[x], taskIds=[], revokedConnectorIds=[], revokedTaskIds=[], delay=0} because after 5 retries the worker has not caught up with the latest Connect cluster updates"
+        (
+            "Finished reading to end of log and updated config snapshot, new config log offset: 1",
+            Some(Event::FinishedReadingToEnd { offset: 1 }),
         ),
-        Some(Event::RevokingAfterRetries { retries: 5 })
-    );
-    assert_eq!(
-        p(
-            "Current config state offset x is behind group assignment 1, reading to end of config log"
+        (
+            "Catching up to assignment's config offset.",
+            Some(Event::CatchingUp),
         ),
-        None
-    );
+        (
+            "Reading to end of config log; current config state offset: 63",
+            Some(Event::ReadingToEnd { current: 63 }),
+        ),
+        (
+            "Didn't reach end of config log quickly enough",
+            Some(Event::ReadToEndTimedOut),
+        ),
+        (
+            "Current config state offset 63 does not match group assignment 61. Forcing rebalance.",
+            Some(Event::ConfigMismatch {
+                current: 63,
+                assignment: 61,
+            }),
+        ),
+        (
+            "Revoking current running assignment Assignment{error=0, leader='a', leaderUrl='b', offset=1, connectorIds=[x], taskIds=[], revokedConnectorIds=[], revokedTaskIds=[], delay=0} because after 5 retries the worker has not caught up with the latest Connect cluster updates",
+            Some(Event::RevokingAfterRetries { retries: 5 }),
+        ),
+        (
+            "Current config state offset x is behind group assignment 1, reading to end of config log",
+            None,
+        ),
+    ]);
 }
 
 #[test]
 fn starting_work_and_resources() {
-    assert_eq!(
-        p("Starting connectors and tasks using config offset -1"),
-        Some(Event::StartingWork { offset: -1 })
-    );
-    assert_eq!(
-        p("Starting connectors and tasks using config offset 7"),
-        Some(Event::StartingWork { offset: 7 })
-    );
-    assert_eq!(
-        p("Finished starting connectors and tasks"),
-        Some(Event::FinishedStartingWork)
-    );
-    assert_eq!(
-        p("Starting connector cdc-exam"),
-        Some(Event::Starting(conn("cdc-exam")))
-    );
-    assert_eq!(
-        p("Starting connector my conn.v1_2"),
-        Some(Event::Starting(conn("my conn.v1_2")))
-    );
-    assert_eq!(
-        p("Starting task replicate-europe-to-us-0"),
-        Some(Event::Starting(task("replicate-europe-to-us", 0)))
-    );
-    assert_eq!(
-        p("Starting task a b-12"),
-        Some(Event::Starting(task("a b", 12)))
-    );
+    parses(&[
+        (
+            "Starting connectors and tasks using config offset -1",
+            Some(Event::StartingWork { offset: -1 }),
+        ),
+        (
+            "Starting connectors and tasks using config offset 7",
+            Some(Event::StartingWork { offset: 7 }),
+        ),
+        (
+            "Finished starting connectors and tasks",
+            Some(Event::FinishedStartingWork),
+        ),
+        (
+            "Starting connector cdc-exam",
+            Some(Event::Starting(conn("cdc-exam"))),
+        ),
+        (
+            "Starting connector my conn.v1_2",
+            Some(Event::Starting(conn("my conn.v1_2"))),
+        ),
+        (
+            "Starting task replicate-europe-to-us-0",
+            Some(Event::Starting(task("replicate-europe-to-us", 0))),
+        ),
+        (
+            "Starting task a b-12",
+            Some(Event::Starting(task("a b", 12))),
+        ),
+    ]);
     // look-alikes
-    assert_eq!(
-        p("Starting connectors and tasks using config offset x"),
-        None
-    );
-    assert_eq!(p("Starting connectors and tasks"), None);
-    assert_eq!(p("Starting task notatask"), None);
-    assert_eq!(p("Starting KafkaConfigBackingStore"), None);
-    assert_eq!(p("Starting connector "), None);
+    parses(&[
+        ("Starting connectors and tasks using config offset x", None),
+        ("Starting connectors and tasks", None),
+        ("Starting task notatask", None),
+        ("Starting KafkaConfigBackingStore", None),
+        ("Starting connector ", None),
+    ]);
 }
 
 #[test]
 fn start_failures() {
-    assert_eq!(
-        p(
-            "Couldn't instantiate task src-2 because it has an invalid task configuration. This task will not execute until reconfigured."
+    parses(&[
+        (
+            "Couldn't instantiate task src-2 because it has an invalid task configuration. This task will not execute until reconfigured.",
+            Some(Event::StartFailed {
+                resource: task("src", 2),
+                how: StartFailure::CouldNotInstantiate,
+            }),
         ),
-        Some(Event::StartFailed {
-            resource: task("src", 2),
-            how: StartFailure::CouldNotInstantiate
-        })
-    );
-    assert_eq!(
-        p(
-            "Couldn't instantiate connector my conn because it has an invalid connector configuration. This connector will not execute until reconfigured."
+        (
+            "Couldn't instantiate connector my conn because it has an invalid connector configuration. This connector will not execute until reconfigured.",
+            Some(Event::StartFailed {
+                resource: conn("my conn"),
+                how: StartFailure::CouldNotInstantiate,
+            }),
         ),
-        Some(Event::StartFailed {
-            resource: conn("my conn"),
-            how: StartFailure::CouldNotInstantiate
-        })
-    );
-    assert_eq!(
-        p("Unexpected error while trying to start connector a.b"),
-        Some(Event::StartFailed {
-            resource: conn("a.b"),
-            how: StartFailure::Unexpected
-        })
-    );
-    assert_eq!(
-        p("Failed to start connector 'my-sink'"),
-        Some(Event::StartFailed {
-            resource: conn("my-sink"),
-            how: StartFailure::HerderCallback
-        })
-    );
-    assert_eq!(
-        p("Failed to shut down connector x_y"),
-        Some(Event::ShutdownFailed(n("x_y")))
-    );
-    assert_eq!(p("Failed to start connector x"), None);
-    assert_eq!(
-        p(
-            "Unexpected error while trying to process restart request for {connectorName='a', onlyFailed=false, includeTasks=true}, the restart request will be skipped."
+        (
+            "Unexpected error while trying to start connector a.b",
+            Some(Event::StartFailed {
+                resource: conn("a.b"),
+                how: StartFailure::Unexpected,
+            }),
         ),
-        None
-    );
+        (
+            "Failed to start connector 'my-sink'",
+            Some(Event::StartFailed {
+                resource: conn("my-sink"),
+                how: StartFailure::HerderCallback,
+            }),
+        ),
+        (
+            "Failed to shut down connector x_y",
+            Some(Event::ShutdownFailed(n("x_y"))),
+        ),
+        ("Failed to start connector x", None),
+        (
+            "Unexpected error while trying to process restart request for {connectorName='a', onlyFailed=false, includeTasks=true}, the restart request will be skipped.",
+            None,
+        ),
+    ]);
 }
 
 #[test]
 fn config_updates() {
-    assert_eq!(
-        p("Connector kinesis-source-local config updated"),
-        Some(Event::ConnectorConfigUpdated(n("kinesis-source-local")))
-    );
-    assert_eq!(
-        p("Connector my conn config updated"),
-        Some(Event::ConnectorConfigUpdated(n("my conn")))
-    );
-    assert_eq!(
-        p("Connector http-sink config removed"),
-        Some(Event::ConnectorConfigRemoved(n("http-sink")))
-    );
-    assert_eq!(
-        p("Connector a.b target state change"),
-        Some(Event::TargetStateChange(n("a.b")))
-    );
-    assert_eq!(
-        p("Tasks [a-0, a-1, b-0, b-1] configs updated"),
-        Some(Event::TaskConfigsUpdated(vec![
-            t("a", 0),
-            t("a", 1),
-            t("b", 0),
-            t("b", 1)
-        ]))
-    );
-    assert_eq!(
-        p("Tasks [] configs updated"),
-        Some(Event::TaskConfigsUpdated(vec![]))
-    );
-    assert_eq!(
-        p("Handling connector-only config update by restarting connector a"),
-        Some(Event::HandlingConnectorUpdate {
-            connector: n("a"),
-            action: ConnectorUpdateAction::Restarting
-        })
-    );
-    assert_eq!(
-        p("Handling connector-only config update by stopping connector http-sink"),
-        Some(Event::HandlingConnectorUpdate {
-            connector: n("http-sink"),
-            action: ConnectorUpdateAction::Stopping
-        })
-    );
-    assert_eq!(
-        p("Handling task config update by restarting tasks []"),
-        Some(Event::HandlingTaskUpdate {
-            tasks: vec![],
-            wording: TaskUpdateWording::Restarting
-        })
-    );
-    assert_eq!(
-        p("Handling task config update by restarting tasks [replicate-europe-to-us-0]"),
-        Some(Event::HandlingTaskUpdate {
-            tasks: vec![t("replicate-europe-to-us", 0)],
-            wording: TaskUpdateWording::Restarting
-        })
-    );
-    assert_eq!(
-        p(
-            "Handling task config update by stopping tasks [a-0, b c-1], which will be restarted after rebalance if still assigned to this worker"
+    parses(&[
+        (
+            "Connector kinesis-source-local config updated",
+            Some(Event::ConnectorConfigUpdated(n("kinesis-source-local"))),
         ),
-        Some(Event::HandlingTaskUpdate {
-            tasks: vec![t("a", 0), t("b c", 1)],
-            wording: TaskUpdateWording::Stopping
-        })
-    );
-    assert_eq!(
-        p("Skipping reconfiguration of connector my conn since it is not running"),
-        Some(Event::SkippingReconfiguration(n("my conn")))
-    );
-    assert_eq!(
-        p("Skipping reconfiguration of connector c since its target state is STOPPED"),
-        Some(Event::SkippingReconfiguration(n("c")))
-    );
-    assert_eq!(
-        p("Skipping reconfiguration of connector c as generated configs appear unchanged"),
-        None
-    );
-    assert_eq!(
-        p("Change in connector task count from 1 to 2, writing updated task configurations"),
-        Some(Event::TaskCountChanged {
-            connector: None,
-            from: 1,
-            to: 2
-        })
-    );
-    assert_eq!(p("Session key updated"), Some(Event::SessionKeyUpdated));
-    assert_eq!(p("Tasks [a] configs updated"), None);
-    assert_eq!(p("Connector  config updated"), None);
+        (
+            "Connector my conn config updated",
+            Some(Event::ConnectorConfigUpdated(n("my conn"))),
+        ),
+        (
+            "Connector http-sink config removed",
+            Some(Event::ConnectorConfigRemoved(n("http-sink"))),
+        ),
+        (
+            "Connector a.b target state change",
+            Some(Event::TargetStateChange(n("a.b"))),
+        ),
+        (
+            "Tasks [a-0, a-1, b-0, b-1] configs updated",
+            Some(Event::TaskConfigsUpdated(vec![
+                t("a", 0),
+                t("a", 1),
+                t("b", 0),
+                t("b", 1),
+            ])),
+        ),
+        (
+            "Tasks [] configs updated",
+            Some(Event::TaskConfigsUpdated(vec![])),
+        ),
+        (
+            "Handling connector-only config update by restarting connector a",
+            Some(Event::HandlingConnectorUpdate {
+                connector: n("a"),
+                action: ConnectorUpdateAction::Restarting,
+            }),
+        ),
+        (
+            "Handling connector-only config update by stopping connector http-sink",
+            Some(Event::HandlingConnectorUpdate {
+                connector: n("http-sink"),
+                action: ConnectorUpdateAction::Stopping,
+            }),
+        ),
+        (
+            "Handling task config update by restarting tasks []",
+            Some(Event::HandlingTaskUpdate {
+                tasks: vec![],
+                wording: TaskUpdateWording::Restarting,
+            }),
+        ),
+        (
+            "Handling task config update by restarting tasks [replicate-europe-to-us-0]",
+            Some(Event::HandlingTaskUpdate {
+                tasks: vec![t("replicate-europe-to-us", 0)],
+                wording: TaskUpdateWording::Restarting,
+            }),
+        ),
+        (
+            "Handling task config update by stopping tasks [a-0, b c-1], which will be restarted after rebalance if still assigned to this worker",
+            Some(Event::HandlingTaskUpdate {
+                tasks: vec![t("a", 0), t("b c", 1)],
+                wording: TaskUpdateWording::Stopping,
+            }),
+        ),
+        (
+            "Skipping reconfiguration of connector my conn since it is not running",
+            Some(Event::SkippingReconfiguration(n("my conn"))),
+        ),
+        (
+            "Skipping reconfiguration of connector c since its target state is STOPPED",
+            Some(Event::SkippingReconfiguration(n("c"))),
+        ),
+        (
+            "Skipping reconfiguration of connector c as generated configs appear unchanged",
+            None,
+        ),
+        (
+            "Change in connector task count from 1 to 2, writing updated task configurations",
+            Some(Event::TaskCountChanged {
+                connector: None,
+                from: 1,
+                to: 2,
+            }),
+        ),
+        ("Session key updated", Some(Event::SessionKeyUpdated)),
+        ("Tasks [a] configs updated", None),
+        ("Connector  config updated", None),
+    ]);
 }
 
 #[test]
 fn restarts() {
-    assert_eq!(
-        p(
-            "Received and enqueuing restart request for {connectorName='src', onlyFailed=false, includeTasks=true}"
+    parses(&[
+        (
+            "Received and enqueuing restart request for {connectorName='src', onlyFailed=false, includeTasks=true}",
+            Some(Event::RestartRequested {
+                connector: n("src"),
+                only_failed: false,
+                include_tasks: true,
+            }),
         ),
-        Some(Event::RestartRequested {
-            connector: n("src"),
-            only_failed: false,
-            include_tasks: true
-        })
-    );
-    assert_eq!(
-        p(
-            "Executing plan to restart connector and 2 of 2 tasks for restart request for {connectorName='src', onlyFailed=false, includeTasks=true}"
+        (
+            "Executing plan to restart connector and 2 of 2 tasks for restart request for {connectorName='src', onlyFailed=false, includeTasks=true}",
+            Some(Event::ExecutingPlan {
+                connector: n("src"),
+            }),
         ),
-        Some(Event::ExecutingPlan {
-            connector: n("src")
-        })
-    );
-    assert_eq!(
-        p(
-            "Executing plan to restart 1 of 2 tasks for restart request for {connectorName='my conn', onlyFailed=true, includeTasks=true}"
+        (
+            "Executing plan to restart 1 of 2 tasks for restart request for {connectorName='my conn', onlyFailed=true, includeTasks=true}",
+            Some(Event::ExecutingPlan {
+                connector: n("my conn"),
+            }),
         ),
-        Some(Event::ExecutingPlan {
-            connector: n("my conn")
-        })
-    );
-    assert_eq!(
-        p(
-            "Completed plan to restart connector and 2 of 2 tasks for restart request for {connectorName='src', onlyFailed=false, includeTasks=true}"
+        (
+            "Completed plan to restart connector and 2 of 2 tasks for restart request for {connectorName='src', onlyFailed=false, includeTasks=true}",
+            Some(Event::CompletedPlan {
+                connector: n("src"),
+            }),
         ),
-        Some(Event::CompletedPlan {
-            connector: n("src")
-        })
-    );
-    assert_eq!(
-        p("Connector 'src' restart successful"),
-        Some(Event::RestartOutcome {
-            resource: conn("src"),
-            ok: true
-        })
-    );
-    assert_eq!(
-        p("Connector 'src' restart failed"),
-        Some(Event::RestartOutcome {
-            resource: conn("src"),
-            ok: false
-        })
-    );
-    assert_eq!(
-        p("Task 'src-1' restart successful"),
-        Some(Event::RestartOutcome {
-            resource: task("src", 1),
-            ok: true
-        })
-    );
-    assert_eq!(
-        p("Task 'a-b-0' restart failed"),
-        Some(Event::RestartOutcome {
-            resource: task("a-b", 0),
-            ok: false
-        })
-    );
-    assert_eq!(p("Task 'src' restart failed"), None);
+        (
+            "Connector 'src' restart successful",
+            Some(Event::RestartOutcome {
+                resource: conn("src"),
+                ok: true,
+            }),
+        ),
+        (
+            "Connector 'src' restart failed",
+            Some(Event::RestartOutcome {
+                resource: conn("src"),
+                ok: false,
+            }),
+        ),
+        (
+            "Task 'src-1' restart successful",
+            Some(Event::RestartOutcome {
+                resource: task("src", 1),
+                ok: true,
+            }),
+        ),
+        (
+            "Task 'a-b-0' restart failed",
+            Some(Event::RestartOutcome {
+                resource: task("a-b", 0),
+                ok: false,
+            }),
+        ),
+        ("Task 'src' restart failed", None),
+    ]);
 }
 
 #[test]

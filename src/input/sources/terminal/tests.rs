@@ -1,7 +1,7 @@
 use super::*;
+use crate::shared_buf::SharedBuf;
 use crate::sim::{self, Layout, Params, Proto, Version};
 use std::io::Write;
-use std::sync::{Arc, Mutex};
 
 /// A terminal copy of `text`: every line longer than `width` characters is
 /// cut into pieces of exactly `width` characters, each ending with the
@@ -44,19 +44,6 @@ fn rejoined(text: &[u8], width: usize) -> Vec<u8> {
     out
 }
 
-#[derive(Clone, Default)]
-struct Buf(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Buf {
-    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(b);
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
 /// One simulated worker log (noise: client lines, stack traces, config
 /// dumps, REST access lines).
 fn simulated(seed: u64, version: Version, layout: Layout, events: usize) -> Vec<u8> {
@@ -72,9 +59,9 @@ fn simulated(seed: u64, version: Version, layout: Layout, events: usize) -> Vec<
     p.workers = 1;
     p.events = events;
     p.layout = layout;
-    let buf = Buf::default();
+    let buf = SharedBuf::default();
     sim::simulate(&p, vec![Box::new(buf.clone()) as Box<dyn Write>], false).expect("simulates");
-    buf.0.lock().unwrap().clone()
+    buf.contents()
 }
 
 fn read_all(mut r: Box<dyn Read + Send>) -> Vec<u8> {
