@@ -174,6 +174,7 @@ impl Continuations {
                         s,
                         Event::HeartbeatFenced {
                             error: "UNKNOWN_MEMBER_ID".to_string(),
+                            generation: None,
                         },
                     )
                 });
@@ -206,7 +207,8 @@ mod tests {
         assert_eq!(
             ev.map(|(_, e)| e),
             Some(Event::HeartbeatFenced {
-                error: "UNKNOWN_MEMBER_ID".into()
+                error: "UNKNOWN_MEMBER_ID".into(),
+                generation: None
             })
         );
     }

@@ -107,7 +107,7 @@ fn lowered(claim: &[TaskId], gain: &[TaskId]) -> Run {
 
 #[test]
 fn a_task_the_connectors_latest_task_configs_no_longer_hold_is_stale() {
-    let mut r = lowered(&[t("a", 0)], &[t("a", 1), t("a", 2)]);
+    let r = lowered(&[t("a", 0)], &[t("a", 1), t("a", 2)]);
     assert_eq!(
         r.finish(),
         vec![
@@ -122,15 +122,15 @@ fn a_task_the_latest_task_configs_hold_is_not() {
     // Raised again: the latest line names the task.
     let mut r = started(&[t("a", 0)]);
     r.ev(Event::TaskConfigsUpdated(vec![t("a", 0)]));
-    let mut raised = lowered(&[t("a", 0), t("a", 1)], &[t("a", 1)]);
+    let raised = lowered(&[t("a", 0), t("a", 1)], &[t("a", 1)]);
     assert_eq!(raised.finish(), vec![]);
     assert_eq!(r.finish(), vec![]);
     // A line naming another connector's tasks too (up to 2.3.0 every such
     // line names every task, KAFKA-8676) is not one commit of `a`'s.
-    let mut multi = lowered(&[t("a", 0), t("b", 0)], &[t("a", 1)]);
+    let multi = lowered(&[t("a", 0), t("b", 0)], &[t("a", 1)]);
     assert_eq!(multi.finish(), vec![]);
     // Not the whole set 0..k: no count can be read from it.
-    let mut partial = lowered(&[t("a", 2)], &[t("a", 1)]);
+    let partial = lowered(&[t("a", 2)], &[t("a", 1)]);
     assert_eq!(partial.finish(), vec![]);
 }
 
