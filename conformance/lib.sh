@@ -21,12 +21,13 @@ logging_profile() {
 }
 
 # has_connect_file VERSION: whether Maven Central serves connect-file of
-# VERSION. It serves none for 4.4.0 (connect-runtime, connect-json and
-# kafka_2.13 4.4.0 are there), and 4.3.1's does not load in a 4.4.0 worker
-# (AppInfoParser moved): 4.4.0 runs get our own test connector instead.
+# VERSION. It serves none for 4.2.2, 4.3.2 and 4.4.0 (their connect-runtime,
+# connect-json and kafka_2.13 are there), and 4.3.1's does not load in a
+# 4.4.0 worker (AppInfoParser moved): those runs get our own test connector
+# instead.
 has_connect_file() {
     case "$1" in
-        4.4.0) return 1 ;;
+        4.2.2|4.3.2|4.4.0) return 1 ;;
         *) return 0 ;;
     esac
 }

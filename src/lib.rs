@@ -13,6 +13,7 @@ pub mod finding;
 pub mod guard;
 pub mod harness;
 pub mod input;
+pub mod interruptions;
 pub mod layout;
 pub mod model;
 pub mod replay;

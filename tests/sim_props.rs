@@ -69,6 +69,7 @@ fn audit_all(r: &Run) -> BTreeSet<Key> {
         progress: false,
         live: None,
         timeline: false,
+        witness: None,
     };
     let report = audit::audit(&inputs, &opts);
     assert!(report.errors.is_empty(), "{:?}", report.errors);

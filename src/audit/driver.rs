@@ -200,6 +200,10 @@ impl<'a> Run<'a> {
             last_rescan: Instant::now(),
         };
         run.add(inputs);
+        if let Some(w) = &opts.witness {
+            // the topics' inputs, numbered after the logs'
+            run.names.0.extend(w.inputs.iter().map(|i| i.name.clone()));
+        }
         run
     }
 
@@ -322,6 +326,10 @@ impl<'a> Run<'a> {
     fn go(mut self, sink: &mut dyn Sink) -> io::Result<Report> {
         let mut merger = Merger::default();
         let mut reducer = Reducer::new();
+        if let Some(w) = &self.opts.witness {
+            merger.add(super::witness_items(w));
+            reducer.witness = Some(crate::topics::cross::Cross::new(w.records.clone()));
+        }
         let observer = self.opts.live.as_ref().and_then(|l| l.observer.clone());
         reducer.observer = observer.clone();
         let progress = Progress::new(self.opts.progress, &self.inputs, self.opts.live.is_some());
@@ -581,6 +589,11 @@ impl<'a> Run<'a> {
             }
         }
         report.same_worker = reducer.same_worker();
+        if let (Some(x), Some(w)) = (&reducer.witness, &self.opts.witness) {
+            report.inputs.extend(w.inputs.iter().cloned());
+            report.topics = Some(x.summary(!self.inputs.is_empty(), &super::log_ids(&report)));
+        }
+        report.isolation = reducer.isolation.finish();
         report.counts = reducer.counts;
         report.findings = sink.take_kept();
         report

@@ -14,12 +14,16 @@
 use super::sink::{Names, Sink};
 use crate::cluster::Checker;
 use crate::finding::Kind;
+use crate::interruptions::Tracker;
 use crate::model::Key;
 use crate::stream::Item;
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeMap;
 use std::io;
 use std::sync::Arc;
+
+/// The worker of a finding of the topics alone (no log worker's).
+const WITNESS: usize = usize::MAX;
 
 /// Items waiting for the watermark.
 #[derive(Debug, Default)]
@@ -65,8 +69,15 @@ pub struct Reducer {
     /// Findings withheld, per worker label, kind, and whether the replay
     /// counted it (its own finding) or not (a cross-worker one).
     pub withheld: BTreeMap<String, BTreeMap<(Kind, bool), u64>>,
+    /// The internal topics beside the logs (docs/topics.md): their records
+    /// come as items among the logs' facts.
+    pub witness: Option<crate::topics::cross::Cross>,
+    /// Log time reached (the latest item's key or watermark).
+    now: i64,
     /// Told of every item fed (`herder-audit watch`).
     pub observer: Option<Arc<dyn super::observe::Observe>>,
+    /// The interruptions, fed the same facts in the same order.
+    pub isolation: Tracker,
 }
 
 impl Reducer {
@@ -77,6 +88,31 @@ impl Reducer {
     /// Feeds one item (in key order) and hands the findings it made final
     /// to `sink`.
     pub fn push(&mut self, item: Item, names: &dyn Names, sink: &mut dyn Sink) -> io::Result<()> {
+        if let Some(x) = &mut self.witness {
+            if let crate::replay::FactKind::Record { cluster, record } = item.fact.kind {
+                x.record(cluster, record, item.key);
+                self.now = self.now.max(item.key.ts);
+                self.checker.advance_to(item.key.ts);
+                return self.drain(names, sink);
+            }
+            x.note_worker(&item.worker, item.fact.identity.as_ref());
+        }
+        let witnessed = match (&self.witness, &item.fact.kind) {
+            (
+                Some(x),
+                crate::replay::FactKind::Stop {
+                    resource,
+                    task_config: Some(handling),
+                },
+            ) => x.task_config_stop(
+                &item.worker,
+                item.fact.group.as_ref(),
+                resource,
+                &item.fact.line,
+                handling,
+            ),
+            _ => None,
+        };
         if let Some(o) = &self.observer {
             o.item(&item);
         }
@@ -84,13 +120,18 @@ impl Reducer {
             Some(&w) => w,
             None => {
                 let w = self.checker.worker(item.worker.to_string());
-                self.workers.insert(item.worker, w);
+                self.workers.insert(item.worker.clone(), w);
                 w
             }
         };
+        self.now = self.now.max(item.key.ts);
         self.checker.advance_to(item.key.ts);
         self.checker.clock(item.key);
+        self.isolation.feed(&item.worker, &item.fact);
         self.checker.feed(w, item.fact);
+        if let Some(f) = witnessed {
+            self.checker.emit_witnessed(w, f);
+        }
         self.drain(names, sink)
     }
 
@@ -108,6 +149,10 @@ impl Reducer {
     }
 
     fn drain(&mut self, names: &dyn Names, sink: &mut dyn Sink) -> io::Result<()> {
+        if let Some(x) = &mut self.witness {
+            let due = x.due(self.now);
+            self.witness_due(due);
+        }
         if self.checker.out.is_empty() {
             return Ok(());
         }
@@ -133,7 +178,13 @@ impl Reducer {
                 };
                 *by_kind.entry(e.finding.kind).or_default() += 1;
             }
-            sink.finding_at(names, e.finding, e.order)?;
+            let mut f = e.finding;
+            if let Some(x) = &mut self.witness
+                && e.worker != WITNESS
+            {
+                x.absorb(&mut f);
+            }
+            sink.finding_at(names, f, e.order)?;
         }
         if self.checker.out.is_empty() {
             self.checker.out = out;
@@ -149,6 +200,7 @@ impl Reducer {
         names: &dyn Names,
         sink: &mut dyn Sink,
     ) -> io::Result<()> {
+        self.now = self.now.max(watermark.ts);
         self.checker.advance_to(watermark.ts);
         self.drain(names, sink)
     }
@@ -156,7 +208,34 @@ impl Reducer {
     /// No item follows: everything still waiting is final.
     pub fn finish(&mut self, names: &dyn Names, sink: &mut dyn Sink) -> io::Result<()> {
         self.checker.finish();
+        if let Some(x) = &mut self.witness {
+            let due = x.finish();
+            self.witness_due(due);
+        }
         self.drain(names, sink)
+    }
+
+    /// Findings of the topics alone, final: past their hold, each placed
+    /// just after the log time its hold ended, among the checker's.
+    fn witness_due(&mut self, due: Vec<crate::topics::cross::Due>) {
+        if due.is_empty() {
+            return;
+        }
+        for d in due {
+            let at = Key {
+                ts: d.deadline.saturating_add(1),
+                stream: 0,
+                seq: 0,
+            };
+            self.checker.out.push(crate::cluster::Emitted {
+                worker: WITNESS,
+                finding: d.finding,
+                cross: false,
+                order: (at, d.origin),
+            });
+        }
+        // the checker's findings are in order already: a stable sort
+        self.checker.out.sort_by_key(|e| e.order);
     }
 
     /// Pairs of streams found to be one worker, by label.

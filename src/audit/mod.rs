@@ -52,6 +52,17 @@ pub struct Options {
     pub live: Option<Live>,
     /// Record each worker's timeline (for the HTML report).
     pub timeline: bool,
+    /// The internal topics as a second witness (docs/topics.md): their
+    /// records join the items, their inputs numbered after the logs'.
+    pub witness: Option<Witness>,
+}
+
+/// The internal topics handed to an audit: their records, and the inputs
+/// (dumps, live topics) that held them, numbered after the logs' inputs.
+#[derive(Debug, Clone)]
+pub struct Witness {
+    pub records: std::sync::Arc<crate::topics::cross::Witness>,
+    pub inputs: Vec<InputReport>,
 }
 
 impl Default for Options {
@@ -63,6 +74,57 @@ impl Default for Options {
             progress: false,
             live: None,
             timeline: false,
+            witness: None,
         }
     }
+}
+
+/// The records of the internal topics as items: keyed by their time
+/// stamps, ranked after every log stream (docs/topics.md, "Checks with
+/// the logs").
+pub(crate) fn witness_items(w: &Witness) -> Vec<Item> {
+    use crate::replay::{Fact, FactKind};
+    let label: std::sync::Arc<str> = std::sync::Arc::from("topics");
+    w.records
+        .keyed()
+        .into_iter()
+        .enumerate()
+        .map(|(n, k)| Item {
+            key: Key {
+                ts: k.ts,
+                stream: u32::MAX,
+                seq: n as u64 + 1,
+            },
+            worker: label.clone(),
+            fact: Fact {
+                group: None,
+                cluster: None,
+                identity: None,
+                line: k.line.clone(),
+                kind: FactKind::Record {
+                    cluster: k.cluster,
+                    record: k.record,
+                },
+            },
+        })
+        .collect()
+}
+
+/// The worker ids (`host:port`) of the logs read, from their REST URLs.
+fn log_ids(report: &Report) -> std::collections::BTreeSet<String> {
+    ids_of(
+        report
+            .workers
+            .iter()
+            .filter_map(|w| w.summary.rest_url.as_deref()),
+    )
+}
+
+/// REST URLs as worker ids (`http://h:8083/` → `h:8083`).
+pub(crate) fn ids_of<'a>(
+    urls: impl IntoIterator<Item = &'a str>,
+) -> std::collections::BTreeSet<String> {
+    urls.into_iter()
+        .filter_map(|u| crate::topics::cross::worker_id(&format!("rest:{u}")).map(str::to_string))
+        .collect()
 }

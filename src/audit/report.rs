@@ -26,6 +26,11 @@ pub struct Report {
     pub findings: Vec<Finding>,
     /// Findings per kind over the whole run, kept or not.
     pub counts: BTreeMap<Kind, u64>,
+    /// What the internal topics witnessed, when they were read
+    /// (docs/topics.md).
+    pub topics: Option<crate::topics::cross::Summary>,
+    /// Interruptions, rebalances and changes, priced (issue 26).
+    pub isolation: crate::interruptions::Isolation,
 }
 
 impl Report {

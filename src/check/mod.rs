@@ -229,6 +229,7 @@ fn audit_trace(trace: &Trace, opts: CheckOptions) -> Result<Report, String> {
             progress: false,
             live: None,
             timeline: false,
+            witness: None,
         },
     );
     if !report.errors.is_empty() {

@@ -74,41 +74,43 @@ fn stdin_is_file() -> bool {
 }
 
 fn audit_command(args: &AuditArgs, replay: bool) -> i32 {
-    if args.topics.given() {
-        if replay {
-            eprintln!(
-                "herder-audit replay: the internal topics (--topics, --bootstrap) are not replayed yet"
-            );
-            return EXIT_ERROR;
-        }
-        if args.paths.is_empty() {
-            // the topics alone: standard input is not read
-            return report::run(&args.out, false, |sink| topics::run(&args.topics, sink));
-        }
+    let topics = args.topics.given();
+    if topics && args.follow {
+        eprintln!(
+            "herder-audit: --follow does not read the internal topics (--topics, --bootstrap) yet; `herder-audit watch` reads them live"
+        );
+        return EXIT_ERROR;
     }
-    let paths = if args.paths.is_empty() {
+    let paths = if args.paths.is_empty() && !topics {
         vec![PathBuf::from("-")]
     } else {
+        // the topics alone: standard input is not read
         args.paths.clone()
     };
     let (inputs, mut walk_errors) = input::expand(&paths);
     walk_errors.sort();
-    let opts = Options {
+    let mut opts = Options {
         keep_generations: replay,
         jobs: args.jobs,
         cross: true,
         progress: true,
         live: live_options(args, &inputs),
         timeline: args.out.format == Format::Html,
+        witness: None,
     };
+    let mut topic_errors = Vec::new();
+    if topics {
+        let names: Vec<String> = inputs.iter().map(Input::display).collect();
+        let p = topics::prepare(&args.topics, inputs.len() as u32, &names);
+        opts.witness = Some(p.witness);
+        topic_errors = p.errors;
+    }
     report::run(&args.out, replay, |sink| {
         let mut r = audit::audit_to(&inputs, &opts, sink)?;
         for (input, message) in walk_errors {
             r.errors.push(audit::InputError { input, message });
         }
-        if args.topics.given() {
-            topics::join(&args.topics, &mut r, sink)?;
-        }
+        r.errors.extend(topic_errors);
         Ok(r)
     })
 }

@@ -3,13 +3,13 @@
 //! JSON and HTML), the baseline in front of it, the summary at the end, the
 //! exit status; written through [`super::output`].
 
-use super::flags::{FailOn, Format, OutputArgs};
+use super::flags::{FailOn, Format, IsolationDetail, OutputArgs};
 use super::output::{self, Dest};
 use crate::audit::{Collect, Report, Sink};
 use crate::baseline::{Filtered, Known};
 use crate::exit::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
 use crate::report::sinks::{JsonlSink, TextSink};
-use crate::report::{html, json, text};
+use crate::report::{html, isolation, json, text};
 use serde_json::{Value, json};
 use std::io::{self, Write};
 
@@ -139,10 +139,15 @@ fn finish_output(
         (Format::Text, false, _) if args.no_summary => Ok(()),
         (Format::Text, false, k) => {
             text::write_summary(report, out)?;
-            match k {
-                Some(k) => write_baseline_text(k, out),
-                None => Ok(()),
+            if let Some(k) = k {
+                write_baseline_text(k, out)?;
             }
+            let detail = match args.isolation {
+                IsolationDetail::Short => isolation::Detail::Short,
+                IsolationDetail::Full => isolation::Detail::Full,
+                IsolationDetail::Off => return Ok(()),
+            };
+            isolation::write_text(&report.isolation, detail, out)
         }
         (Format::Json, false, Some(k)) => write_baseline_json(report, k, out),
         (Format::Json, false, None) => json::write_json(report, out),

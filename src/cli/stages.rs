@@ -164,6 +164,12 @@ pub(super) fn reduce(args: &ReduceArgs) -> i32 {
             })
             .collect()
     };
+    if args.partial && args.topics.given() {
+        eprintln!(
+            "herder-audit reduce: --partial does not take the internal topics; give them to the last reduce"
+        );
+        return EXIT_ERROR;
+    }
     if args.partial {
         let mut out = match output::open_or_say("herder-audit", dest(&args.out.output)) {
             Ok(o) => o,
@@ -183,5 +189,12 @@ pub(super) fn reduce(args: &ReduceArgs) -> i32 {
             Err(e) => output::failed("herder-audit", Err(e)).unwrap_or(EXIT_ERROR),
         };
     }
-    report::run(&args.out, false, |sink| mapred::reduce_to(&files, sink))
+    let mut prepare = |first: u32, names: &[String]| {
+        let p = super::topics::prepare(&args.topics, first, names);
+        (p.witness, p.errors)
+    };
+    let topics: Option<mapred::Topics<'_>> = args.topics.given().then_some(&mut prepare as _);
+    report::run(&args.out, false, |sink| {
+        mapred::reduce_to(&files, topics, sink)
+    })
 }

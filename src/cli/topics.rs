@@ -1,18 +1,15 @@
 //! `--topics DUMP...` and `--bootstrap HOST:PORT --config-topic T
 //! --status-topic T`: the internal topics as a witness (docs/topics.md).
-//! With no log path the topics are the whole run: their records read,
-//! typed, checked, and their findings printed like the logs' (each record
-//! an input line); with logs, the topics' findings join the logs' findings
-//! in the one report (the cross-checks between the two come later).
+//! The records are read and typed here and handed to the audit
+//! ([`crate::audit::Witness`]), whose item stream they join keyed by their
+//! time stamps; with no log path they are the whole run.
 
 use super::flags::TopicsArgs;
-use crate::audit::{InputError, InputReport, Report, Sink, sink::SourceTable};
-use crate::finding::Finding;
+use crate::audit::{InputError, InputReport, sink::SourceTable};
 use crate::input::{self, Input};
 use crate::model::SourceId;
 use crate::topics::live::{self, Connection, LiveReader, Security};
-use crate::topics::{Shape, Skipped, check, dump, record};
-use std::io;
+use crate::topics::{Shape, Skipped, dump, record};
 
 /// The records of every dump and live topic of the run, typed, with what
 /// could not be read.
@@ -185,34 +182,34 @@ fn name_console_topic(name: &str, d: &mut dump::Dump) {
     }
 }
 
-/// The findings of the topics, in the order their records made them
-/// provable, and what the run read.
-pub struct Witness {
-    pub inputs: Vec<InputReport>,
+/// The topics read for a run: the witness handed to the audit, and what
+/// could not be read.
+pub struct Prepared {
+    pub witness: crate::audit::Witness,
     pub errors: Vec<InputError>,
-    pub findings: Vec<Finding>,
-    pub skipped: Vec<Skipped>,
 }
 
-/// Reads and checks the topics, numbering their inputs from `first`.
-pub fn witness(a: &TopicsArgs, first: u32) -> Witness {
+/// Reads the topics, numbering their inputs from `first` (after the
+/// logs'); says on standard error which records were skipped.
+pub fn prepare(a: &TopicsArgs, first: u32, log_names: &[String]) -> Prepared {
     let r = read_all(a, first);
-    let findings = check::by_cluster(r.records)
-        .iter()
-        .flat_map(check::check)
-        .collect();
-    Witness {
-        inputs: r.inputs,
+    let mut names = log_names.to_vec();
+    names.extend(r.inputs.iter().map(|i| i.name.clone()));
+    tell_skipped(&r.skipped, &SourceTable(names));
+    let records = crate::topics::cross::Witness::new(r.records, &r.skipped);
+    Prepared {
+        witness: crate::audit::Witness {
+            records: std::sync::Arc::new(records),
+            inputs: r.inputs,
+        },
         errors: r.errors,
-        findings,
-        skipped: r.skipped,
     }
 }
 
 /// Says on standard error which records were skipped and why.
-pub fn tell_skipped(w: &Witness, names: &SourceTable) {
+fn tell_skipped(skipped: &[Skipped], names: &SourceTable) {
     use crate::audit::Names;
-    for s in &w.skipped {
+    for s in skipped {
         let at = if s.line == 0 {
             names.source_name(s.source).to_string()
         } else {
@@ -220,40 +217,4 @@ pub fn tell_skipped(w: &Witness, names: &SourceTable) {
         };
         eprintln!("herder-audit: {at}: warning: record skipped: {}", s.message);
     }
-}
-
-/// The run of the topics alone.
-pub fn run(a: &TopicsArgs, sink: &mut dyn Sink) -> io::Result<Report> {
-    let w = witness(a, 0);
-    let names = SourceTable(w.inputs.iter().map(|i| i.name.clone()).collect());
-    tell_skipped(&w, &names);
-    let mut report = Report {
-        inputs: w.inputs,
-        errors: w.errors,
-        ..Report::default()
-    };
-    for f in w.findings {
-        *report.counts.entry(f.kind).or_default() += 1;
-        sink.finding(&names, f)?;
-    }
-    sink.batch_end()?;
-    report.findings = sink.take_kept();
-    Ok(report)
-}
-
-/// The topics beside the logs: their inputs numbered after the logs', their
-/// findings after the logs' findings.
-pub fn join(a: &TopicsArgs, report: &mut Report, sink: &mut dyn Sink) -> io::Result<()> {
-    let w = witness(a, report.inputs.len() as u32);
-    report.inputs.extend(w.inputs.iter().cloned());
-    let names = SourceTable(report.inputs.iter().map(|i| i.name.clone()).collect());
-    tell_skipped(&w, &names);
-    report.errors.extend(w.errors);
-    for f in w.findings {
-        *report.counts.entry(f.kind).or_default() += 1;
-        sink.finding(&names, f)?;
-    }
-    sink.batch_end()?;
-    report.findings.extend(sink.take_kept());
-    Ok(())
 }

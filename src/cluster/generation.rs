@@ -59,7 +59,7 @@ pub(super) fn feed_group(
         FactKind::Held { resources, since } => held(&feed, group, &resources, &since, out),
         FactKind::Start { resource, .. } => start(&feed, group, &resource, out),
         FactKind::StartFailed { resource } => start_failed(&feed, group, &resource),
-        FactKind::Stop { resource } => stop(&feed, group, &resource),
+        FactKind::Stop { resource, .. } => stop(&feed, group, &resource),
         FactKind::Left => left(&feed, group),
         FactKind::KeptFromBefore {
             resource,
@@ -74,7 +74,12 @@ pub(super) fn feed_group(
             out,
         ),
         FactKind::Reset => reset(&feed, group),
-        FactKind::Finding(_) | FactKind::ForeignStart { .. } | FactKind::End => {}
+        FactKind::Finding(_)
+        | FactKind::ForeignStart { .. }
+        | FactKind::End
+        | FactKind::Record { .. }
+        | FactKind::Judged { .. }
+        | FactKind::Signal(_) => {}
     }
 }
 

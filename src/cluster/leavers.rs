@@ -239,7 +239,7 @@ impl Leavers {
             }
             let past = now.is_some_and(|t| t > s.deadline);
             match &fact.kind {
-                FactKind::Stop { resource } if resource == r => {
+                FactKind::Stop { resource, .. } if resource == r => {
                     if past {
                         prove(labels, group, &s, &fact.line, true, episodes, out);
                     }
@@ -259,7 +259,7 @@ impl Leavers {
         self.suspects = keep;
         // The leaver's own instances end with its stops and its restart.
         match &fact.kind {
-            FactKind::Stop { resource } => self
+            FactKind::Stop { resource, .. } => self
                 .kept
                 .retain(|k| !(k.leaver == w && &k.resource == resource)),
             FactKind::Reset | FactKind::End => self.kept.retain(|k| k.leaver != w),

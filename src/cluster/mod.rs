@@ -230,6 +230,13 @@ impl Checker {
         }
     }
 
+    /// A finding about worker `w` made beside the checker (the internal
+    /// topics' cross-checks, docs/topics.md), final now, after the
+    /// current fact's.
+    pub fn emit_witnessed(&mut self, w: usize, finding: Finding) {
+        self.emit(w, finding, true);
+    }
+
     /// Feeds one fact of worker `w`.
     pub fn feed(&mut self, w: usize, fact: Fact) {
         if let Some(id) = self.identities.get_mut(w) {
@@ -240,6 +247,8 @@ impl Checker {
             }
         }
         match fact.kind {
+            // What the interruptions read: nothing for these checks.
+            FactKind::Judged { .. } | FactKind::Signal(_) => return,
             FactKind::Finding(f) => {
                 self.emit(w, *f, false);
                 return;

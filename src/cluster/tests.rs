@@ -72,7 +72,13 @@ fn start(l: SourceLine, r: Resource, g: i32) -> Fact {
 }
 
 fn stop(l: SourceLine, r: Resource) -> Fact {
-    fact(l, FactKind::Stop { resource: r })
+    fact(
+        l,
+        FactKind::Stop {
+            resource: r,
+            task_config: None,
+        },
+    )
 }
 
 /// A foreign start of `r` in generation `g`, the replay's finding with it.

@@ -255,6 +255,26 @@ pub enum ConfigKey {
     RestHostName,
     RestPort,
     ScheduledRebalanceMaxDelayMs,
+    /// Read for the interruptions only (how long a silent worker stays a
+    /// member): not counted as a lifecycle event.
+    SessionTimeoutMs,
+}
+
+impl Event {
+    /// Does the event count among the lifecycle events of the summaries?
+    /// (`session.timeout.ms` was read later than the others, for the
+    /// interruptions; counting it would change every count printed
+    /// before.)
+    #[inline]
+    pub fn counted(&self) -> bool {
+        !matches!(
+            self,
+            Event::ConfigValue {
+                key: ConfigKey::SessionTimeoutMs,
+                ..
+            }
+        )
+    }
 }
 
 /// One lifecycle fact, as logged. Variants are named after what the worker

@@ -198,6 +198,7 @@ impl WorkerReplay {
                         line,
                         FactKind::Stop {
                             resource: r.clone(),
+                            task_config: None,
                         },
                     );
                 }

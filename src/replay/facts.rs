@@ -6,7 +6,8 @@
 //! two stages can run on different machines (`herder-audit map | reduce`).
 
 use crate::finding::Finding;
-use crate::model::{Resource, SourceLine};
+use crate::model::{Name, Resource, SourceLine};
+use crate::rules::StopReason;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -60,7 +61,14 @@ pub enum FactKind {
     /// A start that failed (the fact's line): no instance runs.
     StartFailed { resource: Resource },
     /// A stop, or the Worker saying it owns no such instance.
-    Stop { resource: Resource },
+    Stop {
+        resource: Resource,
+        /// A task stopped for a task-config update, the stop excused by it:
+        /// the line that handles the update (the topics check whether the
+        /// task configs really changed: docs/topics.md).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        task_config: Option<SourceLine>,
+    },
     /// The worker left its group without revoking what it runs (poll
     /// timeout, lost coordinator): its instances keep running.
     Left,
@@ -89,4 +97,82 @@ pub enum FactKind {
     },
     /// The worker's stream ended: no fact of it follows.
     End,
+    /// A record of Connect's internal topics (the second witness,
+    /// docs/topics.md): record `record` of the witness's cluster `cluster`,
+    /// keyed by its time stamp among the logs' facts.
+    Record { cluster: u32, record: u32 },
+    /// How the stop of `resource` at the fact's line was judged, and the
+    /// line that justified it, if one did (the handling of a config update,
+    /// a shutdown, the assignment that revoked it): what the interruptions
+    /// (`src/interruptions/`) name as its cause. The cross-worker checks
+    /// read nothing of it.
+    Judged {
+        resource: Resource,
+        reason: StopReason,
+        #[serde(default)]
+        because: Option<SourceLine>,
+    },
+    /// A line that may cause or trigger interruptions: a config record, a
+    /// REST restart request, the worker starting, stopping or leaving its
+    /// group, a rejoin's reason. Read by the interruptions only.
+    Signal(Signal),
+}
+
+/// What a [`FactKind::Signal`] line said.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "signal", rename_all = "kebab-case")]
+pub enum Signal {
+    /// `Connector X config updated` (a creation when X was unknown).
+    ConfigUpdated { connector: Name },
+    /// `Connector X config removed`.
+    ConfigRemoved { connector: Name },
+    /// `Connector X target state change`.
+    TargetState { connector: Name },
+    /// `Tasks [...] configs updated`: the connectors named.
+    TaskConfigs { connectors: Vec<Name> },
+    /// A connector's task count changed.
+    TaskCount {
+        connector: Option<Name>,
+        from: i64,
+        to: i64,
+    },
+    /// `Received and enqueuing restart request for …`.
+    RestartRequested { connector: Name },
+    /// `Kafka Connect starting` / `Herder starting`: the worker (re)joins.
+    WorkerStarting,
+    /// `Kafka Connect stopping` / `Herder stopping`: an orderly shutdown.
+    WorkerStopping,
+    /// The worker's poll timeout expired, or its session (it left or was
+    /// dropped without revoking).
+    Departed { how: Departure },
+    /// `Broker coordinator was unreachable …` / revoking after retries: the
+    /// worker revoked its own work.
+    CutOff,
+    /// `Request joining group due to: …` / `LeaveGroup … due to …`: the
+    /// reason string the client logged.
+    Reason { text: String },
+    /// `{} Source task finished initialization and start` (and the sink
+    /// task's): the task is doing its work, not only starting.
+    TaskRunning { resource: Resource },
+    /// `Rebalance started` / `(Re-)joining group`: when the worker began a
+    /// rebalance (the one that notices a silent member comes a session
+    /// timeout after it fell silent).
+    RebalanceStarted,
+    /// The worker's `session.timeout.ms` (its config dump).
+    SessionTimeout { ms: i64 },
+    /// The worker logged nothing for a while before the fact's line (or
+    /// starts again there): `last` is its line before the silence.
+    Silence { last: SourceLine },
+    /// `Current config state offset X does not match group assignment Y`,
+    /// a failed assignment: the worker forces a rebalance.
+    ForcedRebalance,
+}
+
+/// How a worker left its group without an orderly shutdown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Departure {
+    PollTimeout,
+    SessionTimeout,
+    Fenced,
 }

@@ -20,7 +20,7 @@ mod summary;
 pub mod timeline;
 
 pub use crate::state;
-pub use facts::{Fact, FactKind};
+pub use facts::{Departure, Fact, FactKind, Signal};
 pub use summary::{GenerationRecord, Identity, Note, WorkerReport, WorkerSummary};
 
 use crate::event::{ConfigKey, ConnectorUpdateAction, Event, Milestone, StartFailure, TargetState};
@@ -180,6 +180,11 @@ pub struct WorkerReplay {
 /// Two lines of one rebalance further apart than this (log time) suggest
 /// that lines are missing between them; such a rebalance is not judged.
 pub const WINDOW_GAP_MS: i64 = 10 * 60 * 1000;
+
+/// A worker that logged nothing for this long (log time) before a line, or
+/// that starts again, hands on the last line before the silence: the last
+/// proof that what it ran was running (see `src/interruptions/`).
+pub const SILENCE_MS: i64 = 5_000;
 
 /// Start-up lines that say who the worker is, not what it does.
 fn is_preamble(ev: &Event) -> bool {
@@ -401,6 +406,46 @@ impl WorkerReplay {
     }
 
     fn count_stop(&mut self, why: StopReason, stop: &Stop) {
+        let because = self.stop_context(why, &stop.resource);
+        self.count_stop_because(why, stop, because);
+    }
+
+    /// The line of the context that justified a stop judged `why`, if one
+    /// did (the assignment of a rebalance is passed by its judge).
+    fn stop_context(&self, why: StopReason, r: &Resource) -> Option<SourceLine> {
+        let ctx = &self.inc.ctx;
+        let conn = r.connector_name();
+        let task_update = || match (r, &ctx.task_update) {
+            (Resource::Task(t), Some(tu)) if tu.tasks.contains(t) => Some(tu.line.clone()),
+            _ => None,
+        };
+        match why {
+            StopReason::TaskConfig => task_update(),
+            StopReason::ConnectorConfig | StopReason::ConnectorRemoved => {
+                ctx.connector.get(conn).map(|c| c.line.clone())
+            }
+            StopReason::Unnecessary => {
+                task_update().or_else(|| ctx.connector.get(conn).map(|c| c.line.clone()))
+            }
+            StopReason::TargetStopped => ctx.target_stopped.get(conn).cloned(),
+            StopReason::Shutdown => ctx.shutdown.clone(),
+            StopReason::SelfRevocation => ctx.self_revocation.clone(),
+            StopReason::RestartPlan => ctx.restart_plan.clone(),
+            _ => None,
+        }
+    }
+
+    /// Counts a stop judged `why` (justified by the line `because`) and
+    /// hands the judgement on as a fact.
+    fn count_stop_because(&mut self, why: StopReason, stop: &Stop, because: Option<SourceLine>) {
+        self.fact(
+            &stop.line,
+            FactKind::Judged {
+                resource: stop.resource.clone(),
+                reason: why,
+                because,
+            },
+        );
         *self.summary.stops.entry(why).or_default() += 1;
         if let Some(g) = self.generations.last_mut() {
             g.stop_reasons.push(why);
@@ -445,18 +490,23 @@ impl WorkerReplay {
 
     /// Feeds one event read from `line`.
     pub fn apply(&mut self, ev: &Event, line: &SourceLine, ctx: LineCtx) {
-        self.summary.events += 1;
         if let Event::Starting(r) = ev
             && !self.started_names.contains(r)
         {
             self.started_names.insert(r.clone());
         }
+        self.summary.events += u64::from(ev.counted());
         self.note_line(ev, line, ctx);
         let _ = self.identity_event(ev, line)
             || self.membership_event(ev, line)
             || self.offset_event(ev, line)
             || self.instance_event(ev, line)
             || self.config_event(ev, line);
+        if self.facts.is_some()
+            && let Some(s) = signal(ev, self.inc.ctx.shutdown.is_some())
+        {
+            self.fact(line, FactKind::Signal(s));
+        }
     }
 
     /// What every line read tells, whatever its event: findings made final,
@@ -509,6 +559,16 @@ impl WorkerReplay {
             && w.gap.is_none()
         {
             w.gap = Some((prev.clone(), line.clone()));
+        }
+        if self.facts.is_some()
+            && let Some(prev) = &self.last_line
+            && (matches!(
+                ev,
+                Event::Milestone(Milestone::ConnectStarting | Milestone::HerderStarting)
+            ) || matches!((prev.ts, line.ts), (Some(a), Some(b)) if b.0 - a.0 >= SILENCE_MS))
+        {
+            let last = prev.clone();
+            self.fact(line, FactKind::Signal(Signal::Silence { last }));
         }
         self.last_line = Some(line.clone());
         if let Some(g) = ctx.group_id
@@ -630,3 +690,67 @@ fn fmt_gen(g: Option<i32>) -> String {
 
 #[cfg(test)]
 mod tests;
+
+/// The [`Signal`] an event gives the interruptions, if any (`shutdown`: the
+/// worker is shutting down, so a departure is part of it).
+fn signal(ev: &Event, shutdown: bool) -> Option<Signal> {
+    let departed = |how| (!shutdown).then_some(Signal::Departed { how });
+    Some(match ev {
+        Event::ConnectorConfigUpdated(c) => Signal::ConfigUpdated {
+            connector: c.clone(),
+        },
+        Event::ConnectorConfigRemoved(c) => Signal::ConfigRemoved {
+            connector: c.clone(),
+        },
+        Event::TargetStateChange(c) => Signal::TargetState {
+            connector: c.clone(),
+        },
+        Event::TaskConfigsUpdated(tasks) => {
+            let mut connectors: Vec<crate::model::Name> =
+                tasks.iter().map(|t| t.connector.clone()).collect();
+            connectors.sort();
+            connectors.dedup();
+            Signal::TaskConfigs { connectors }
+        }
+        Event::TaskCountChanged {
+            connector,
+            from,
+            to,
+        } => Signal::TaskCount {
+            connector: connector.clone(),
+            from: *from,
+            to: *to,
+        },
+        Event::RestartRequested { connector, .. } => Signal::RestartRequested {
+            connector: connector.clone(),
+        },
+        Event::Milestone(Milestone::ConnectStarting | Milestone::HerderStarting) => {
+            Signal::WorkerStarting
+        }
+        Event::Milestone(Milestone::ConnectStopping | Milestone::HerderStopping) => {
+            Signal::WorkerStopping
+        }
+        Event::PollTimeoutExpired => departed(Departure::PollTimeout)?,
+        Event::SessionTimedOut => departed(Departure::SessionTimeout)?,
+        Event::HeartbeatFenced { .. } => departed(Departure::Fenced)?,
+        Event::CoordinatorUnreachable { .. } | Event::RevokingAfterRetries { .. } => Signal::CutOff,
+        Event::RequestJoining { reason } => Signal::Reason {
+            text: reason.clone(),
+        },
+        Event::LeaveGroup {
+            reason: Some(r), ..
+        } => Signal::Reason { text: r.clone() },
+        Event::ConfigMismatch { .. } | Event::AssignmentFailed(_) => Signal::ForcedRebalance,
+        Event::RebalanceStarted { .. } | Event::Rejoining { .. } => Signal::RebalanceStarted,
+        Event::ConfigValue {
+            key: ConfigKey::SessionTimeoutMs,
+            value,
+        } => Signal::SessionTimeout {
+            ms: value.trim().parse().ok()?,
+        },
+        Event::TaskInitialized(t) => Signal::TaskRunning {
+            resource: Resource::Task(t.clone()),
+        },
+        _ => return None,
+    })
+}

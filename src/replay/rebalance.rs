@@ -195,7 +195,7 @@ impl WorkerReplay {
                 let f = unnecessary_stop::in_rebalance(&who, stop, line);
                 self.push(f);
             }
-            self.count_stop(why, stop);
+            self.count_stop_because(why, stop, Some(line.clone()));
         }
         if protocol.is_none() && !window.stops.is_empty() {
             self.note(

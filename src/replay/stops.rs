@@ -34,21 +34,39 @@ impl WorkerReplay {
             t.stop(r, line);
         }
         let prev = self.mark_stopped(r, line);
-        self.fact(
-            line,
-            FactKind::Stop {
-                resource: r.clone(),
-            },
-        );
-        if let Some(g) = self.generations.last_mut() {
-            g.stopped.push(r.clone());
-        }
         let stop = Stop {
             resource: r.clone(),
             line: line.clone(),
             prev,
         };
+        // a task stopped for a task-config update: judged before the fact,
+        // which carries the update's line when the stop is excused by it
+        let task_update = self.task_update_verdict(&stop);
+        let excused_by = match &task_update {
+            Some((handling, None)) => Some(handling.clone()),
+            _ => None,
+        };
+        self.fact(
+            line,
+            FactKind::Stop {
+                resource: r.clone(),
+                task_config: excused_by,
+            },
+        );
+        if let Some(g) = self.generations.last_mut() {
+            g.stopped.push(r.clone());
+        }
         let conn = r.connector_name().clone();
+        if let (Resource::Task(t), Some((_, finding))) = (r, task_update) {
+            self.inc.tasks_to_restart.insert(t.clone(), line.clone());
+            return match finding {
+                Some(f) => {
+                    self.push(f);
+                    self.count_stop(StopReason::Unnecessary, &stop)
+                }
+                None => self.count_stop(StopReason::TaskConfig, &stop),
+            };
+        }
         let ctx = &self.inc.ctx;
         if ctx.shutdown.is_some() {
             return self.count_stop(StopReason::Shutdown, &stop);
@@ -59,31 +77,6 @@ impl WorkerReplay {
         }
         if ctx.restart_plan.is_some() {
             return self.count_stop(StopReason::RestartPlan, &stop);
-        }
-        if let (Resource::Task(t), Some(tu)) = (r, &ctx.task_update)
-            && tu.tasks.contains(t)
-        {
-            let handling = tu.line.clone();
-            self.inc.tasks_to_restart.insert(t.clone(), line.clone());
-            let start = stop.prev.as_ref().and_then(ResState::started_at);
-            let verdict =
-                unnecessary_stop::task_config_change(self.config.get(&conn).map(|f| &**f), start);
-            let owned_line = self
-                .inc
-                .owned
-                .as_ref()
-                .filter(|o| o.holds(r))
-                .map(|o| o.line.clone());
-            let finding = owned_line.as_ref().and_then(|ol| {
-                unnecessary_stop::task_config(&self.who(), &stop, &verdict, &handling, Some(ol))
-            });
-            return match finding {
-                Some(f) => {
-                    self.push(f);
-                    self.count_stop(StopReason::Unnecessary, &stop)
-                }
-                None => self.count_stop(StopReason::TaskConfig, &stop),
-            };
         }
         if let (Resource::Connector(_), Some(cc)) = (r, ctx.connector.get(&conn)) {
             let handling = cc.line.clone();
@@ -123,6 +116,39 @@ impl WorkerReplay {
             return;
         }
         self.inc.pending_stops.push(stop);
+    }
+
+    /// A task stopped for a task-config update (no shutdown, revocation of
+    /// its own or restart plan explains it first): the line handling the
+    /// update, and the `unnecessary-stop` finding when no task config of
+    /// its connector changed since it started.
+    fn task_update_verdict(&self, stop: &Stop) -> Option<(SourceLine, Option<Finding>)> {
+        let ctx = &self.inc.ctx;
+        if ctx.shutdown.is_some() || ctx.self_revocation.is_some() || ctx.restart_plan.is_some() {
+            return None;
+        }
+        let r = &stop.resource;
+        let (Resource::Task(t), Some(tu)) = (r, &ctx.task_update) else {
+            return None;
+        };
+        if !tu.tasks.contains(t) {
+            return None;
+        }
+        let handling = tu.line.clone();
+        let start = stop.prev.as_ref().and_then(ResState::started_at);
+        let conn = r.connector_name();
+        let verdict =
+            unnecessary_stop::task_config_change(self.config.get(conn).map(|f| &**f), start);
+        let owned_line = self
+            .inc
+            .owned
+            .as_ref()
+            .filter(|o| o.holds(r))
+            .map(|o| o.line.clone());
+        let finding = owned_line.as_ref().and_then(|ol| {
+            unnecessary_stop::task_config(&self.who(), stop, &verdict, &handling, Some(ol))
+        });
+        Some((handling, finding))
     }
 
     /// Judges stops outside any rebalance that no start has explained.

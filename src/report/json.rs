@@ -304,8 +304,16 @@ pub fn document(report: &Report) -> Value {
 
 /// [`document`] with an empty `findings` array.
 fn document_without_findings(report: &Report) -> Value {
+    let mut doc = document_without_topics(report);
+    if let Some(t) = &report.topics {
+        doc["topics"] = json!(t);
+    }
+    doc
+}
+
+fn document_without_topics(report: &Report) -> Value {
     let sum = RunSummary::of(report);
-    json!({
+    let mut doc = json!({
         "schema_version": SCHEMA_VERSION,
         "tool": tool(),
         "inputs": inputs_json(report),
@@ -315,7 +323,11 @@ fn document_without_findings(report: &Report) -> Value {
         "findings": [],
         "workers": report.workers.iter().map(|w| worker_json(report, &w.summary)).collect::<Vec<_>>(),
         "summary": summary_json(&sum),
-    })
+    });
+    for (k, v) in super::isolation::sections(report, &report.isolation) {
+        doc[k] = v;
+    }
+    doc
 }
 
 pub fn write_json(report: &Report, out: &mut dyn Write) -> io::Result<()> {
@@ -592,6 +604,7 @@ pub fn write_jsonl_tail_with(
     extra: &[(&str, Value)],
     out: &mut dyn Write,
 ) -> io::Result<()> {
+    super::isolation::write_jsonl(report, &report.isolation, SCHEMA_VERSION, out)?;
     for e in errors_json(report) {
         let mut v = e;
         v["type"] = json!("error");
@@ -610,6 +623,9 @@ pub fn write_jsonl_tail_with(
             .map(|w| worker_json(report, &w.summary))
             .collect::<Vec<_>>()
     );
+    if let Some(t) = &report.topics {
+        v["topics"] = json!(t);
+    }
     for (k, x) in extra {
         v[*k] = x.clone();
     }

@@ -3,6 +3,7 @@
 
 pub mod html;
 pub mod html_timeline;
+pub mod isolation;
 pub mod json;
 mod json_bytes;
 pub mod sinks;

@@ -241,6 +241,9 @@ pub fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<()> {
             "  {DIM}note:{DIM:#} {a} and {b} are the same worker (same identity); not compared with each other"
         )?;
     }
+    if let Some(t) = &report.topics {
+        write_topics(t, out)?;
+    }
     let s = RunSummary::of(report);
     let inputs = if s.inputs == 1 { "input" } else { "inputs" };
     let workers = if s.workers == 1 { "worker" } else { "workers" };
@@ -255,6 +258,23 @@ pub fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     } else {
         BOLD
     };
+    if report.workers.is_empty()
+        && let Some(t) = &report.topics
+    {
+        // the topics alone: no log, so no worker, group or stop of a log
+        writeln!(
+            out,
+            "  run: the internal topics alone: {} {inputs} ({}, {} lines), {} worker(s) in the status topic; {style}{verdict}{style:#}",
+            s.inputs,
+            human_bytes(s.bytes),
+            s.lines,
+            t.workers.len(),
+        )?;
+        if !s.by_kind.is_empty() {
+            writeln!(out, "  findings: {}", counts(&s.by_kind, |k| k.as_str()))?;
+        }
+        return Ok(());
+    }
     writeln!(
         out,
         "  run: {} {inputs} ({}, {} lines), {} {workers} in {} cluster(s), {} rebalance(s); stops {}; {style}{verdict}{style:#}",
@@ -268,6 +288,65 @@ pub fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     )?;
     if !s.by_kind.is_empty() {
         writeln!(out, "  findings: {}", counts(&s.by_kind, |k| k.as_str()))?;
+    }
+    Ok(())
+}
+
+/// What the internal topics witnessed (docs/topics.md, "Summary").
+fn write_topics(t: &crate::topics::cross::Summary, out: &mut dyn Write) -> io::Result<()> {
+    let records: Vec<String> = t
+        .records
+        .iter()
+        .map(|(r, n)| format!("{n} {}", r.as_str()))
+        .collect();
+    let mut extra = String::new();
+    if t.repeated > 0 {
+        extra.push_str(&format!(", {} read twice and counted once", t.repeated));
+    }
+    if t.skipped > 0 {
+        extra.push_str(&format!(", {} skipped", t.skipped));
+    }
+    let logs = t.workers.iter().filter(|w| w.log).count();
+    let with_logs = if t.logs {
+        format!(", {logs} of them with their log read")
+    } else {
+        String::new()
+    };
+    writeln!(
+        out,
+        "  {DIM}topics:{DIM:#} {} cluster(s), records: {}{extra}; {} worker(s) in the status topic{with_logs}",
+        t.clusters,
+        if records.is_empty() {
+            "none".to_string()
+        } else {
+            records.join(", ")
+        },
+        t.workers.len(),
+    )?;
+    if t.logs {
+        writeln!(
+            out,
+            "  {DIM}topics:{DIM:#} {} log finding(s) backed by records ({} of them also found by the topics alone); {} finding(s) by the topics alone",
+            t.backed, t.merged, t.alone
+        )?;
+    }
+    for w in t.absent() {
+        let unchecked = if w.findings.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; proven by the status topic alone: {}",
+                w.findings.join(", ")
+            )
+        };
+        writeln!(
+            out,
+            "  {WARN}incomplete archive:{WARN:#} worker {} (generations {}-{}) ran {} by the status topic, but its log is absent: its starts, stops and assignments were not checked{unchecked}",
+            w.id,
+            w.generations.0,
+            w.generations.1,
+            w.ran.join(", ")
+        )?;
     }
     Ok(())
 }

@@ -533,7 +533,7 @@ impl Decoder {
         if self.dedupe.repeat(raw.ts, raw.text) {
             return;
         }
-        self.events += 1;
+        self.events += u64::from(ev.counted());
         let notice = if raw.bare {
             self.bare.notice(stream, self.workers.has_read(key))
         } else {

@@ -26,6 +26,7 @@
 
 pub mod check;
 pub mod config;
+pub mod cross;
 pub mod dump;
 pub mod live;
 pub mod record;

@@ -377,7 +377,7 @@ impl Metrics {
             FactKind::Start { resource, .. } => {
                 w.running.insert(resource.clone());
             }
-            FactKind::StartFailed { resource } | FactKind::Stop { resource } => {
+            FactKind::StartFailed { resource } | FactKind::Stop { resource, .. } => {
                 w.running.remove(resource);
             }
             FactKind::Reset => w.running.clear(),
@@ -387,7 +387,10 @@ impl Metrics {
             | FactKind::End
             | FactKind::Finding(_)
             | FactKind::ForeignStart { .. }
-            | FactKind::KeptFromBefore { .. } => {}
+            | FactKind::KeptFromBefore { .. }
+            | FactKind::Record { .. }
+            | FactKind::Judged { .. }
+            | FactKind::Signal(_) => {}
         }
     }
 
@@ -626,6 +629,7 @@ impl Metrics {
             Some(&g),
             &FactKind::Stop {
                 resource: Resource::Connector("c".into()),
+                task_config: None,
             },
         );
         m.stream("w", 1, 1, true, Instant::now());

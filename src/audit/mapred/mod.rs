@@ -20,7 +20,7 @@
 
 mod reduce;
 
-pub use reduce::{reduce_partial, reduce_to};
+pub use reduce::{Topics, reduce_partial, reduce_to};
 
 use super::{InputError, InputReport, Item};
 use crate::finding::Finding;
@@ -101,6 +101,8 @@ pub enum Record {
     },
     /// An input that could not be listed (unreadable directory, …).
     Error(InputError),
+    /// A partial's interruptions, rebalances and changes (its groups' own).
+    Isolation(Box<crate::interruptions::Isolation>),
     /// Last line: how many items and findings came before.
     End {
         items: u64,
@@ -236,12 +238,19 @@ fn remap_fact(f: &mut Fact, map: &dyn Fn(SourceId) -> SourceId) {
             remap_line(stop, map);
         }
         FactKind::Finding(x) | FactKind::ForeignStart { finding: x, .. } => remap_finding(x, map),
-        FactKind::Start { .. }
+        FactKind::Judged {
+            because: Some(l), ..
+        }
+        | FactKind::Signal(crate::replay::Signal::Silence { last: l }) => remap_line(l, map),
+        FactKind::Judged { .. }
+        | FactKind::Signal(_)
+        | FactKind::Start { .. }
         | FactKind::StartFailed { .. }
         | FactKind::Stop { .. }
         | FactKind::Left
         | FactKind::Reset
-        | FactKind::End => {}
+        | FactKind::End
+        | FactKind::Record { .. } => {}
     }
 }
 

@@ -34,6 +34,7 @@ struct Part {
     findings: Vec<((Key, Key), Finding)>,
     same_worker: Vec<(String, String)>,
     errors: Vec<InputError>,
+    isolation: Option<crate::interruptions::Isolation>,
 }
 
 /// Reads one file (one output, or several concatenated); the error says
@@ -97,6 +98,7 @@ fn read_parts(input: &Input) -> Result<Vec<Part>, String> {
             Record::Finding { order, finding } => part.findings.push((order, *finding)),
             Record::SameWorker { a, b } => part.same_worker.push((a, b)),
             Record::Error(e) => part.errors.push(e),
+            Record::Isolation(i) => part.isolation = Some(*i),
             Record::End { items, findings } => {
                 if items != part.items.len() as u64 || findings != part.findings.len() as u64 {
                     return Err(format!(
@@ -135,19 +137,41 @@ struct Combined {
     /// Inputs that could not be listed (from map), then files that could
     /// not be read.
     errors: Vec<InputError>,
+    /// What the internal topics witnessed, when read beside the map
+    /// outputs.
+    topics: Option<crate::topics::cross::Summary>,
+    /// The interruptions over the items (none in a partial's combine).
+    isolation: crate::interruptions::Isolation,
 }
+
+/// Reads the internal topics for a reduce: their inputs numbered from the
+/// first id given (after the logs'), the logs' input names for quoting;
+/// the witness and the topics' input errors.
+pub type Topics<'a> = &'a mut dyn FnMut(u32, &[String]) -> (crate::audit::Witness, Vec<InputError>);
 
 /// Reads `files` and reduces them: map outputs merged through the
 /// cross-worker stage together, partials added.
-fn combine(files: &[Input]) -> Combined {
+fn combine(files: &[Input], topics: Option<Topics<'_>>) -> Combined {
     let (mut parts, mut bad) = read_all(files);
     let claimed = claim_streams(&mut parts, &mut bad);
-    let run = RunIds::new(claimed.names, claimed.input_reports);
+    let mut run = RunIds::new(claimed.names, claimed.input_reports);
     let mut streams = rank_streams(&mut parts, &claimed.locals, &run);
     let mut gathered = gather(parts, &claimed.locals, &run, &streams);
-    // The cross-worker stage over the map outputs' items.
-    if !gathered.items.is_empty() {
-        cross_worker(&mut gathered, &run, &mut streams);
+    let witness = topics.map(|prepare| {
+        let (w, errors) = prepare(run.inputs.len() as u32, &run.input_names);
+        run.input_names
+            .extend(w.inputs.iter().map(|i| i.name.clone()));
+        bad.extend(errors);
+        w
+    });
+    // The cross-worker stage over the map outputs' items (and the
+    // topics' records).
+    let mut topics = None;
+    if !gathered.items.is_empty() || witness.is_some() {
+        topics = cross_worker(&mut gathered, &run, &mut streams, witness.as_ref());
+    }
+    if let Some(w) = witness {
+        run.inputs.extend(w.inputs);
     }
     let mut findings = gathered.findings;
     findings.sort_by_key(|(o, _)| *o);
@@ -160,6 +184,12 @@ fn combine(files: &[Input]) -> Combined {
         findings,
         same_worker: gathered.same_worker,
         errors,
+        topics,
+        isolation: {
+            let mut parts = gathered.isolation_parts;
+            parts.push(gathered.isolation);
+            crate::interruptions::Isolation::merge(parts)
+        },
     }
 }
 
@@ -314,6 +344,9 @@ struct Gathered {
     same_worker: BTreeSet<(String, String)>,
     walk_errors: Vec<InputError>,
     unordered: Vec<(SourceId, u64)>,
+    isolation: crate::interruptions::Isolation,
+    /// The partials' own.
+    isolation_parts: Vec<crate::interruptions::Isolation>,
 }
 
 fn gather(parts: Vec<Part>, locals: &Locals, run: &RunIds, streams: &[StreamRecord]) -> Gathered {
@@ -348,17 +381,30 @@ fn gather(parts: Vec<Part>, locals: &Locals, run: &RunIds, streams: &[StreamReco
         }
         g.same_worker.extend(p.same_worker);
         g.walk_errors.extend(p.errors);
+        if let Some(mut iso) = p.isolation {
+            iso.lines_mut(&mut |l| l.source = source(l.source));
+            g.isolation_parts.push(iso);
+        }
     }
     g
 }
 
 /// The cross-worker stage over the map outputs' items: its findings, and
 /// its counts and notes in the workers' summaries.
-fn cross_worker(g: &mut Gathered, run: &RunIds, streams: &mut [StreamRecord]) {
+fn cross_worker(
+    g: &mut Gathered,
+    run: &RunIds,
+    streams: &mut [StreamRecord],
+    witness: Option<&crate::audit::Witness>,
+) -> Option<crate::topics::cross::Summary> {
     let mut items = std::mem::take(&mut g.items);
+    let mut reducer = Reducer::new();
+    if let Some(w) = witness {
+        items.extend(crate::audit::witness_items(w));
+        reducer.witness = Some(crate::topics::cross::Cross::new(w.records.clone()));
+    }
     items.sort_unstable_by_key(|i| i.key);
     let names = SourceTable(run.input_names.clone());
-    let mut reducer = Reducer::new();
     reducer.withhold(std::mem::take(&mut g.unordered));
     let mut made = Ordered::default();
     for it in items {
@@ -380,6 +426,14 @@ fn cross_worker(g: &mut Gathered, run: &RunIds, streams: &mut [StreamRecord]) {
     }
     g.findings.extend(made.0);
     g.same_worker.extend(reducer.same_worker());
+    g.isolation = reducer.isolation.finish();
+    let x = reducer.witness.as_ref()?;
+    let rest: Vec<&str> = streams
+        .iter()
+        .flat_map(|s| &s.workers)
+        .filter_map(|w| w.summary.rest_url.as_deref())
+        .collect();
+    Some(x.summary(!streams.is_empty(), &crate::audit::ids_of(rest)))
 }
 
 /// A file's source id in the run's ids.
@@ -412,8 +466,12 @@ impl Sink for Ordered {
 /// Reduces `files` (map outputs and partials) to the report of the run;
 /// its findings go to `sink` in the run's order. Files that could not be
 /// read are input errors of the report.
-pub fn reduce_to(files: &[Input], sink: &mut dyn Sink) -> io::Result<Report> {
-    let c = combine(files);
+pub fn reduce_to(
+    files: &[Input],
+    topics: Option<Topics<'_>>,
+    sink: &mut dyn Sink,
+) -> io::Result<Report> {
+    let c = combine(files, topics);
     let names = SourceTable(c.inputs.iter().map(|i| i.name.clone()).collect());
     let mut report = Report {
         inputs: c.inputs,
@@ -434,6 +492,8 @@ pub fn reduce_to(files: &[Input], sink: &mut dyn Sink) -> io::Result<Report> {
     }
     report.errors.extend(c.errors);
     report.same_worker = c.same_worker.into_iter().collect();
+    report.topics = c.topics;
+    report.isolation = c.isolation;
     report.findings = sink.take_kept();
     Ok(report)
 }
@@ -442,7 +502,7 @@ pub fn reduce_to(files: &[Input], sink: &mut dyn Sink) -> io::Result<Report> {
 /// combine with other parts (`reduce --partial`). Returns the files that
 /// could not be read (also written into the partial as errors).
 pub fn reduce_partial(files: &[Input], out: &mut dyn Write) -> io::Result<Vec<InputError>> {
-    let c = combine(files);
+    let c = combine(files, None);
     write_record(
         out,
         &Record::Partial {
@@ -471,6 +531,9 @@ pub fn reduce_partial(files: &[Input], out: &mut dyn Write) -> io::Result<Vec<In
     }
     for e in &c.errors {
         write_record(out, &Record::Error(e.clone()))?;
+    }
+    if !c.isolation.is_empty() {
+        write_record(out, &Record::Isolation(Box::new(c.isolation)))?;
     }
     write_record(
         out,

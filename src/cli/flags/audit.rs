@@ -26,6 +26,11 @@ pub struct OutputArgs {
     /// Print only findings, no summary (text output).
     #[arg(long)]
     pub no_summary: bool,
+    /// The isolation section of the text summary: interruptions per
+    /// connector and the changes that interrupted other connectors
+    /// (`short`), or every interruption, rebalance and change (`full`).
+    #[arg(long, value_enum, default_value_t = IsolationDetail::Short)]
+    pub isolation: IsolationDetail,
     /// Print per-input statistics and timing on stderr.
     #[arg(short, long)]
     pub verbose: bool,
@@ -86,6 +91,13 @@ pub enum Format {
     Json,
     Jsonl,
     Html,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IsolationDetail {
+    Short,
+    Full,
+    Off,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -19,7 +19,7 @@ use crate::exit::{EXIT_ERROR, EXIT_OK};
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use clap_complete::Shell;
 
-pub use audit::{AuditArgs, ColorWhen, FailOn, Format, OutputArgs};
+pub use audit::{AuditArgs, ColorWhen, FailOn, Format, IsolationDetail, OutputArgs};
 pub use check::{CheckArgs, CheckFormat, DiffArgs, DiffFormat};
 pub use simulate::SimArgs;
 pub use stages::{MapArgs, PlanArgs, ReduceArgs};

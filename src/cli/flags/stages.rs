@@ -48,4 +48,9 @@ pub struct ReduceArgs {
     pub partial: bool,
     #[command(flatten)]
     pub out: OutputArgs,
+    /// The internal topics beside the map outputs (docs/topics.md): read
+    /// here, in the cross-worker stage, so that `map | reduce --topics`
+    /// reports what one audit with `--topics` does.
+    #[command(flatten)]
+    pub topics: super::TopicsArgs,
 }

@@ -51,6 +51,7 @@ fn config_key(key: &str) -> Option<ConfigKey> {
         "rest.host.name" => ConfigKey::RestHostName,
         "rest.port" => ConfigKey::RestPort,
         "scheduled.rebalance.max.delay.ms" => ConfigKey::ScheduledRebalanceMaxDelayMs,
+        "session.timeout.ms" => ConfigKey::SessionTimeoutMs,
         _ => return None,
     })
 }

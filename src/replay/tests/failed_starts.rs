@@ -28,7 +28,7 @@ impl Run {
                 let (kind, r) = match &f.kind {
                     FactKind::Start { resource, .. } => ("start", resource.id()),
                     FactKind::StartFailed { resource } => ("start-failed", resource.id()),
-                    FactKind::Stop { resource } => ("stop", resource.id()),
+                    FactKind::Stop { resource, .. } => ("stop", resource.id()),
                     FactKind::Held { resources, .. } => (
                         "held",
                         resources
