@@ -331,6 +331,15 @@ pub enum Event {
     /// revokes nothing until it reaches the coordinator again or gives up
     /// on it (`Broker coordinator was unreachable for <n>ms. Revoking …`).
     SessionTimedOut,
+    /// AC `Rebalance failed.` (2.6.1–2.8.x, KAFKA-10134): a JoinGroup or
+    /// SyncGroup that failed; the exception on the next line says why. By
+    /// itself nothing: its continuation line
+    /// `org.apache.kafka.common.errors.UnknownMemberIdException: The
+    /// coordinator is not aware of this member.` is read as
+    /// [`Event::HeartbeatFenced`] (in 2.6.x the only INFO line of a rejoin
+    /// the coordinator refused: the JoinGroup response handler logs
+    /// UNKNOWN_MEMBER_ID at DEBUG).
+    RebalanceFailed,
     /// `Request joining group due to: <reason>` (3.x).
     RequestJoining {
         reason: String,
@@ -560,6 +569,7 @@ impl Event {
             Event::StartFailed { .. } | Event::RestartOutcome { ok: false, .. } => {
                 Continuation::StartFailure
             }
+            Event::RebalanceFailed => Continuation::RebalanceFailure,
             _ => Continuation::None,
         }
     }
@@ -571,4 +581,6 @@ pub enum Continuation {
     None,
     ConfigDump,
     StartFailure,
+    /// The exception of AC's `Rebalance failed.`, on the next line.
+    RebalanceFailure,
 }

@@ -199,8 +199,12 @@ impl WorkerReplay {
         let mut stale_finding = None;
         if let Resource::Task(t) = r {
             let facts = self.config.get(&t.connector).map(|f| &**f);
-            if let Some(stale) = stale_config::check(facts, self.inc.process_start.as_ref()) {
+            let process_start = self.inc.process_start.as_ref();
+            if let Some(stale) = stale_config::check(facts, process_start) {
                 let f = stale_config::finding(&self.who(), r, line, &stale);
+                stale_finding = Some(self.push(f));
+            } else if let Some(s) = stale_config::superseded(facts, process_start, t.index) {
+                let f = stale_config::superseded_finding(&self.who(), r, line, &s);
                 stale_finding = Some(self.push(f));
             }
         }

@@ -322,3 +322,37 @@ fn no_stale_start_without_the_removal_in_the_log() {
     };
     assert!(stale_config::check(Some(&removed), None).is_none());
 }
+
+#[test]
+fn a_task_past_the_latest_task_count_is_superseded() {
+    let lowered = ConfigFacts {
+        single_claim: Some(line(4)),
+        task_set: Some(Box::new([0, 1])),
+        ..ConfigFacts::default()
+    };
+    let s = stale_config::superseded(Some(&lowered), None, 2).expect("superseded");
+    assert_eq!((s.claim.line, s.count), (4, 2));
+    assert!(stale_config::superseded(Some(&lowered), None, 1).is_none());
+    // Started again after the claim: it may have read later ones silently.
+    assert!(stale_config::superseded(Some(&lowered), Some(&line(5)), 2).is_none());
+    assert!(stale_config::superseded(Some(&lowered), Some(&line(3)), 2).is_some());
+    // A later claim naming other connectors' tasks too proves nothing.
+    let multi = ConfigFacts {
+        multi_claim: Some(Box::new(line(6))),
+        ..lowered.clone()
+    };
+    assert!(stale_config::superseded(Some(&multi), None, 2).is_none());
+    // Removed since: KAFKA-8869's case, not this one.
+    let removed = ConfigFacts {
+        removed: Some(Box::new(line(6))),
+        ..lowered.clone()
+    };
+    assert!(stale_config::superseded(Some(&removed), None, 2).is_none());
+    // Not the whole set 0..k.
+    let gap = ConfigFacts {
+        task_set: Some(Box::new([0, 2])),
+        ..lowered.clone()
+    };
+    assert!(stale_config::superseded(Some(&gap), None, 3).is_none());
+    assert!(stale_config::superseded(None, None, 2).is_none());
+}

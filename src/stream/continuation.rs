@@ -1,5 +1,6 @@
-//! Continuation lines: a config dump's values and a failed start's stack
-//! trace follow their record on lines of their own; a stream follows one
+//! Continuation lines: a config dump's values, a failed start's stack
+//! trace and a failed rebalance's exception follow their record on lines
+//! of their own; a stream follows one
 //! at a time, and those of other streams of a multiplexed file or export
 //! wait parked until their stream's next line.
 
@@ -12,6 +13,15 @@ pub(super) const DUMP_LINES: usize = 2000;
 /// Continuation lines to look at after a failed start (its stack trace).
 pub(super) const TRACE_LINES: usize = 60;
 
+/// Continuation lines to look at after `Rebalance failed.`: its exception.
+pub(super) const CAUSE_LINES: usize = 1;
+
+/// The exception of a rejoin the coordinator refused: it no longer knows
+/// the member id the worker sent (AbstractCoordinator's JoinGroup and
+/// SyncGroup response handlers raise UNKNOWN_MEMBER_ID's exception, which
+/// `Rebalance failed.` prints).
+const UNKNOWN_MEMBER: &str = "org.apache.kafka.common.errors.UnknownMemberIdException: The coordinator is not aware of this member.";
+
 /// Continuations of other streams kept under way at most.
 const PARKED: usize = 64;
 
@@ -20,13 +30,14 @@ enum Follow {
     None,
     Dump(SlotKey),
     Trace(SlotKey),
+    Cause(SlotKey),
 }
 
 impl Follow {
     /// The stream a continuation under way belongs to.
     fn stream(&self) -> Option<Option<&str>> {
         match self {
-            Follow::Dump(s) | Follow::Trace(s) => Some(s.0.as_deref()),
+            Follow::Dump(s) | Follow::Trace(s) | Follow::Cause(s) => Some(s.0.as_deref()),
             Follow::None => None,
         }
     }
@@ -64,6 +75,7 @@ impl Continuations {
         match (&self.follow, self.parked.is_empty()) {
             (Follow::None, true) => 0,
             (Follow::Trace(_), true) => TRACE_LINES,
+            (Follow::Cause(_), true) => CAUSE_LINES,
             _ => DUMP_LINES,
         }
     }
@@ -80,7 +92,9 @@ impl Continuations {
     #[inline]
     pub(super) fn record(&mut self, stream: Option<&str>) {
         let others = match &self.follow {
-            Follow::Dump(s) | Follow::Trace(s) => s.0.is_some() && stream != s.0.as_deref(),
+            Follow::Dump(s) | Follow::Trace(s) | Follow::Cause(s) => {
+                s.0.is_some() && stream != s.0.as_deref()
+            }
             Follow::None => false,
         };
         if !others {
@@ -100,6 +114,7 @@ impl Continuations {
             Continuation::None => return 0,
             Continuation::ConfigDump => (Follow::Dump(key), DUMP_LINES),
             Continuation::StartFailure => (Follow::Trace(key), TRACE_LINES),
+            Continuation::RebalanceFailure => (Follow::Cause(key), CAUSE_LINES),
         };
         let f = std::mem::replace(&mut self.follow, follow);
         if f != Follow::None && self.parked.len() < PARKED {
@@ -147,6 +162,65 @@ impl Continuations {
                 self.follow = Follow::Trace(s);
                 (None, TRACE_LINES)
             }
+            Follow::Cause(s) => {
+                if stream.is_some() && stream != s.0.as_deref() {
+                    self.follow = Follow::Cause(s);
+                    return (None, CAUSE_LINES);
+                }
+                // The one line after it: the exception, or nothing of it.
+                let fenced = rest.trim_end().ends_with(UNKNOWN_MEMBER);
+                let ev = fenced.then(|| {
+                    (
+                        s,
+                        Event::HeartbeatFenced {
+                            error: "UNKNOWN_MEMBER_ID".to_string(),
+                            generation: None,
+                        },
+                    )
+                });
+                (ev, 0)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn after_rebalance_failed(line: &str) -> (Option<(SlotKey, Event)>, usize) {
+        let mut c = Continuations::default();
+        let key: SlotKey = (None, 0);
+        assert_eq!(c.begin(key, Continuation::RebalanceFailure), CAUSE_LINES);
+        let out = c.line(line);
+        assert!(c.idle(), "one line only");
+        out
+    }
+
+    #[test]
+    fn a_refused_rejoin_is_a_fencing() {
+        // 2.6.3 (and up): `Rebalance failed.`, then the exception.
+        let (ev, more) = after_rebalance_failed(
+            "org.apache.kafka.common.errors.UnknownMemberIdException: The coordinator is not aware of this member.",
+        );
+        assert_eq!(more, 0);
+        assert_eq!(
+            ev.map(|(_, e)| e),
+            Some(Event::HeartbeatFenced {
+                error: "UNKNOWN_MEMBER_ID".into(),
+                generation: None
+            })
+        );
+    }
+
+    #[test]
+    fn other_causes_of_a_failed_rebalance_are_nothing() {
+        // Real 2.6.3 chaos lines: the member is still one.
+        for cause in [
+            "org.apache.kafka.common.errors.NotCoordinatorException: This is not the correct coordinator.",
+            "org.apache.kafka.common.errors.RebalanceInProgressException: The group is rebalancing, so a rejoin is needed.",
+        ] {
+            assert_eq!(after_rebalance_failed(cause), (None, 0), "{cause}");
         }
     }
 }

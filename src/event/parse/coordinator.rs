@@ -24,6 +24,7 @@ pub(super) fn parse(msg: &str) -> Option<Event> {
         b'R' => run(
             alt((
                 rebalance_started,
+                rebalance_failed,
                 request_joining,
                 revoking_previous,
                 resetting_generation,
@@ -99,6 +100,12 @@ fn rebalance_started(i: &str) -> PResult<'_, Event> {
         (tag("Rebalance started"), eof),
     )
     .parse(i)
+}
+
+/// AC `Rebalance failed.` ([`Event::RebalanceFailed`]): its cause follows
+/// on the next line.
+fn rebalance_failed(i: &str) -> PResult<'_, Event> {
+    value(Event::RebalanceFailed, (tag("Rebalance failed."), eof)).parse(i)
 }
 
 /// `Request joining group due to: <reason>` (WC DEBUG 3.0+, AC INFO 3.3+).
@@ -467,7 +474,8 @@ mod tests {
             p("Rebalance started"),
             Some(Event::RebalanceStarted { by_herder: false })
         );
-        assert_eq!(p("Rebalance failed."), None);
+        assert_eq!(p("Rebalance failed."), Some(Event::RebalanceFailed));
+        assert_eq!(p("Rebalance failed. again"), None);
         assert_eq!(p("Rebalance started now"), None);
     }
 

@@ -145,7 +145,7 @@ fn unknown_logger_tries_every_family() {
 fn look_alikes_are_rejected_everywhere() {
     for msg in [
         "Stopping HttpSinkTask",
-        "Rebalance failed.",
+        "Rebalance failed. again",
         "Starting connectors and tasks",
         "Set up the value converter class io.confluent.connect.avro.AvroConverter for task a-0 using the worker config",
         "WorkerSourceTask{id=x-0} Committing offsets",
@@ -257,7 +257,7 @@ fn non_lifecycle_lines_are_rejected_without_allocating() {
             LoggerKind::AbstractCoordinator,
             "Discovered group coordinator broker:9092 (id: 2147483646 rack: null)",
         ),
-        (LoggerKind::AbstractCoordinator, "Rebalance failed."),
+        (LoggerKind::AbstractCoordinator, "Rebalance failed. again"),
         (
             LoggerKind::Herder,
             "Received target state change for unknown connector: x",

@@ -86,3 +86,67 @@ fn a_worker_restart_after_the_recreation_hides_the_task_configs() {
         .ev(Event::FinishedStartingWork);
     assert_eq!(r.finish(), vec![]);
 }
+
+/// A worker running `a-0` reads `a`'s task configs for one task (tasks.max
+/// lowered), then `gain` comes in its next assignment (real 4.4.0
+/// chaos-s4: a leader that had read less handed out the removed task).
+fn lowered(claim: &[TaskId], gain: &[TaskId]) -> Run {
+    let mut r = started(&[t("a", 0)]);
+    r.ev(Event::TaskConfigsUpdated(claim.to_vec()))
+        .ev(Event::RebalanceStarted { by_herder: false })
+        .ev(Event::Rejoining { group: None })
+        .ev(coop(2, 6, &[], gain, &[]))
+        .ev(Event::FinishedReadingToEnd { offset: 6 })
+        .ev(Event::StartingWork { offset: 6 });
+    for x in gain {
+        r.ev(Event::Starting(Resource::Task(x.clone())));
+    }
+    r.ev(Event::FinishedStartingWork);
+    r
+}
+
+#[test]
+fn a_task_the_connectors_latest_task_configs_no_longer_hold_is_stale() {
+    let r = lowered(&[t("a", 0)], &[t("a", 1), t("a", 2)]);
+    assert_eq!(
+        r.finish(),
+        vec![
+            (16, Kind::StaleConfigStart, "a-1".into()),
+            (17, Kind::StaleConfigStart, "a-2".into()),
+        ]
+    );
+}
+
+#[test]
+fn a_task_the_latest_task_configs_hold_is_not() {
+    // Raised again: the latest line names the task.
+    let mut r = started(&[t("a", 0)]);
+    r.ev(Event::TaskConfigsUpdated(vec![t("a", 0)]));
+    let raised = lowered(&[t("a", 0), t("a", 1)], &[t("a", 1)]);
+    assert_eq!(raised.finish(), vec![]);
+    assert_eq!(r.finish(), vec![]);
+    // A line naming another connector's tasks too (up to 2.3.0 every such
+    // line names every task, KAFKA-8676) is not one commit of `a`'s.
+    let multi = lowered(&[t("a", 0), t("b", 0)], &[t("a", 1)]);
+    assert_eq!(multi.finish(), vec![]);
+    // Not the whole set 0..k: no count can be read from it.
+    let partial = lowered(&[t("a", 2)], &[t("a", 1)]);
+    assert_eq!(partial.finish(), vec![]);
+}
+
+#[test]
+fn a_worker_restart_after_the_task_configs_hides_later_ones() {
+    // The restarted worker reads the config topic without logging it: the
+    // task may have come back in what it read.
+    let mut r = started(&[t("a", 0)]);
+    r.ev(Event::TaskConfigsUpdated(vec![t("a", 0)]))
+        .ev(Event::Milestone(Milestone::HerderStarting))
+        .ev(Event::RebalanceStarted { by_herder: false })
+        .ev(Event::Rejoining { group: None })
+        .ev(coop(2, 6, &[], &[t("a", 1)], &[]))
+        .ev(Event::FinishedReadingToEnd { offset: 6 })
+        .ev(Event::StartingWork { offset: 6 })
+        .ev(Event::Starting(task("a", 1)))
+        .ev(Event::FinishedStartingWork);
+    assert_eq!(r.finish(), vec![]);
+}
