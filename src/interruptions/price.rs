@@ -182,33 +182,25 @@ fn cause(
         .cloned();
     match p.reason {
         Some(
-            StopReason::TaskConfig | StopReason::ConnectorConfig | StopReason::ConnectorRemoved,
+            why @ (StopReason::TaskConfig
+            | StopReason::ConnectorConfig
+            | StopReason::ConnectorRemoved
+            | StopReason::TargetStopped
+            | StopReason::Restart
+            | StopReason::RestartPlan),
         ) => {
-            change = change_before(&t.changes, &it.group, Some(&own), &it.from.line, &[]);
-            c.kind = change.map_or(CauseKind::ConfigUpdate, |i| own_kind(t.changes[i].kind));
+            // Its own connector's change: the latest of the kinds that make
+            // such a stop, its cause named after what it was.
+            let (fallback, kinds): (CauseKind, &[ChangeKind]) = match why {
+                StopReason::TargetStopped => (CauseKind::PauseStop, &[ChangeKind::TargetState]),
+                StopReason::Restart | StopReason::RestartPlan => {
+                    (CauseKind::Restart, &[ChangeKind::RestartRequest])
+                }
+                _ => (CauseKind::ConfigUpdate, &[]),
+            };
+            change = change_before(&t.changes, &it.group, Some(&own), &it.from.line, kinds);
+            c.kind = change.map_or(fallback, |i| own_kind(t.changes[i].kind));
             c.connector = Some(own.clone());
-        }
-        Some(StopReason::TargetStopped) => {
-            c.kind = CauseKind::PauseStop;
-            c.connector = Some(own.clone());
-            change = change_before(
-                &t.changes,
-                &it.group,
-                Some(&own),
-                &it.from.line,
-                &[ChangeKind::TargetState],
-            );
-        }
-        Some(StopReason::Restart | StopReason::RestartPlan) => {
-            c.kind = CauseKind::Restart;
-            c.connector = Some(own.clone());
-            change = change_before(
-                &t.changes,
-                &it.group,
-                Some(&own),
-                &it.from.line,
-                &[ChangeKind::RestartRequest],
-            );
         }
         Some(StopReason::Shutdown) => {
             c.kind = CauseKind::WorkerLeft;

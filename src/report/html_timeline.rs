@@ -22,16 +22,27 @@
 //!              unknown: [[P, P, why]], known_from: [P]}
 //! findings[]  one per document `findings[]` entry, same order:
 //!             [worker index, x, [[worker index, x] per evidence line]]
+//! interruptions[]  one per document `interruptions[]` entry, same order:
+//!             [group|null, from: W, end: W|null, noticed: W|null], W = [worker index, x];
+//!             `end` is its `running` line, else its `to` line (null: still down)
+//! changes[]   one per document `changes[]` entry, same order:
+//!             [group|null, worker index|null, x, sentence]
+//!             (the sentence is the text summary's, `isolation::change_sentence`)
 //! ```
+//!
+//! The interruptions and changes (issue 26) are placed here and nowhere
+//! else computed: their causes, lengths and blast radius are the document's.
 
+use super::isolation;
 use crate::audit::Report;
+use crate::interruptions::Edge;
 use crate::model::{Resource, SourceLine};
 use crate::replay::timeline::{End, MAX_ITEMS, Point, Timeline};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 
-pub const SCHEMA: u32 = 1;
+pub const SCHEMA: u32 = 2;
 
 /// Whether a group's x axis is log time or stream position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -199,6 +210,13 @@ type GenerationRow = (
 /// `[worker, x, [[worker, x] per evidence line]]`
 pub(crate) type FindingRow = (usize, i64, Vec<(usize, i64)>);
 
+/// `[worker, x]` of a line an interruption or change quotes.
+type At = (usize, i64);
+/// `[group|null, from, end|null, noticed|null]`
+pub(crate) type InterruptionRow = (Option<usize>, Option<At>, Option<At>, Option<At>);
+/// `[group|null, worker|null, x, sentence]`
+pub(crate) type ChangeRow = (Option<usize>, Option<usize>, i64, String);
+
 /// The timeline document (see the module's documentation for its layout).
 #[derive(Serialize)]
 pub struct TimelineDoc<'a> {
@@ -207,6 +225,8 @@ pub struct TimelineDoc<'a> {
     pub(crate) groups: Vec<GroupDoc<'a>>,
     pub(crate) lanes: Vec<LaneDoc<'a>>,
     pub(crate) findings: Vec<FindingRow>,
+    pub(crate) interruptions: Vec<InterruptionRow>,
+    pub(crate) changes: Vec<ChangeRow>,
 }
 
 #[derive(Serialize)]
@@ -445,12 +465,47 @@ pub fn timeline_doc(report: &Report) -> TimelineDoc<'_> {
             (wi, axis_of(wi).line(&f.trigger), ev)
         })
         .collect();
+    let at = |worker: &str, l: &SourceLine| {
+        let wi = by_label.get(worker).copied()?;
+        Some((wi, axis_of(wi).line(l)))
+    };
+    let edge = |e: &Edge| at(&e.worker, &e.line);
+    let group_of = |a: Option<At>| a.and_then(|(wi, _)| lane_group.get(wi).copied());
+    let iso = &report.isolation;
+    let interruptions = iso
+        .interruptions
+        .iter()
+        .map(|i| {
+            let from = edge(&i.from);
+            let end = i.to.as_ref().and_then(|to| match &i.running {
+                Some(l) => at(&to.worker, l),
+                None => edge(to),
+            });
+            let noticed = i.noticed.as_ref().and_then(|(e, _)| edge(e));
+            (group_of(from), from, end, noticed)
+        })
+        .collect();
+    let changes = iso
+        .changes
+        .iter()
+        .map(|c| {
+            let place = at(&c.worker, &c.line);
+            (
+                group_of(place),
+                place.map(|p| p.0),
+                place.map_or(0, |p| p.1),
+                isolation::change_sentence(c),
+            )
+        })
+        .collect();
     TimelineDoc {
         schema: SCHEMA,
         max_items: MAX_ITEMS,
         groups: group_docs,
         lanes,
         findings,
+        interruptions,
+        changes,
     }
 }
 
@@ -619,6 +674,54 @@ mod tests {
         }
         assert!(instances > 1000, "{instances}");
         assert!(restarts > 0);
+    }
+
+    /// One row per interruption and change of the document, in its
+    /// order, placed on the lines it quotes (log time: the axis is time);
+    /// a change carries the text summary's sentence.
+    #[test]
+    fn interruptions_and_changes_are_placed_on_their_lines() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("corpus/real-kafka/2.3.0/isolation");
+        let (inputs, _) = crate::input::expand(&[dir]);
+        let report = audit::audit(&inputs, &opts());
+        let iso = &report.isolation;
+        let v = timeline_json(&report);
+        assert_eq!(v["groups"][0]["axis"], "time");
+        let rows = v["interruptions"].as_array().unwrap();
+        assert_eq!(rows.len(), iso.interruptions.len());
+        assert!(rows.len() > 40, "{}", rows.len());
+        let ms = |l: &SourceLine| serde_json::json!(l.ts.unwrap().0);
+        let mut still = 0;
+        for (r, i) in rows.iter().zip(&iso.interruptions) {
+            assert_eq!(r[0], 0);
+            let lane = |w: &Value| &v["lanes"][w[0].as_u64().unwrap() as usize]["worker"];
+            assert_eq!(*lane(&r[1]), *i.from.worker);
+            assert_eq!(r[1][1], ms(&i.from.line));
+            match &i.to {
+                None => {
+                    assert!(r[2].is_null());
+                    still += 1;
+                }
+                Some(to) => {
+                    assert_eq!(*lane(&r[2]), *to.worker);
+                    assert_eq!(r[2][1], ms(i.running.as_ref().unwrap_or(&to.line)));
+                }
+            }
+            assert_eq!(r[3].is_null(), i.noticed.is_none());
+        }
+        assert!(still > 0, "{still}");
+        let changes = v["changes"].as_array().unwrap();
+        assert_eq!(changes.len(), iso.changes.len());
+        for (r, c) in changes.iter().zip(&iso.changes) {
+            assert_eq!(r[2], ms(&c.line));
+            assert_eq!(r[3], isolation::change_sentence(c));
+        }
+        assert!(
+            changes
+                .iter()
+                .any(|c| c[3].as_str().unwrap().contains("(KAFKA-8676)"))
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! `changes`, `downtime`; docs/json-schema.md) and as the text summary's
 //! isolation section (short, or full with `--isolation full`).
 
+use super::quote::line_json as line;
 use crate::audit::Names;
 use crate::interruptions::{
     Cause, Change, Clock, ConnectorDowntime, Cost, Edge, Interruption, Isolation, Rebalance,
@@ -11,15 +12,6 @@ use crate::interruptions::{
 use crate::model::{Resource, SourceLine};
 use serde_json::{Value, json};
 use std::io::{self, Write};
-
-fn line(names: &dyn Names, l: &SourceLine) -> Value {
-    json!({
-        "source": names.source_name(l.source),
-        "line": l.line,
-        "timestamp": l.ts,
-        "text": &*l.text,
-    })
-}
 
 fn edge(names: &dyn Names, e: &Edge) -> Value {
     let mut v = line(names, &e.line);

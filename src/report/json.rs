@@ -4,6 +4,7 @@
 
 use super::RunSummary;
 use super::json_bytes;
+use super::quote::line_json;
 use crate::audit::{Names, Report};
 use crate::finding::{Evidence, Finding, Fingerprint};
 use crate::model::{RecordRef, Resource, SourceLine};
@@ -13,15 +14,6 @@ use serde_json::{Value, json};
 use std::io::{self, Write};
 
 pub const SCHEMA_VERSION: u32 = 1;
-
-fn line_json(report: &dyn Names, l: &SourceLine) -> Value {
-    json!({
-        "source": report.source_name(l.source),
-        "line": l.line,
-        "timestamp": l.ts,
-        "text": &*l.text,
-    })
-}
 
 fn evidence_json(report: &dyn Names, e: &Evidence) -> Value {
     let mut v = line_json(report, &e.line);
@@ -49,7 +41,7 @@ impl Serialize for RecordOut<'_> {
 }
 
 /// One line as the findings print it; fields in the order a JSON object
-/// of [`line_json`] prints them (sorted), so that the bytes are the same.
+/// of [`line_json`](super::quote::line_json) prints them (sorted), so that the bytes are the same.
 #[derive(Serialize)]
 struct LineOut<'a> {
     line: u64,

@@ -6,6 +6,7 @@ pub mod html_timeline;
 pub mod isolation;
 pub mod json;
 mod json_bytes;
+mod quote;
 pub mod sinks;
 pub mod text;
 
