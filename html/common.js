@@ -1,4 +1,4 @@
-/* herder-audit HTML report, part 1 of 3: error capture, DOM helpers,
+/* herder-audit HTML report, part 1 of 4: error capture, DOM helpers,
  * formatting and the text-output form of a finding. The parts share the
  * `window.HerderAudit` namespace. Text from the logs is only ever set as
  * textContent, never parsed as markup. */
@@ -149,5 +149,13 @@
     return lo;
   }
 
-  Object.assign(HA, { svg, h, fmtTime, fmtSpan, plural, ticks, tickLabel, diagnostic, lowerBound });
+  /** `s` in at most `n` characters: its start and its end, the middle
+   * elided (workers' labels differ at either end: `w1/connect.log`). */
+  function elide(s, n) {
+    if (s.length <= n) return s;
+    const head = Math.floor((n - 1) / 3);
+    return s.slice(0, head) + '\u2026' + s.slice(s.length - (n - 1 - head));
+  }
+
+  Object.assign(HA, { svg, h, fmtTime, fmtSpan, plural, ticks, tickLabel, diagnostic, lowerBound, elide });
 })();

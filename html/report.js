@@ -1,8 +1,9 @@
-/* herder-audit HTML report, part 3 of 3: reads the embedded data (the
+/* herder-audit HTML report, part 4 of 4: reads the embedded data (the
  * document `--format json` prints, #report-data, and the timeline,
  * #timeline-data), draws each group, and records on <html> that it is done
  * (data-rendered) with its timings. In the address, `#finding-N` opens
- * with finding N shown and `#bench` times redraws. */
+ * with finding N shown, `#change-N` with change N's blast radius, and
+ * `#bench` times redraws. */
 (function (HA) {
   'use strict';
   const root = document.documentElement;
@@ -36,6 +37,19 @@
       const i = Number(m[1]) - 1;
       const v = views.find((g) => g.findings.some((f) => f.i === i));
       if (v) { v.select(i, false, null, true); v.render(); }
+    }
+    // `#change-N` opens with change N's blast radius shown, as a click on
+    // its marker does.
+    const c = /^#change-(\d+)$/.exec(location.hash);
+    if (c) {
+      const i = Number(c[1]) - 1;
+      const v = views.find((g) => g.down.changes.some((x) => x.i === i));
+      if (v) {
+        const marker = v.box.querySelector('.change-marker[data-change="' + i + '"]');
+        if (marker) marker.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+        else v.down.select(i);
+        v.render();
+      }
     }
     root.setAttribute('data-rendered', '1');
   }

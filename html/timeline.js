@@ -1,10 +1,11 @@
-/* herder-audit HTML report, part 2 of 3: one group's swim lanes (one lane
+/* herder-audit HTML report, part 3 of 4: one group's swim lanes (one lane
  * per worker, one bar per connector or task instance), markers, filters and
  * findings table, drawn from the embedded timeline (its layout is described
- * in src/report/timeline.rs) for the visible window only. */
+ * in src/report/html_timeline.rs) for the visible window only; the downtime
+ * rows below the lanes are part 2's (`HA.Downtime`). */
 (function (HA) {
   'use strict';
-  const { svg, h, fmtTime, fmtSpan, plural, ticks, tickLabel, diagnostic, lowerBound } = HA;
+  const { svg, h, fmtTime, fmtSpan, plural, ticks, tickLabel, diagnostic, lowerBound, elide } = HA;
 
   const LABEL_W = 200;     // lane labels
   const RIGHT_PAD = 16;
@@ -48,11 +49,13 @@
         }
       });
       this.findings.sort((a, b) => a.x - b.x || a.i - b.i);
+      this.down = new HA.Downtime(this);
       const conns = new Map();
       for (const lane of this.lanes) {
         for (const inst of lane.inst) conns.set(inst.res.conn, (conns.get(inst.res.conn) || 0) + 1);
       }
       for (const f of this.findings) if (f.conn !== null && !conns.has(f.conn)) conns.set(f.conn, 0);
+      for (const b of this.down.bands) if (!conns.has(b.row.conn)) conns.set(b.row.conn, 0);
       this.connectors = [...conns.keys()].sort();
       this.connCount = conns;
       this.colour = new Map(this.connectors.map((c, i) =>
@@ -156,7 +159,7 @@
       this.filterMenu(tb, 'Findings', [...kinds.keys()].sort().map((k) => ({ key: k, label: k, count: kinds.get(k) })),
         this.hidden.kind);
       this.viewText = h('span', { class: 'view' }, tb);
-      h('span', { class: 'hint' }, tb, 'drag across the lanes to zoom \u00B7 Ctrl+wheel zoom \u00B7 Shift+wheel pan \u00B7 click a red marker');
+      h('span', { class: 'hint' }, tb, 'drag across the lanes to zoom \u00B7 Ctrl+wheel zoom \u00B7 Shift+wheel pan \u00B7 click a red marker or a change \u25C6');
 
       // Interaction on the timeline box (the SVG inside is redrawn).
       this.box.addEventListener('mousedown', (e) => this.brushStart(e));
@@ -178,6 +181,7 @@
       });
       this.drawTable();
       this.drawChips();
+      this.down.build(s);
     }
 
     filterMenu(parent, name, items, hidden) {
@@ -230,6 +234,7 @@
       for (const r of this.refreshers) r();
       this.drawChips();
       this.drawTable();
+      this.down.drawList();
       this.render();
     }
 
@@ -484,6 +489,7 @@
         l.y = y;
         y += l.h;
       }
+      y = this.down.layout(y, v0, v1);
       const height = Math.max(y + 4, AXIS_H + 30);
       this.height = height;
       const s = svg('svg', { width, height, viewBox: '0 0 ' + width + ' ' + height, role: 'img',
@@ -495,6 +501,8 @@
       svg('line', { x1: 0, y1: 0, x2: 0, y2: 6, stroke: '#a9b0bc', 'stroke-width': 2 }, pu);
       const pp = svg('pattern', { id: hp, width: 8, height: 8, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' }, defs);
       svg('line', { x1: 0, y1: 0, x2: 0, y2: 8, stroke: '#d5d9e0', 'stroke-width': 1 }, pp);
+      const pb = svg('pattern', { id: 'hb-' + this.gi, width: 4, height: 4, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' }, defs);
+      svg('line', { x1: 0, y1: 0, x2: 0, y2: 4, stroke: '#ffffff', 'stroke-width': 1.6, 'stroke-opacity': 0.8 }, pb);
       svg('rect', { x: LABEL_W, y: 0, width: plotW, height }, svg('clipPath', { id: clip }, defs));
       const notices = [];
 
@@ -596,7 +604,7 @@
         // Labels (unclipped, over the label column).
         const lab = svg('g', {}, s);
         const name = svg('text', { class: 'lane-label', x: 8, y: l.y + 17 }, lab);
-        name.textContent = l.short.length > 25 ? '\u2026' + l.short.slice(-24) : l.short;
+        name.textContent = elide(l.short, 25);
         this.tip(name, () => 'worker ' + l.label);
         const d = this.data.report.workers[l.wi];
         const info = [];
@@ -609,6 +617,8 @@
       if (aggregated.length) {
         notices.push(['warn', plural(aggregated.length, 'lane') + ' (' + aggregated.slice(0, 4).join(', ') + (aggregated.length > 4 ? ', \u2026' : '') + ') hold more than ' + BAR_LIMIT + ' bars (or ' + MAX_ROWS + ' rows of bars) in view and are drawn aggregated: the grey profile shows how many instances ran at each moment. Zoom in or hide connectors to see each bar.']);
       }
+
+      this.down.draw({ bg, plot, labels: s, sx, clampX, v0, v1, width, height, notices, gi: this.gi });
 
       // Selected finding: its trigger line and evidence.
       const sel = this.findings.find((f) => f.i === this.selected);
@@ -664,6 +674,7 @@
 
       if (this.svg) this.box.replaceChild(s, this.svg); else this.box.insertBefore(s, this.tipBox);
       this.svg = s;
+      this.down.refocus();
       this.notices.textContent = '';
       for (const [kind, text] of notices) h('p', { class: 'notice' + (kind === 'info' ? ' info' : '') }, this.notices, text);
       const span = v1 - v0;

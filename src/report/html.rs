@@ -4,8 +4,8 @@
 //! inside `<script type="application/json">` elements, the same document
 //! `--format json` prints ([`super::json::document`]) and the timeline
 //! ([`super::html_timeline::timeline_json`]); the inline script
-//! (`html/*.js`) draws the swim lanes, markers, filters and the findings
-//! table from them. Nothing is loaded from the network.
+//! (`html/*.js`) draws the swim lanes, markers, filters, the downtime bands
+//! and the changes' blast radius, and the findings table from them. Nothing is loaded from the network.
 
 use super::{html_timeline, json};
 use crate::audit::Report;
@@ -18,8 +18,9 @@ use std::io::{self, Write};
 const TEMPLATE: &str = include_str!("../../html/report.html");
 pub const CSS: &str = include_str!("../../html/report.css");
 /// The page's scripts, in order (they share one namespace).
-pub const SCRIPTS: [&str; 3] = [
+pub const SCRIPTS: [&str; 4] = [
     include_str!("../../html/common.js"),
+    include_str!("../../html/downtime.js"),
     include_str!("../../html/timeline.js"),
     include_str!("../../html/report.js"),
 ];
