@@ -3,7 +3,12 @@
 //! directory, and a trace whose connector name is an HTML injection) and
 //! the test checks, after the page's script ran, that nothing was logged to
 //! the console, that the DOM holds exactly one finding marker per finding
-//! and one lane per worker, and that a screenshot can be taken.
+//! and one lane per worker, and that a screenshot can be taken. On a real
+//! capture (2.3.0, one connector's config updated while two others run,
+//! KAFKA-8676) it checks the downtime bands (one per interruption of the
+//! JSON document, one row per interrupted connector or task) and that a
+//! click on a change shows its blast radius: exactly the other connectors'
+//! interruptions the document lays at that change.
 //!
 //! Without a browser (Debian's `chromium`; or `HERDER_AUDIT_CHROMIUM=path`)
 //! the test is skipped with a message, unless
@@ -38,12 +43,15 @@ fn browser() -> Option<PathBuf> {
 }
 
 /// Runs headless Chromium on `page` with `extra` flags; returns (stdout,
-/// stderr). Each run gets a fresh profile; a hung browser is killed.
+/// stderr).
 fn chromium(browser: &Path, work: &Path, page: &Path, extra: &[String]) -> (String, String) {
-    let profile = work.join(format!(
-        "profile-{}",
-        page.file_stem().unwrap().to_string_lossy()
-    ));
+    chromium_url(browser, work, &format!("file://{}", page.display()), extra)
+}
+
+/// Runs headless Chromium on `url` with `extra` flags; returns (stdout,
+/// stderr). Each run gets a fresh profile; a hung browser is killed.
+fn chromium_url(browser: &Path, work: &Path, url: &str, extra: &[String]) -> (String, String) {
+    let profile = work.join("profile");
     let _ = std::fs::remove_dir_all(&profile);
     let out = work.join("chromium.out");
     let err = work.join("chromium.err");
@@ -63,7 +71,7 @@ fn chromium(browser: &Path, work: &Path, page: &Path, extra: &[String]) -> (Stri
         ])
         .arg(format!("--user-data-dir={}", profile.display()))
         .args(extra)
-        .arg(format!("file://{}", page.display()))
+        .arg(url)
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(&out).unwrap())
         .stderr(std::fs::File::create(&err).unwrap())
@@ -77,7 +85,7 @@ fn chromium(browser: &Path, work: &Path, page: &Path, extra: &[String]) -> (Stri
         if started.elapsed() > Duration::from_secs(180) {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("chromium did not finish on {} in 180 s", page.display());
+            panic!("chromium did not finish on {url} in 180 s");
         }
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -242,4 +250,183 @@ fn output_goes_to_the_named_file() {
         err.contains(&missing.display().to_string()) && err.contains("no such file or directory"),
         "{err}"
     );
+}
+
+/// The start tags in `dom` that begin with `open` (e.g. `<rect class="band`).
+fn tags<'a>(dom: &'a str, open: &str) -> Vec<&'a str> {
+    dom.match_indices(open)
+        .map(|(i, _)| &dom[i..i + dom[i..].find('>').unwrap_or(dom.len() - i)])
+        .collect()
+}
+
+/// The value of attribute `name` in a start tag.
+fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    let key = format!(" {name}=\"");
+    let at = tag.find(&key)? + key.len();
+    Some(&tag[at..at + tag[at..].find('"')?])
+}
+
+/// The `data-interruption` indices of the tags.
+fn indices(tags: &[&str]) -> std::collections::BTreeSet<u64> {
+    tags.iter()
+        .filter_map(|t| attr(t, "data-interruption"))
+        .map(|v| v.parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn downtime_bands_and_a_change_blast_radius_in_headless_chromium() {
+    let Some(browser) = browser() else {
+        if std::env::var("HERDER_AUDIT_REQUIRE_BROWSER").as_deref() == Ok("1") {
+            panic!("HERDER_AUDIT_REQUIRE_BROWSER=1 but no Chromium was found");
+        }
+        eprintln!("html_browser: SKIPPED: no Chromium found");
+        return;
+    };
+    let work = scratch("html-downtime").canonicalize().unwrap();
+    let input = Path::new("corpus/real-kafka/2.3.0/isolation");
+    let out = bin()
+        .arg(input)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let interruptions = doc["interruptions"].as_array().unwrap();
+    let changes = doc["changes"].as_array().unwrap();
+    let resources: std::collections::BTreeSet<String> = interruptions
+        .iter()
+        .map(|i| i["resource"]["id"].to_string())
+        .collect();
+    // The capture: a, b, c with two tasks each; a's config updated three
+    // times, each stopping the other two connectors' tasks (KAFKA-8676).
+    assert_eq!(
+        (interruptions.len(), changes.len(), resources.len()),
+        (47, 6, 9)
+    );
+    let page = work.join("isolation.html");
+    let status = bin()
+        .arg(input)
+        .args(["--format", "html", "--output"])
+        .arg(&page)
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(1));
+    let size = "--window-size=1400,1000".to_string();
+    let dump = |hash: &str| {
+        let url = format!("file://{}{hash}", page.display());
+        let (dom, log) = chromium_url(
+            &browser,
+            &work,
+            &url,
+            &["--dump-dom".to_string(), size.clone()],
+        );
+        let console: Vec<&str> = log.lines().filter(|l| l.contains(":CONSOLE")).collect();
+        assert!(
+            console.is_empty(),
+            "{hash}: console:\n{}",
+            console.join("\n")
+        );
+        let root = dom.split('>').find(|t| t.contains("<html")).unwrap_or("");
+        assert!(
+            root.contains("data-rendered=\"1\""),
+            "{hash}: not rendered: {root}"
+        );
+        assert!(!root.contains("data-js-errors"), "{hash}: {root}");
+        dom
+    };
+
+    // The whole log: a band per interruption, a row per resource, a
+    // focusable marker per change; nothing selected.
+    let dom = dump("");
+    let bands = tags(&dom, "<rect class=\"band ");
+    let all: std::collections::BTreeSet<u64> = (0..interruptions.len() as u64).collect();
+    assert_eq!(indices(&bands), all, "bands");
+    assert_eq!(bands.len(), interruptions.len(), "one band each");
+    for t in &bands {
+        let i = &interruptions[attr(t, "data-interruption")
+            .unwrap()
+            .parse::<usize>()
+            .unwrap()];
+        let still = i["still_down"].as_bool().unwrap();
+        assert_eq!(attr(t, "class").unwrap().contains(" still"), still, "{t}");
+    }
+    let by_others = bands.iter().filter(|t| t.contains("c-other")).count();
+    let expected = interruptions
+        .iter()
+        .filter(|i| i["cause"]["kind"] == "other-connector")
+        .count();
+    assert_eq!(by_others, expected);
+    assert!(by_others >= 12, "{by_others}");
+    assert_eq!(
+        tags(&dom, "<text class=\"down-label\"").len(),
+        resources.len(),
+        "rows"
+    );
+    let markers = tags(&dom, "<path class=\"change-marker");
+    assert_eq!(markers.len(), changes.len());
+    assert!(
+        markers
+            .iter()
+            .all(|m| attr(m, "tabindex") == Some("0") && attr(m, "role") == Some("button"))
+    );
+    assert!(!dom.contains(" hit\""), "nothing selected yet");
+
+    // Change 4 (a's first config update), as a click on its marker: the
+    // panel lists exactly the other connectors' interruptions it caused,
+    // and those bands (with a's own) are highlighted.
+    let ci = 3;
+    let change = &changes[ci];
+    assert_eq!(
+        (change["connector"].as_str(), change["kind"].as_str()),
+        (Some("a"), Some("config-update"))
+    );
+    let caused = |others: bool| -> std::collections::BTreeSet<u64> {
+        interruptions
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| i["change"] == ci && (!others || i["by_others"] == true))
+            .map(|(n, _)| n as u64)
+            .collect()
+    };
+    assert_eq!(caused(true).len(), 4, "b-0, b-1, c-0, c-1");
+    let dom = dump(&format!("#change-{}", ci + 1));
+    let panel = &dom[dom.find("data-role=\"blast\"").expect("panel")..];
+    let panel = &panel[..panel.find("data-role=\"detail\"").unwrap()];
+    assert!(
+        !panel[..60].contains("hidden"),
+        "panel shown: {}",
+        &panel[..60]
+    );
+    assert!(
+        panel.contains("4 task(s) of 2 other connector(s) stopped"),
+        "{panel}"
+    );
+    assert!(panel.contains("(KAFKA-8676)"));
+    assert_eq!(indices(&tags(panel, "<tr data-interruption")), caused(true));
+    for id in ["b-0", "b-1", "c-0", "c-1"] {
+        assert!(panel.contains(&format!("<code>task {id}</code>")), "{id}");
+    }
+    let hit: Vec<&str> = tags(&dom, "<rect class=\"band ")
+        .into_iter()
+        .filter(|t| attr(t, "class").unwrap().ends_with(" hit"))
+        .collect();
+    assert_eq!(indices(&hit), caused(false));
+    let marker = tags(&dom, "<path class=\"change-marker")
+        .into_iter()
+        .find(|m| attr(m, "data-change") == Some("3"))
+        .unwrap();
+    assert!(
+        attr(marker, "class").unwrap().contains("selected"),
+        "{marker}"
+    );
+
+    let shot = work.join("isolation.png");
+    chromium_url(
+        &browser,
+        &work,
+        &format!("file://{}#change-{}", page.display(), ci + 1),
+        &[format!("--screenshot={}", shot.display()), size.clone()],
+    );
+    let png = std::fs::read(&shot).expect("screenshot");
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
 }
