@@ -1,7 +1,7 @@
 /* herder-audit HTML report, part 1 of 4: error capture, DOM helpers,
- * formatting and the text-output form of a finding. The parts share the
- * `window.HerderAudit` namespace. Text from the logs is only ever set as
- * textContent, never parsed as markup. */
+ * formatting, the filter drop-downs and the text-output form of a finding.
+ * The parts share the `window.HerderAudit` namespace. Text from the logs
+ * is only ever set as textContent, never parsed as markup. */
 (function () {
   'use strict';
   const HA = (window.HerderAudit = {});
@@ -157,5 +157,53 @@
     return s.slice(0, head) + '\u2026' + s.slice(s.length - (n - 1 - head));
   }
 
-  Object.assign(HA, { svg, h, fmtTime, fmtSpan, plural, ticks, tickLabel, diagnostic, lowerBound, elide });
+  /** A drop-down of checkboxes that hides the unchecked `items` (their keys
+   * go into `hidden`); calls `changed` after each change and returns the
+   * function that brings its boxes and title up to date. */
+  function filterMenu(parent, name, items, hidden, changed) {
+    const d = h('details', { class: 'filter' }, parent);
+    const sum = h('summary', {}, d);
+    const menu = h('div', { class: 'menu' }, d);
+    const boxes = [];
+    const refresh = () => {
+      sum.textContent = name + ' (' + (items.length - hidden.size) + '/' + items.length + ')';
+      for (const [k, cb] of boxes) cb.checked = !hidden.has(k);
+    };
+    if (!items.length) {
+      h('div', { class: 'dim' }, menu, 'none');
+    } else {
+      const actions = h('div', { class: 'actions' }, menu);
+      const all = h('button', { type: 'button' }, actions, 'all');
+      const none = h('button', { type: 'button' }, actions, 'none');
+      all.addEventListener('click', () => { hidden.clear(); changed(); });
+      none.addEventListener('click', () => { for (const it of items) hidden.add(it.key); changed(); });
+      let search = null;
+      if (items.length > 12) search = h('input', { type: 'search', placeholder: 'filter ' + name.toLowerCase() }, menu);
+      const labels = [];
+      for (const it of items) {
+        const lab = h('label', {}, menu);
+        const cb = h('input', { type: 'checkbox' }, lab);
+        cb.checked = true;
+        if (it.colour) h('span', { class: 'swatch', style: 'background:' + it.colour }, lab);
+        h('span', {}, lab, it.label);
+        if (it.count !== undefined) h('span', { class: 'count' }, lab, it.count);
+        cb.addEventListener('change', () => {
+          if (cb.checked) hidden.delete(it.key); else hidden.add(it.key);
+          changed();
+        });
+        boxes.push([it.key, cb]);
+        labels.push([it.label.toLowerCase(), lab]);
+      }
+      if (search) {
+        search.addEventListener('input', () => {
+          const q = search.value.toLowerCase();
+          for (const [t, lab] of labels) lab.style.display = t.includes(q) ? '' : 'none';
+        });
+      }
+    }
+    refresh();
+    return refresh;
+  }
+
+  Object.assign(HA, { svg, h, fmtTime, fmtSpan, plural, ticks, tickLabel, diagnostic, lowerBound, elide, filterMenu });
 })();

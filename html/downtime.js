@@ -14,7 +14,7 @@
   const LABEL_W = 200;    // as the lanes' label column
   const HEAD_H = 22;      // the block's title and its change markers
   const ROW_H = 13;       // one resource's row
-  const MAX_ROWS = 48;    // rows drawn at full height (more: only those in view, thinner)
+  const MAX_ROWS = 48;    // rows drawn at full height (more: thinner, unlabelled)
   const LIST_ROWS = 200;  // changes listed before "show all"
 
   /** A cause kind (docs/json-schema.md) → the colour class of its band. */
@@ -104,10 +104,10 @@
     layout(y, v0, v1) {
       this.y = y;
       if (this.empty) { this.h = 0; return y; }
+      // The rows of the connectors shown with an interruption in view.
       const hidden = this.v.hidden.conn;
-      let rows = this.rows.filter((r) => !hidden.has(r.conn));
+      const rows = this.rows.filter((r) => !hidden.has(r.conn) && r.bands.some((b) => b.x1 >= v0 && b.x0 <= v1));
       this.thinned = rows.length > MAX_ROWS;
-      if (this.thinned) rows = rows.filter((r) => r.bands.some((b) => b.x1 >= v0 && b.x0 <= v1));
       this.visRows = rows;
       this.rowH = rows.length <= MAX_ROWS ? ROW_H : Math.max(3, Math.floor((MAX_ROWS * ROW_H) / rows.length));
       this.h = HEAD_H + rows.length * this.rowH + 8;
@@ -126,7 +126,8 @@
       const sub = svg('text', { class: 'lane-sub', x: 80, y: y + 15 }, labels);
       sub.textContent = plural(this.bands.length, 'interruption');
       v.tip(title, () => 'downtime of the group\u2019s connectors and tasks: ' + plural(this.bands.length, 'interruption') +
-        ' (a row per connector or task, a band per interruption, coloured by cause); ' + plural(this.changes.length, 'change') + ' (\u25C6 above the rows)');
+        ' of ' + plural(this.rows.length, 'connector or task', 'connectors or tasks') + ' (a row for each with an interruption in view, a band per interruption, coloured by cause); ' +
+        plural(this.changes.length, 'change') + ' (\u25C6 above the rows)');
       const g = svg('g', { class: 'downtime' }, plot);
       const sel = this.selected;
       // The selected change: a line through the lanes and the block.
@@ -142,8 +143,8 @@
         const ry = top + n * this.rowH;
         if (n % 2) svg('rect', { class: 'down-row odd', x: LABEL_W, y: ry, width: width - LABEL_W, height: this.rowH }, g);
         if (this.rowH >= 9) {
-          const t = svg('text', { class: 'down-label', x: 16, y: ry + this.rowH - 2.5 }, labels);
-          t.textContent = elide(row.key, 30);
+          const t = svg('text', { class: 'down-label', x: 12, y: ry + this.rowH - 2.5 }, labels);
+          t.textContent = elide(row.key, 29);
           v.tip(t, () => row.key + (row.res.type === 'task' ? ' (connector ' + row.conn + ')' : '') + ': ' + plural(row.bands.length, 'interruption'));
         }
         let lastEnd = -1e9, lastCls = null;
@@ -184,7 +185,7 @@
         v.tip(m, () => c.sentence + '\n(click or press Enter for its blast radius)');
       }
       if (this.thinned) {
-        notices.push(['info', plural(this.rows.length, 'connector or task', 'connectors or tasks') + ' were interrupted: the downtime rows show only the ' + this.visRows.length + ' with an interruption in view. Zoom in or hide connectors to see fewer.']);
+        notices.push(['info', this.visRows.length + ' connectors or tasks have an interruption in view: their downtime rows are drawn thinner, without labels (hover for them). Zoom in or hide connectors to see fewer.']);
       }
     }
 

@@ -5,7 +5,7 @@
  * rows below the lanes are part 2's (`HA.Downtime`). */
 (function (HA) {
   'use strict';
-  const { svg, h, fmtTime, fmtSpan, plural, ticks, tickLabel, diagnostic, lowerBound, elide } = HA;
+  const { svg, h, fmtTime, fmtSpan, plural, ticks, tickLabel, diagnostic, lowerBound, elide, filterMenu } = HA;
 
   const LABEL_W = 200;     // lane labels
   const RIGHT_PAD = 16;
@@ -150,14 +150,15 @@
       this.nextGen = button('generation \u25B6', 'the next generation', () => this.stepGeneration(1));
       if (!this.g.generations.length) { this.prevGen.disabled = true; this.nextGen.disabled = true; }
       h('span', { class: 'sep' }, tb);
-      this.filterMenu(tb, 'Connectors', this.connectors.map((c) => ({
+      const changed = () => this.changed();
+      this.refreshers = [filterMenu(tb, 'Connectors', this.connectors.map((c) => ({
         key: c, label: c, count: this.connCount.get(c), colour: this.colour.get(c),
-      })), this.hidden.conn);
-      this.filterMenu(tb, 'Workers', this.lanes.map((l) => ({ key: String(l.wi), label: l.short })), this.hidden.worker);
+      })), this.hidden.conn, changed)];
+      this.refreshers.push(filterMenu(tb, 'Workers', this.lanes.map((l) => ({ key: String(l.wi), label: l.short })), this.hidden.worker, changed));
       const kinds = new Map();
       for (const f of this.findings) kinds.set(f.doc.kind, (kinds.get(f.doc.kind) || 0) + 1);
-      this.filterMenu(tb, 'Findings', [...kinds.keys()].sort().map((k) => ({ key: k, label: k, count: kinds.get(k) })),
-        this.hidden.kind);
+      this.refreshers.push(filterMenu(tb, 'Findings', [...kinds.keys()].sort().map((k) => ({ key: k, label: k, count: kinds.get(k) })),
+        this.hidden.kind, changed));
       this.viewText = h('span', { class: 'view' }, tb);
       h('span', { class: 'hint' }, tb, 'drag across the lanes to zoom \u00B7 Ctrl+wheel zoom \u00B7 Shift+wheel pan \u00B7 click a red marker or a change \u25C6');
 
@@ -182,52 +183,6 @@
       this.drawTable();
       this.drawChips();
       this.down.build(s);
-    }
-
-    filterMenu(parent, name, items, hidden) {
-      const d = h('details', { class: 'filter' }, parent);
-      const sum = h('summary', {}, d);
-      const menu = h('div', { class: 'menu' }, d);
-      const boxes = [];
-      const refresh = () => {
-        sum.textContent = name + ' (' + (items.length - hidden.size) + '/' + items.length + ')';
-        for (const [k, cb] of boxes) cb.checked = !hidden.has(k);
-      };
-      this.refreshers = this.refreshers || [];
-      this.refreshers.push(refresh);
-      if (!items.length) {
-        h('div', { class: 'dim' }, menu, 'none');
-      } else {
-        const actions = h('div', { class: 'actions' }, menu);
-        const all = h('button', { type: 'button' }, actions, 'all');
-        const none = h('button', { type: 'button' }, actions, 'none');
-        all.addEventListener('click', () => { hidden.clear(); this.changed(); });
-        none.addEventListener('click', () => { for (const it of items) hidden.add(it.key); this.changed(); });
-        let search = null;
-        if (items.length > 12) search = h('input', { type: 'search', placeholder: 'filter ' + name.toLowerCase() }, menu);
-        const labels = [];
-        for (const it of items) {
-          const lab = h('label', {}, menu);
-          const cb = h('input', { type: 'checkbox' }, lab);
-          cb.checked = true;
-          if (it.colour) h('span', { class: 'swatch', style: 'background:' + it.colour }, lab);
-          h('span', {}, lab, it.label);
-          if (it.count !== undefined) h('span', { class: 'count' }, lab, it.count);
-          cb.addEventListener('change', () => {
-            if (cb.checked) hidden.delete(it.key); else hidden.add(it.key);
-            this.changed();
-          });
-          boxes.push([it.key, cb]);
-          labels.push([it.label.toLowerCase(), lab]);
-        }
-        if (search) {
-          search.addEventListener('input', () => {
-            const q = search.value.toLowerCase();
-            for (const [t, lab] of labels) lab.style.display = t.includes(q) ? '' : 'none';
-          });
-        }
-      }
-      refresh();
     }
 
     changed() {
