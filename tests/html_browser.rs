@@ -96,14 +96,70 @@ fn chromium_url(browser: &Path, work: &Path, url: &str, extra: &[String]) -> (St
     )
 }
 
-/// (findings, workers) as `--format json` reports them.
-fn counts(inputs: &[&Path]) -> (usize, usize) {
+/// The DOM of `url` after the page's script ran (`extra`: more flags),
+/// checked: nothing logged to the console, the script finished, no
+/// script error recorded, no injected script ran.
+fn rendered_dom(browser: &Path, work: &Path, url: &str, extra: &[String]) -> String {
+    let mut flags = vec!["--dump-dom".to_string()];
+    flags.extend_from_slice(extra);
+    let (dom, log) = chromium_url(browser, work, url, &flags);
+    let console: Vec<&str> = log.lines().filter(|l| l.contains(":CONSOLE")).collect();
+    assert!(
+        console.is_empty(),
+        "{url}: console messages:\n{}",
+        console.join("\n")
+    );
+    let root = dom.split('>').find(|t| t.contains("<html")).unwrap_or("");
+    assert!(
+        root.contains("data-rendered=\"1\""),
+        "{url}: the script did not finish: {root}"
+    );
+    assert!(!root.contains("data-js-errors"), "{url}: {root}");
+    assert!(!root.contains("data-pwned"), "{url}: injected script ran");
+    dom
+}
+
+/// The browser, or `None` (the test is skipped, with a message) unless
+/// `HERDER_AUDIT_REQUIRE_BROWSER=1`, which makes a missing one a failure.
+fn browser_or_skip() -> Option<PathBuf> {
+    let found = browser();
+    if found.is_none() {
+        if std::env::var("HERDER_AUDIT_REQUIRE_BROWSER").as_deref() == Ok("1") {
+            panic!(
+                "HERDER_AUDIT_REQUIRE_BROWSER=1 but no Chromium was found (install Debian's `chromium` package or set HERDER_AUDIT_CHROMIUM)"
+            );
+        }
+        eprintln!(
+            "html_browser: SKIPPED: no Chromium found (install Debian's `chromium` package or set HERDER_AUDIT_CHROMIUM; HERDER_AUDIT_REQUIRE_BROWSER=1 makes this a failure)"
+        );
+    }
+    found
+}
+
+/// The document `--format json` prints for `input`.
+fn json_doc(input: &Path) -> serde_json::Value {
     let out = bin()
-        .args(inputs)
+        .arg(input)
         .args(["--format", "json"])
         .output()
         .unwrap();
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    serde_json::from_slice(&out.stdout).expect("json")
+}
+
+/// Writes the HTML report of `input` to `page`; returns the exit code.
+fn write_page(input: &Path, page: &Path) -> Option<i32> {
+    bin()
+        .arg(input)
+        .args(["--format", "html", "--output"])
+        .arg(page)
+        .status()
+        .unwrap()
+        .code()
+}
+
+/// (findings, workers) as `--format json` reports them.
+fn counts(input: &Path) -> (usize, usize) {
+    let doc = json_doc(input);
     (
         doc["findings"].as_array().unwrap().len(),
         doc["workers"].as_array().unwrap().len(),
@@ -126,15 +182,7 @@ fn hostile_trace(work: &Path) -> PathBuf {
 
 #[test]
 fn html_reports_render_in_headless_chromium() {
-    let Some(browser) = browser() else {
-        if std::env::var("HERDER_AUDIT_REQUIRE_BROWSER").as_deref() == Ok("1") {
-            panic!(
-                "HERDER_AUDIT_REQUIRE_BROWSER=1 but no Chromium was found (install Debian's `chromium` package or set HERDER_AUDIT_CHROMIUM)"
-            );
-        }
-        eprintln!(
-            "html_browser: SKIPPED: no Chromium found (install Debian's `chromium` package or set HERDER_AUDIT_CHROMIUM; HERDER_AUDIT_REQUIRE_BROWSER=1 makes this a failure)"
-        );
+    let Some(browser) = browser_or_skip() else {
         return;
     };
     let work = scratch("html-browser").canonicalize().unwrap();
@@ -156,33 +204,12 @@ fn html_reports_render_in_headless_chromium() {
     ];
     let mut total_findings = 0;
     for (name, input) in &cases {
-        let (findings, workers) = counts(&[input]);
+        let (findings, workers) = counts(input);
         total_findings += findings;
         let page = work.join(format!("{name}.html"));
-        let status = bin()
-            .arg(input)
-            .args(["--format", "html", "--output"])
-            .arg(&page)
-            .status()
-            .unwrap();
-        assert!(
-            matches!(status.code(), Some(0 | 1)),
-            "{name}: exit {status:?}"
-        );
-        let (dom, log) = chromium(&browser, &work, &page, &["--dump-dom".to_string()]);
-        let console: Vec<&str> = log.lines().filter(|l| l.contains(":CONSOLE")).collect();
-        assert!(
-            console.is_empty(),
-            "{name}: console messages:\n{}",
-            console.join("\n")
-        );
-        let root = dom.split('>').find(|t| t.contains("<html")).unwrap_or("");
-        assert!(
-            root.contains("data-rendered=\"1\""),
-            "{name}: the script did not finish: {root}"
-        );
-        assert!(!root.contains("data-js-errors"), "{name}: {root}");
-        assert!(!root.contains("data-pwned"), "{name}: injected script ran");
+        let status = write_page(input, &page);
+        assert!(matches!(status, Some(0 | 1)), "{name}: exit {status:?}");
+        let dom = rendered_dom(&browser, &work, &format!("file://{}", page.display()), &[]);
         assert_eq!(
             occurrences(&dom, "class=\"finding-marker"),
             findings,
@@ -276,21 +303,12 @@ fn indices(tags: &[&str]) -> std::collections::BTreeSet<u64> {
 
 #[test]
 fn downtime_bands_and_a_change_blast_radius_in_headless_chromium() {
-    let Some(browser) = browser() else {
-        if std::env::var("HERDER_AUDIT_REQUIRE_BROWSER").as_deref() == Ok("1") {
-            panic!("HERDER_AUDIT_REQUIRE_BROWSER=1 but no Chromium was found");
-        }
-        eprintln!("html_browser: SKIPPED: no Chromium found");
+    let Some(browser) = browser_or_skip() else {
         return;
     };
     let work = scratch("html-downtime").canonicalize().unwrap();
     let input = Path::new("corpus/real-kafka/2.3.0/isolation");
-    let out = bin()
-        .arg(input)
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let doc = json_doc(input);
     let interruptions = doc["interruptions"].as_array().unwrap();
     let changes = doc["changes"].as_array().unwrap();
     let resources: std::collections::BTreeSet<String> = interruptions
@@ -304,35 +322,11 @@ fn downtime_bands_and_a_change_blast_radius_in_headless_chromium() {
         (47, 6, 9)
     );
     let page = work.join("isolation.html");
-    let status = bin()
-        .arg(input)
-        .args(["--format", "html", "--output"])
-        .arg(&page)
-        .status()
-        .unwrap();
-    assert_eq!(status.code(), Some(1));
+    assert_eq!(write_page(input, &page), Some(1));
     let size = "--window-size=1400,1000".to_string();
     let dump = |hash: &str| {
         let url = format!("file://{}{hash}", page.display());
-        let (dom, log) = chromium_url(
-            &browser,
-            &work,
-            &url,
-            &["--dump-dom".to_string(), size.clone()],
-        );
-        let console: Vec<&str> = log.lines().filter(|l| l.contains(":CONSOLE")).collect();
-        assert!(
-            console.is_empty(),
-            "{hash}: console:\n{}",
-            console.join("\n")
-        );
-        let root = dom.split('>').find(|t| t.contains("<html")).unwrap_or("");
-        assert!(
-            root.contains("data-rendered=\"1\""),
-            "{hash}: not rendered: {root}"
-        );
-        assert!(!root.contains("data-js-errors"), "{hash}: {root}");
-        dom
+        rendered_dom(&browser, &work, &url, std::slice::from_ref(&size))
     };
 
     // The whole log: a band per interruption, a row per resource, a
