@@ -11,7 +11,6 @@
   'use strict';
   const { svg, h, fmtSpan, plural, elide } = HA;
 
-  const LABEL_W = 200;    // as the lanes' label column
   const HEAD_H = 22;      // the block's title and its change markers
   const ROW_H = 13;       // one resource's row
   const MAX_ROWS = 48;    // rows drawn at full height (more: thinner, unlabelled)
@@ -114,10 +113,11 @@
       return y + this.h;
     }
 
-    /** Draws the block: its title and change markers, the rows and their bands. */
+    /** Draws the block: its title and change markers, the rows and their
+     * bands (`ctx`: the layers, scales and sizes of the lanes' drawing). */
     draw(ctx) {
       if (this.empty) return;
-      const { bg, plot, labels, sx, clampX, v0, v1, width, height, notices, gi } = ctx;
+      const { bg, plot, labels, sx, clampX, v0, v1, width, height, notices, gi, labelW, axisH } = ctx;
       const v = this.v, y = this.y, hidden = v.hidden.conn;
       svg('rect', { class: 'down-bg', x: 0, y, width, height: this.h }, bg);
       svg('line', { class: 'down-sep', x1: 0, x2: width, y1: y + 0.5, y2: y + 0.5 }, bg);
@@ -134,14 +134,14 @@
       const selChange = this.changes.find((c) => c.i === sel);
       if (selChange && selChange.x >= v0 && selChange.x <= v1) {
         const px = sx(selChange.x);
-        svg('line', { class: 'change-line', x1: px, x2: px, y1: 46, y2: height }, g);
+        svg('line', { class: 'change-line', x1: px, x2: px, y1: axisH, y2: height }, g);
       }
       // Rows and bands; bands narrower than a pixel next to the one before
       // in the row are drawn as one.
       const top = y + HEAD_H;
       this.visRows.forEach((row, n) => {
         const ry = top + n * this.rowH;
-        if (n % 2) svg('rect', { class: 'down-row odd', x: LABEL_W, y: ry, width: width - LABEL_W, height: this.rowH }, g);
+        if (n % 2) svg('rect', { class: 'down-row odd', x: labelW, y: ry, width: width - labelW, height: this.rowH }, g);
         if (this.rowH >= 9) {
           const t = svg('text', { class: 'down-label', x: 12, y: ry + this.rowH - 2.5 }, labels);
           t.textContent = elide(row.key, 29);

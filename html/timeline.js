@@ -573,7 +573,7 @@
         notices.push(['warn', plural(aggregated.length, 'lane') + ' (' + aggregated.slice(0, 4).join(', ') + (aggregated.length > 4 ? ', \u2026' : '') + ') hold more than ' + BAR_LIMIT + ' bars (or ' + MAX_ROWS + ' rows of bars) in view and are drawn aggregated: the grey profile shows how many instances ran at each moment. Zoom in or hide connectors to see each bar.']);
       }
 
-      this.down.draw({ bg, plot, labels: s, sx, clampX, v0, v1, width, height, notices, gi: this.gi });
+      this.down.draw({ bg, plot, labels: s, sx, clampX, v0, v1, width, height, notices, gi: this.gi, labelW: LABEL_W, axisH: AXIS_H });
 
       // Selected finding: its trigger line and evidence.
       const sel = this.findings.find((f) => f.i === this.selected);
