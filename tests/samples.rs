@@ -4,10 +4,10 @@
 //! directory is named by the environment variable `HERDER_AUDIT_REAL_SAMPLES`
 //! (its `*.log` files are read); without it the tests say so and pass.
 
-use herder_audit::audit::{self, Options};
-use herder_audit::finding::Severity;
-use herder_audit::harness;
-use herder_audit::input::Input;
+use herder_audit::Input;
+use herder_audit::Severity;
+use herder_audit::testing::harness;
+use herder_audit::{self as audit, Options};
 use std::io::Write;
 use std::path::PathBuf;
 

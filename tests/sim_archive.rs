@@ -8,9 +8,11 @@
 
 mod support;
 
-use herder_audit::audit::{self, Options, Report};
-use herder_audit::input;
-use herder_audit::sim::{self, Archive, ArchiveTruth, FaultKind, Layout, Params, Proto, Version};
+use herder_audit as input;
+use herder_audit::testing::sim::{
+    self, Archive, ArchiveTruth, FaultKind, Layout, Params, Proto, Version,
+};
+use herder_audit::{self as audit, Options, Report};
 use std::collections::BTreeSet;
 use std::path::Path;
 use support::scratch;

@@ -11,12 +11,12 @@
 //! is on.
 
 mod support;
-use herder_audit::audit::{self, Options};
-use herder_audit::harness;
-use herder_audit::input::Input;
-use herder_audit::sim::{
+use herder_audit::Input;
+use herder_audit::testing::harness;
+use herder_audit::testing::sim::{
     self, ALL_FAULTS, FaultKind, Layout, Params, Proto, Scope, Truth, Version,
 };
+use herder_audit::{self as audit, Options};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use support::SharedBuf as Buf;

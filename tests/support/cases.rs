@@ -2,8 +2,8 @@
 //! the in-process audit of paths or bytes.
 
 use super::files::{gunzip, write};
-use herder_audit::audit::{self, Options, Report};
-use herder_audit::input::{self, Input};
+use herder_audit::{self as input, Input};
+use herder_audit::{self as audit, Options, Report};
 use std::path::{Path, PathBuf};
 
 /// A single-file fault trace (KAFKA-8676) and a clean one, by name.
