@@ -10,7 +10,7 @@
 mod support;
 
 use herder_audit::Input;
-use herder_audit::{self as audit, Options, Report};
+use herder_audit::{Options, Report, audit};
 use std::path::Path;
 use support::{audit_path, cases, gunzip, gzip, scratch};
 
@@ -284,7 +284,7 @@ fn a_bare_stream_the_head_does_not_show_is_read_from_its_first_prefixed_line() {
     for l in &bare {
         log.push_str(&format!("connect-2  | {l}\n"));
     }
-    let report = audit::audit(
+    let report = audit(
         &[Input::bytes("docker-compose.log", log)],
         &Options::default(),
     );

@@ -5,7 +5,6 @@
 
 use super::cases::{LogFile, audit_path, logs};
 use super::files::{gzip, write};
-use herder_audit as input;
 use herder_audit::Report;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
