@@ -671,7 +671,7 @@ fn observe_step(o: &dyn Observe, proc: &mut StreamReader, unordered: usize) {
 }
 
 /// Runs the first stage alone: writes the items and ends of every stream
-/// of `inputs` to `out` (see [`super::mapred`]). Returns the input
+/// of `inputs` to `out` (see `audit::mapred`). Returns the input
 /// errors the streams met (they are in the output too).
 pub fn map_to(
     inputs: &[Input],

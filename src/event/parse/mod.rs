@@ -47,7 +47,7 @@ pub use continuation::{parse_already_exists, parse_config_value};
 /// formats belong to several families across versions, and are accepted from
 /// each); [`LoggerKind::Unknown`] tries every family, coordinator first (so
 /// `Rebalance started` is the 2.3+ coordinator line there). Where the
-/// layout prints no logger but the prefix is known, [`attribute`] tells the
+/// layout prints no logger but the prefix is known, `attribute` tells the
 /// class from the wording.
 pub fn parse_message(logger: LoggerKind, msg: &str) -> Option<Event> {
     match logger {
