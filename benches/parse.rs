@@ -2,11 +2,11 @@
 //! the raw-bytes logger test, the envelope, and the message parsers.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use herder_audit::event::{LoggerKind, parse_message};
-use herder_audit::input::scan::{Delivery, LineHandler, Step, scan};
-use herder_audit::layout::{envelope, trailing_logger};
-use herder_audit::model::SourceId;
-use herder_audit::stream::Decoder;
+use herder_audit::SourceId;
+use herder_audit::testing::parse::Decoder;
+use herder_audit::testing::parse::{Delivery, LineHandler, Step, scan};
+use herder_audit::testing::parse::{LoggerKind, parse_message};
+use herder_audit::testing::parse::{envelope, trailing_logger};
 use std::hint::black_box;
 
 const DH_LINE: &str = "[2024-05-01 10:00:00,101] INFO [Worker clientId=connect-1, groupId=connect-cluster] Joined group at generation 12 with protocol version 2 and got assignment: Assignment{error=0, leader='connect-1-3a9d', leaderUrl='http://w1:8083/', offset=57, connectorIds=[src], taskIds=[src-0, src-1, sink-3], revokedConnectorIds=[], revokedTaskIds=[], delay=0} with rebalance delay: 0 (org.apache.kafka.connect.runtime.distributed.DistributedHerder:1549)";

@@ -1,3 +1,3 @@
 fn main() {
-    std::process::exit(herder_audit::cli::run());
+    std::process::exit(herder_audit::run_command_line());
 }

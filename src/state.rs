@@ -82,7 +82,6 @@ pub struct Received {
     /// What it assigns, sorted, without repeats: built once, shared by the
     /// assignment fact and the start phase's judgement.
     pub assigned: Arc<[Resource]>,
-    pub generation: Option<i32>,
     pub protocol: Option<Protocol>,
     pub line: SourceLine,
 }
@@ -90,14 +89,12 @@ pub struct Received {
 impl Received {
     pub fn new(
         assignment: Arc<Assignment>,
-        generation: Option<i32>,
         protocol: Option<Protocol>,
         line: SourceLine,
     ) -> Received {
         Received {
             assigned: sorted_set(assignment.resources()),
             assignment,
-            generation,
             protocol,
             line,
         }
@@ -111,7 +108,6 @@ impl Received {
     pub fn after(
         prev: Option<&Received>,
         a: &Assignment,
-        generation: Option<i32>,
         protocol: Option<Protocol>,
         line: SourceLine,
     ) -> Received {
@@ -120,12 +116,11 @@ impl Received {
             Some(p) if p.assignment.connectors == a.connectors && p.assignment.tasks == a.tasks => {
                 (Arc::new(a.clone()), p.assigned.clone())
             }
-            _ => return Received::new(Arc::new(a.clone()), generation, protocol, line),
+            _ => return Received::new(Arc::new(a.clone()), protocol, line),
         };
         Received {
             assignment,
             assigned,
-            generation,
             protocol,
             line,
         }
@@ -152,7 +147,6 @@ pub fn sorted_set(resources: impl Iterator<Item = Resource>) -> Arc<[Resource]> 
 pub struct Owned {
     /// As the assignment lists them (a few dozen: a scan beats hashing).
     pub assignment: Arc<Assignment>,
-    pub generation: Option<i32>,
     pub line: SourceLine,
 }
 
@@ -160,7 +154,6 @@ impl Owned {
     pub fn from(received: &Received) -> Owned {
         Owned {
             assignment: received.assignment.clone(),
-            generation: received.generation,
             line: received.line.clone(),
         }
     }
@@ -213,7 +206,6 @@ pub struct Stop {
 #[derive(Debug, Clone)]
 pub struct StartPhase {
     pub line: SourceLine,
-    pub offset: i64,
     pub started: Vec<(Resource, SourceLine)>,
     pub failed: HashSet<Resource>,
     /// Why the phase started on a mismatched config, with the lines that show it.

@@ -3,7 +3,7 @@
 
 mod support;
 
-use herder_audit::audit::Report;
+use herder_audit::Report;
 use std::path::{Path, PathBuf};
 use support::{audit_paths, gzip, scratch};
 

@@ -9,8 +9,8 @@
 
 mod support;
 
-use herder_audit::audit::{self, Options, Report};
-use herder_audit::input::Input;
+use herder_audit::Input;
+use herder_audit::{Options, Report, audit};
 use std::path::Path;
 use support::{audit_path, cases, gunzip, gzip, scratch};
 
@@ -84,7 +84,7 @@ fn bare_text(text: &str) -> Option<String> {
                 None => (line, ""),
             },
         };
-        if herder_audit::layout::starts_record(content.as_bytes()) {
+        if herder_audit::testing::parse::starts_record(content.as_bytes()) {
             records += 1;
             out.push_str(&bare_line(content)?);
         } else {
@@ -284,7 +284,7 @@ fn a_bare_stream_the_head_does_not_show_is_read_from_its_first_prefixed_line() {
     for l in &bare {
         log.push_str(&format!("connect-2  | {l}\n"));
     }
-    let report = audit::audit(
+    let report = audit(
         &[Input::bytes("docker-compose.log", log)],
         &Options::default(),
     );

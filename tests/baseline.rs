@@ -5,10 +5,10 @@
 
 mod support;
 
-use herder_audit::baseline::load;
-use herder_audit::check::{self, CheckOptions};
-use herder_audit::finding::{Fingerprint, WorkerIdentity, fingerprint};
-use herder_audit::replay::{Identity, WorkerSummary};
+use herder_audit::testing::check::{self, CheckOptions};
+use herder_audit::testing::parse_report;
+use herder_audit::{Fingerprint, WorkerIdentity, fingerprint};
+use herder_audit::{Identity, WorkerSummary};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use support::*;
@@ -44,13 +44,13 @@ fn fingerprints_from_reports_and_from_their_json_agree() {
         }
         // Read back from the JSON report, with and without the fingerprints
         // it carries (reports of older versions have none).
-        let doc = herder_audit::report::json::document(report);
+        let doc = herder_audit::print::json::document(report);
         let mut bare = doc.clone();
         for f in bare["findings"].as_array_mut().unwrap() {
             f.as_object_mut().unwrap().remove("fingerprint");
         }
         for d in [doc, bare] {
-            let loaded = load::parse_report(&d.to_string(), "x").unwrap();
+            let loaded = parse_report(&d.to_string(), "x").unwrap();
             let mut from_json: Vec<Fingerprint> =
                 loaded.findings.into_iter().map(|f| f.fingerprint).collect();
             direct.sort();

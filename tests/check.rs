@@ -4,7 +4,7 @@
 
 mod support;
 
-use herder_audit::check;
+use herder_audit::testing::check;
 use quick_xml::events::Event;
 use serde_json::Value;
 use std::collections::BTreeMap;

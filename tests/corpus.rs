@@ -10,10 +10,10 @@
 
 mod support;
 
-use herder_audit::audit::Report;
-use herder_audit::check::discover::{self, TraceKind};
-use herder_audit::check::{self, CheckOptions, Outcome, Status, expect};
-use herder_audit::report::{json, text};
+use herder_audit::Report;
+use herder_audit::print::{json, text};
+use herder_audit::testing::check::discover::{self, TraceKind};
+use herder_audit::testing::check::{self, CheckOptions, Outcome, Status, expect};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use support::audit_paths;
@@ -137,7 +137,7 @@ fn every_kind_appears_in_the_corpus() {
             *seen.entry(e.kind.as_str()).or_default() += 1;
         }
     }
-    for k in herder_audit::finding::Kind::ALL.map(|k| k.as_str()) {
+    for k in herder_audit::Kind::ALL.map(|k| k.as_str()) {
         assert!(
             seen.get(k).copied().unwrap_or(0) >= 2,
             "kind {k} expected at least twice, seen {seen:?}"

@@ -71,14 +71,14 @@ impl Ex {
 }
 
 fn iso_ms(ms: i64) -> String {
-    let t = herder_audit::model::Timestamp(ms);
+    let t = herder_audit::Timestamp(ms);
     t.to_string().replacen(' ', "T", 1).replacen(',', ".", 1) + "Z"
 }
 
 fn iso_ns(ns: i128) -> String {
     let ms = ns.div_euclid(1_000_000) as i64;
     let sub = ns.rem_euclid(1_000_000);
-    let base = herder_audit::model::Timestamp(ms)
+    let base = herder_audit::Timestamp(ms)
         .to_string()
         .replacen(' ', "T", 1)
         .replacen(',', ".", 1);
@@ -139,7 +139,7 @@ fn entries(case: &Path, orig: &Path) -> (Vec<Entry>, Vec<(String, String)>) {
             for (n, (content, term)) in lines(&l.text).into_iter().enumerate() {
                 let text = String::from_utf8_lossy(content).to_string();
                 let text = text.strip_suffix('\r').unwrap_or(&text).to_string();
-                if let Some(ts) = herder_audit::input::sources::timestamp_of(&text) {
+                if let Some(ts) = herder_audit::testing::parse::timestamp_of(&text) {
                     last_ms = last_ms.max(ts.0);
                 }
                 counter += 1;
@@ -535,7 +535,7 @@ fn tied_lines(
 /// The findings a report gives, as comparable lines, with whether each
 /// quotes one of `tied` (lines of the export).
 fn findings_of(
-    r: &herder_audit::audit::Report,
+    r: &herder_audit::Report,
     copy: Option<&Copy>,
     prefixes: &[String],
 ) -> Vec<(String, Vec<u64>)> {
@@ -548,11 +548,11 @@ fn findings_of(
                     None => l.line,
                 })
                 .collect();
-            let src = |id: herder_audit::model::SourceId| match copy {
+            let src = |id: herder_audit::SourceId| match copy {
                 Some(c) => c.sources[r.source_name(id)].clone(),
                 None => r.source_name(id).to_string(),
             };
-            let line = |id: herder_audit::model::SourceId, n: u64| match copy {
+            let line = |id: herder_audit::SourceId, n: u64| match copy {
                 Some(c) => c.lines[r.source_name(id)][(n - 1) as usize],
                 None => n,
             };
@@ -727,7 +727,7 @@ fn newest_first_copies_of_the_corpus_audit_like_the_originals() {
                 .file_name()
                 .map(|f| f.to_string_lossy().to_string())
                 .unwrap_or_default();
-            let base = herder_audit::input::rotation::rotation_base(&file).to_string();
+            let base = herder_audit::testing::parse::rotation_base(&file).to_string();
             if let Some(dir) = l.rel.parent() {
                 copy.labels.push((
                     orig.join(dir).join(&base).display().to_string(),

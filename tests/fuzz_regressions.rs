@@ -1,7 +1,7 @@
 //! Every input a fuzz target once failed on (`tests/fuzz-regressions/`,
 //! named after the target), replayed through the same harness.
 
-use herder_audit::harness;
+use herder_audit::testing::harness;
 
 #[test]
 fn fuzz_findings_stay_fixed() {

@@ -5,7 +5,7 @@
 
 mod support;
 
-use herder_audit::audit::Report;
+use herder_audit::Report;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use support::{audit_bytes, cases};

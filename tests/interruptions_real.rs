@@ -6,9 +6,9 @@
 //! docs/real-kafka.md ("Interruptions against the records") must be what
 //! this test computes (`HERDER_AUDIT_BLESS=1` rewrites it).
 
-use herder_audit::audit::{Options, audit};
-use herder_audit::input::expand;
-use herder_audit::interruptions::compare::{Comparison, compare, quantile};
+use herder_audit::expand;
+use herder_audit::testing::{Comparison, compare, quantile};
+use herder_audit::{Options, audit};
 use std::path::{Path, PathBuf};
 
 fn captures(root: &Path) -> Vec<PathBuf> {

@@ -7,7 +7,7 @@
 
 mod support;
 
-use herder_audit::audit::Report;
+use herder_audit::Report;
 
 const H: &str = "org.apache.kafka.connect.runtime.distributed.DistributedHerder";
 const W: &str = "org.apache.kafka.connect.runtime.Worker";
@@ -319,7 +319,7 @@ fn a_line_naming_what_two_herders_hold_outside_a_rebalance_is_nobodys() {
 /// or the logs cut to start mid-life), each with its reviewed `expect`.
 #[test]
 fn the_other_copies_of_the_frozen_node_runs_find_their_zombies() {
-    use herder_audit::check::{self, CheckOptions, Status};
+    use herder_audit::testing::check::{self, CheckOptions, Status};
     let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/captures");
     let (outcomes, errors) = check::check_paths(&[dir], CheckOptions::default(), Some(1));
     assert!(errors.is_empty(), "{errors:?}");

@@ -4,7 +4,7 @@
 
 mod support;
 
-use herder_audit::audit::Report;
+use herder_audit::Report;
 use proptest::prelude::*;
 use support::audit_bytes;
 
@@ -184,7 +184,7 @@ proptest! {
     ) {
         let mut data = vec![kind, how];
         data.extend_from_slice(lines.join("\n").as_bytes());
-        let internal = herder_audit::harness::sources(&data);
+        let internal = herder_audit::testing::harness::sources(&data);
         prop_assert!(internal.is_empty(), "{:?}", internal);
     }
 }

@@ -4,10 +4,10 @@
 //! directory is named by the environment variable `HERDER_AUDIT_REAL_SAMPLES`
 //! (its `*.log` files are read); without it the tests say so and pass.
 
-use herder_audit::audit::{self, Options};
-use herder_audit::finding::Severity;
-use herder_audit::harness;
-use herder_audit::input::Input;
+use herder_audit::Input;
+use herder_audit::Severity;
+use herder_audit::testing::harness;
+use herder_audit::{Options, audit};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -125,7 +125,7 @@ fn every_lifecycle_line_of_the_real_samples_is_recognised() {
 fn real_samples_have_no_error_level_finding() {
     let Some(files) = samples() else { return };
     for f in &files {
-        let report = audit::audit(&[Input::File(f.clone())], &Options::default());
+        let report = audit(&[Input::File(f.clone())], &Options::default());
         assert!(
             report.errors.is_empty(),
             "{}: {:?}",

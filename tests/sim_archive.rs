@@ -8,9 +8,10 @@
 
 mod support;
 
-use herder_audit::audit::{self, Options, Report};
-use herder_audit::input;
-use herder_audit::sim::{self, Archive, ArchiveTruth, FaultKind, Layout, Params, Proto, Version};
+use herder_audit::testing::sim::{
+    self, Archive, ArchiveTruth, FaultKind, Layout, Params, Proto, Version,
+};
+use herder_audit::{Options, Report, audit, expand};
 use std::collections::BTreeSet;
 use std::path::Path;
 use support::scratch;
@@ -19,14 +20,14 @@ use support::scratch;
 type Key = (String, u64, String, String);
 
 fn audit_dir(dir: &Path) -> Report {
-    let (inputs, errors) = input::expand(&[dir.to_path_buf()]);
+    let (inputs, errors) = expand(&[dir.to_path_buf()]);
     assert!(errors.is_empty(), "{errors:?}");
     let opts = Options {
         jobs: Some(2),
         cross: true,
         ..Options::default()
     };
-    let report = audit::audit(&inputs, &opts);
+    let report = audit(&inputs, &opts);
     assert!(report.errors.is_empty(), "{:?}", report.errors);
     report
 }

@@ -6,17 +6,17 @@
 //! the seed printed on failure with `herder-audit simulate`).
 //!
 //! The logs of a scenario are audited together, in memory, through the whole
-//! pipeline (`audit::audit` on `Input::Bytes`, cross-worker checks on);
+//! pipeline (`herder_audit::audit` on `Input::Bytes`, cross-worker checks on);
 //! cross-worker findings (`scope: cluster`) are compared when `CROSS_WORKER`
 //! is on.
 
 mod support;
-use herder_audit::audit::{self, Options};
-use herder_audit::harness;
-use herder_audit::input::Input;
-use herder_audit::sim::{
+use herder_audit::Input;
+use herder_audit::testing::harness;
+use herder_audit::testing::sim::{
     self, ALL_FAULTS, FaultKind, Layout, Params, Proto, Scope, Truth, Version,
 };
+use herder_audit::{Options, audit};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use support::SharedBuf as Buf;
@@ -71,7 +71,7 @@ fn audit_all(r: &Run) -> BTreeSet<Key> {
         timeline: false,
         witness: None,
     };
-    let report = audit::audit(&inputs, &opts);
+    let report = audit(&inputs, &opts);
     assert!(report.errors.is_empty(), "{:?}", report.errors);
     report
         .findings()

@@ -15,9 +15,9 @@
 
 mod support;
 use flate2::read::GzDecoder;
-use herder_audit::event::{Event, LoggerKind, parse_message};
-use herder_audit::layout::{Envelope, Level, envelope};
-use herder_audit::sim::{self, Params, Proto, Version};
+use herder_audit::testing::parse::{Envelope, Level, envelope};
+use herder_audit::testing::parse::{Event, LoggerKind, parse_message};
+use herder_audit::testing::sim::{self, Params, Proto, Version};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};

@@ -9,9 +9,9 @@
 //!
 //! (`cargo test --test topics_live -- --ignored`); without them it fails.
 
-use herder_audit::model::SourceId;
-use herder_audit::topics::dump;
-use herder_audit::topics::live::{Connection, LiveReader};
+use herder_audit::SourceId;
+use herder_audit::internal_topics::dump;
+use herder_audit::internal_topics::live::{Connection, LiveReader};
 
 fn var(name: &str) -> String {
     std::env::var(name)
@@ -28,7 +28,7 @@ fn check_topic(reader: &mut LiveReader, spec: &str) {
     assert!(d.skipped.is_empty(), "{dump_path}: {:?}", d.skipped);
     assert!(!d.records.is_empty(), "{dump_path} holds no record");
     let live = reader.poll(topic, SourceId(1)).unwrap();
-    let pairs = |v: &[herder_audit::topics::RawRecord]| -> Pairs {
+    let pairs = |v: &[herder_audit::internal_topics::RawRecord]| -> Pairs {
         v.iter().map(|r| (r.key.clone(), r.value.clone())).collect()
     };
     assert_eq!(

@@ -6,7 +6,7 @@
 //! unit-tested with promtool and the manifests validated against the
 //! Kubernetes schemas by deploy/check.sh, which .ci/run runs.)
 
-use herder_audit::watch::metrics::Metrics;
+use herder_audit::testing::Metrics;
 use std::collections::BTreeSet;
 use std::path::Path;
 

@@ -8,8 +8,7 @@
 
 mod support;
 
-use herder_audit::audit::Report;
-use herder_audit::input;
+use herder_audit::Report;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use support::sources::summary_line;
@@ -70,7 +69,7 @@ fn copy_case(src: &Path, dst: &Path, width: usize) -> BTreeMap<PathBuf, Vec<u64>
 fn mapped(
     report: &Report,
     maps: &BTreeMap<PathBuf, Vec<u64>>,
-    src: herder_audit::model::SourceId,
+    src: herder_audit::SourceId,
     n: u64,
 ) -> u64 {
     let name = PathBuf::from(report.source_name(src));
@@ -240,7 +239,7 @@ fn the_corpus_itself_is_not_wrapped() {
             raw
         };
         assert_eq!(
-            input::sources::terminal::detect(&text),
+            herder_audit::testing::parse::detect_terminal(&text),
             None,
             "{}",
             f.display()

@@ -5,6 +5,6 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let internal = herder_audit::harness::pipeline(data);
+    let internal = herder_audit::testing::harness::pipeline(data);
     assert!(internal.is_empty(), "{internal:?}");
 });

@@ -4,4 +4,4 @@
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| herder_audit::harness::line(data));
+fuzz_target!(|data: &[u8]| herder_audit::testing::harness::line(data));

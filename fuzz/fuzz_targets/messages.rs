@@ -3,4 +3,4 @@
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| herder_audit::harness::message(data));
+fuzz_target!(|data: &[u8]| herder_audit::testing::harness::message(data));

@@ -7,6 +7,6 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let internal = herder_audit::harness::sources(data);
+    let internal = herder_audit::testing::harness::sources(data);
     assert!(internal.is_empty(), "{internal:?}");
 });

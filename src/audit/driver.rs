@@ -402,34 +402,7 @@ impl<'a> Run<'a> {
             };
             fed?;
             let now = Instant::now();
-            let mut read = 0;
-            for s in &mut self.slots {
-                let unordered = s.proc.take_unordered();
-                if let Some(o) = &observer {
-                    observe_step(&**o, &mut s.proc, unordered.len());
-                }
-                reducer.withhold(unordered);
-                merger.add(s.proc.take_items());
-                let total = s.proc.bytes_read.load(Ordering::Relaxed);
-                let fresh = total - s.read_before;
-                read += fresh;
-                s.read_before = total;
-                if s.proc.state() == Advance::Idle {
-                    if fresh > 0 || s.idle_since.is_none() {
-                        s.idle_since = Some(now);
-                        s.settled = false;
-                    }
-                    if !s.settled && s.idle_since.is_some_and(|t| now - t >= SETTLE) {
-                        // Quiet now: what waits for more lines is final.
-                        s.proc.flush_held();
-                        reducer.withhold(s.proc.take_unordered());
-                        merger.add(s.proc.take_items());
-                        s.settled = true;
-                    }
-                } else {
-                    s.idle_since = None;
-                }
-            }
+            let read = self.take_round(now, observer.as_deref(), &mut reducer, &mut merger);
             if let Some(o) = &observer {
                 self.observe_streams(&**o, now);
             }
@@ -484,6 +457,48 @@ impl<'a> Run<'a> {
         reducer.finish(&self.names, sink)?;
         progress.finish();
         Ok(self.assemble(reducer, sink))
+    }
+
+    /// Takes what each stream handed on in the round just read: its
+    /// items to the merger, the lines of unknown order to the reducer; a
+    /// stream quiet for [`SETTLE`] hands on what it held back for lines
+    /// that may follow. Returns the bytes read in the round.
+    fn take_round(
+        &mut self,
+        now: Instant,
+        observer: Option<&dyn Observe>,
+        reducer: &mut Reducer,
+        merger: &mut Merger,
+    ) -> u64 {
+        let mut read = 0;
+        for s in &mut self.slots {
+            let unordered = s.proc.take_unordered();
+            if let Some(o) = observer {
+                observe_step(o, &mut s.proc, unordered.len());
+            }
+            reducer.withhold(unordered);
+            merger.add(s.proc.take_items());
+            let total = s.proc.bytes_read.load(Ordering::Relaxed);
+            let fresh = total - s.read_before;
+            read += fresh;
+            s.read_before = total;
+            if s.proc.state() == Advance::Idle {
+                if fresh > 0 || s.idle_since.is_none() {
+                    s.idle_since = Some(now);
+                    s.settled = false;
+                }
+                if !s.settled && s.idle_since.is_some_and(|t| now - t >= SETTLE) {
+                    // Quiet now: what waits for more lines is final.
+                    s.proc.flush_held();
+                    reducer.withhold(s.proc.take_unordered());
+                    merger.add(s.proc.take_items());
+                    s.settled = true;
+                }
+            } else {
+                s.idle_since = None;
+            }
+        }
+        read
     }
 
     /// Tells the observer where every stream stands; with
@@ -656,7 +671,7 @@ fn observe_step(o: &dyn Observe, proc: &mut StreamReader, unordered: usize) {
 }
 
 /// Runs the first stage alone: writes the items and ends of every stream
-/// of `inputs` to `out` (see [`super::mapred`]). Returns the input
+/// of `inputs` to `out` (see `audit::mapred`). Returns the input
 /// errors the streams met (they are in the output too).
 pub fn map_to(
     inputs: &[Input],

@@ -36,10 +36,6 @@ impl Merger {
         self.pending.extend(items);
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.pending.is_empty()
-    }
-
     /// Takes, in key order, the items keyed below `watermark`.
     pub fn release(&mut self, watermark: Key) -> Vec<Item> {
         if self.pending.is_empty() {
@@ -269,10 +265,5 @@ impl Reducer {
     /// Pairs of streams found to be one worker, by label.
     pub fn same_worker(&self) -> Vec<(String, String)> {
         self.checker.same_worker.iter().cloned().collect()
-    }
-
-    /// Generations the checker holds (memory bound).
-    pub fn held_generations(&self) -> usize {
-        self.checker.held_generations()
     }
 }

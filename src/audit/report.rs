@@ -22,7 +22,7 @@ pub struct Report {
     /// Pairs of streams that turned out to be the same worker.
     pub same_worker: Vec<(String, String)>,
     /// The findings in the order they became final, when the sink kept
-    /// them ([`Collect`]); printers that stream do not.
+    /// them ([`Collect`](super::Collect)); printers that stream do not.
     pub findings: Vec<Finding>,
     /// Findings per kind over the whole run, kept or not.
     pub counts: BTreeMap<Kind, u64>,

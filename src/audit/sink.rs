@@ -29,7 +29,7 @@ pub trait Sink: Send {
     fn finding(&mut self, names: &dyn Names, finding: Finding) -> io::Result<()>;
 
     /// The same with the finding's place in the run's order (see
-    /// [`crate::cluster::Emitted::order`]); only sinks that combine parts
+    /// `cluster::Emitted::order`); only sinks that combine parts
     /// of a run need it.
     fn finding_at(
         &mut self,

@@ -65,17 +65,6 @@ impl Baseline {
         b
     }
 
-    /// The baseline from a run's own report (the findings it kept).
-    pub fn of_report(path: &str, report: &Report) -> Baseline {
-        let fps = report.findings().filter_map(|f| f.fingerprint.clone());
-        Baseline::from_fingerprints(path, fps)
-    }
-
-    /// Does the baseline hold (another) finding with this fingerprint?
-    pub fn contains(&self, fp: &Fingerprint) -> bool {
-        self.counts.get(fp).is_some_and(|n| *n > 0)
-    }
-
     /// Uses up one baseline finding with this fingerprint: `true` when the
     /// finding is known (not to be reported).
     pub fn take(&mut self, fp: &Fingerprint) -> bool {

@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CheckOptions {
     pub bless: bool,
-    /// Threads for one trace's audit (`None`: one per core). [`check_all`]
+    /// Threads for one trace's audit (`None`: one per core). `check_all`
     /// audits one trace per thread when there are several.
     pub audit_jobs: Option<usize>,
 }

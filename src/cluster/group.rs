@@ -484,6 +484,7 @@ impl Lagging {
             .flat_map(|k| k.seen.values().map(|(_, e)| e))
     }
 
+    #[cfg(test)]
     /// Instances kept (memory bound).
     pub(super) fn len(&self) -> usize {
         self.0.values().map(|k| k.seen.len()).sum()

@@ -133,6 +133,7 @@ pub(crate) fn ended_before(until: &Option<SourceLine>, from: &SourceLine) -> boo
 }
 
 impl Checker {
+    #[cfg(test)]
     pub fn new() -> Checker {
         Checker::default()
     }
@@ -468,6 +469,7 @@ impl Checker {
         true
     }
 
+    #[cfg(test)]
     /// Forgets, in every group, generations no fact can concern any more
     /// (see [`Group::retire`]).
     pub fn retire(&mut self) {
@@ -476,17 +478,20 @@ impl Checker {
         }
     }
 
+    #[cfg(test)]
     /// Generations held in memory (for tests and the memory bound).
     pub fn held_generations(&self) -> usize {
         self.groups.values().map(|g| g.buckets.len()).sum()
     }
 
+    #[cfg(test)]
     /// Instances kept for laggards from generations retired past them
     /// (memory bound).
     pub fn held_for_laggards(&self) -> usize {
         self.groups.values().map(|g| g.lagging.len()).sum()
     }
 
+    #[cfg(test)]
     /// Duplicate episodes remembered (memory bound).
     pub fn held_episodes(&self) -> usize {
         self.groups.values().map(|g| g.episodes.len()).sum()

@@ -435,7 +435,7 @@ pub enum Event {
     FinishedStartingWork,
     /// DH `Starting connector X` / `Starting task X-n`
     Starting(Resource),
-    /// Any failed start (see [`StartFailure`]).
+    /// Any failed start (see `StartFailure`).
     StartFailed {
         resource: Resource,
         how: StartFailure,
@@ -476,7 +476,7 @@ pub enum Event {
     /// error lines that are not a failed start (`Error while shutting down
     /// connector`, `Connector has failed`); `… Error while starting
     /// connector` and `… Error initializing connector` are
-    /// [`Event::StartFailed`] ([`StartFailure::ConnectorStart`]).
+    /// [`Event::StartFailed`] (`StartFailure::ConnectorStart`).
     ConnectorError(Name),
     /// `{} Source task finished initialization and start` / `{} Sink task …`
     TaskInitialized(TaskId),
@@ -507,7 +507,7 @@ pub enum Event {
     SkippingReconfiguration(Name),
     /// AH WARN `Unable to retrieve connector type` (3.3.0+: the connector's
     /// class cannot be loaded; a task start asking for it throws before the
-    /// Worker is asked, [`StartFailure::UnknownType`])
+    /// Worker is asked, `StartFailure::UnknownType`)
     ConnectorTypeUnknown,
     /// AH/DH DEBUG task-count lines: `Connector X task count changed from A to B`,
     /// `Change in connector task count from A to B, writing updated task configurations`

@@ -132,7 +132,7 @@ pub struct Finding {
     /// Upstream issue whose signature this is.
     pub upstream: Option<&'static str>,
     /// Its identity across runs (set when the audit hands it on: see
-    /// [`fingerprint`]).
+    /// [`fingerprint()`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fingerprint: Option<Fingerprint>,
 }

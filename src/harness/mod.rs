@@ -91,7 +91,7 @@ fn audit_and_print(inputs: &[Input]) -> Vec<String> {
 
 /// Lines in the envelope of a container runtime or a log store (the first
 /// byte chooses which, the second how records are split or shuffled: see
-/// [`framed::frame`]), through the whole pipeline; the envelopes' own
+/// `framed::frame`), through the whole pipeline; the envelopes' own
 /// parsers also get the raw bytes. Returns the internal errors met.
 pub fn sources(data: &[u8]) -> Vec<String> {
     framed::raw(data);

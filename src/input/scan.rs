@@ -86,7 +86,7 @@ fn searcher() -> &'static Searcher {
 /// How a line reached the handler.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Delivery {
-    /// It holds one of [`LITERALS`].
+    /// It holds one of `LITERALS`.
     Candidate,
     /// It follows a line whose handler asked to see what comes next; it holds
     /// none of the literals.
@@ -109,7 +109,7 @@ pub trait LineHandler {
     /// removed).
     fn line(&mut self, number: u64, line: &[u8], how: Delivery) -> Step;
 
-    /// A line longer than [`MAX_LINE`] was skipped.
+    /// A line longer than `MAX_LINE` was skipped.
     fn too_long(&mut self, number: u64, len: u64);
 }
 

@@ -330,6 +330,7 @@ impl Tracker {
         price::settle(self)
     }
 
+    #[cfg(test)]
     /// What the facts fed so far show, priced (open interruptions still
     /// down): for a long-running service that reports as it goes
     /// (`herder-audit watch`'s metrics can call it at each scrape).

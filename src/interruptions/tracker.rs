@@ -141,6 +141,7 @@ fn same_line(a: &SourceLine, b: &SourceLine) -> bool {
 }
 
 impl Tracker {
+    #[cfg(test)]
     pub fn new() -> Tracker {
         Tracker::default()
     }

@@ -19,7 +19,7 @@ mod stops;
 mod summary;
 pub mod timeline;
 
-pub use crate::state;
+pub(crate) use crate::state;
 pub use facts::{Departure, Fact, FactKind, Signal};
 pub use summary::{GenerationRecord, Identity, Note, WorkerReport, WorkerSummary};
 

@@ -203,6 +203,7 @@ impl WorkerReplay {
         self.handed_on + self.findings.len() - 1
     }
 
+    #[cfg(test)]
     /// Ends the replay.
     pub fn finish(self) -> WorkerReport {
         self.finish_with_facts().0

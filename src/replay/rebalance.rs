@@ -271,13 +271,7 @@ impl WorkerReplay {
         protocol: Option<Protocol>,
         line: &SourceLine,
     ) {
-        let received = Received::after(
-            self.inc.received.as_ref(),
-            a,
-            generation,
-            protocol,
-            line.clone(),
-        );
+        let received = Received::after(self.inc.received.as_ref(), a, protocol, line.clone());
         if !a.failed() {
             self.inc.owned = Some(Owned::from(&received));
         }

@@ -49,7 +49,6 @@ impl WorkerReplay {
         self.inc.start_phase = Some(PhaseState {
             phase: StartPhase {
                 line: line.clone(),
-                offset,
                 started: Vec::new(),
                 failed: HashSet::default(),
                 mismatch,

@@ -260,6 +260,7 @@ pub struct Recorder {
 }
 
 impl Recorder {
+    #[cfg(test)]
     pub fn new() -> Recorder {
         Recorder::default()
     }

@@ -39,7 +39,6 @@ use crate::interruptions::Edge;
 use crate::model::{Resource, SourceLine};
 use crate::replay::timeline::{End, MAX_ITEMS, Point, Timeline};
 use serde::Serialize;
-use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 
 pub const SCHEMA: u32 = 2;
@@ -509,9 +508,10 @@ pub fn timeline_doc(report: &Report) -> TimelineDoc<'_> {
     }
 }
 
+#[cfg(test)]
 /// [`timeline_doc`] as a JSON value.
-pub fn timeline_json(report: &Report) -> Value {
-    serde_json::to_value(timeline_doc(report)).unwrap_or(Value::Null)
+pub fn timeline_json(report: &Report) -> serde_json::Value {
+    serde_json::to_value(timeline_doc(report)).unwrap_or(serde_json::Value::Null)
 }
 
 #[cfg(test)]

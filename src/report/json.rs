@@ -382,8 +382,8 @@ impl Serialize for Findings<'_> {
 }
 
 /// One finding as a JSON line (`"type": "finding"`): the bytes
-/// `serde_json::to_writer` writes for [`FindingOut`], written by
-/// [`json_bytes`] into a buffer reused from line to line and handed to
+/// `serde_json::to_writer` writes for `FindingOut`, written by
+/// `json_bytes` into a buffer reused from line to line and handed to
 /// `out` in one piece.
 pub fn write_jsonl_finding(names: &dyn Names, f: &Finding, out: &mut dyn Write) -> io::Result<()> {
     thread_local! {
@@ -625,7 +625,7 @@ pub fn write_jsonl_tail_with(
     writeln!(out)
 }
 
-/// The kept findings (`"type": "finding"`), then [`write_jsonl_tail`].
+/// The kept findings (`"type": "finding"`), then `write_jsonl_tail`.
 pub fn write_jsonl(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     for f in report.findings() {
         write_jsonl_finding(report, f, out)?;

@@ -150,12 +150,7 @@ fn rebalance_stops() {
 }
 
 fn received(a: Assignment, seq: u64) -> Received {
-    Received::new(
-        std::sync::Arc::new(a),
-        Some(4),
-        Some(Protocol::Sessioned),
-        line(seq),
-    )
+    Received::new(std::sync::Arc::new(a), Some(Protocol::Sessioned), line(seq))
 }
 
 #[test]

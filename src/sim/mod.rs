@@ -17,7 +17,7 @@ mod rng;
 pub mod truth;
 pub mod version;
 
-pub use archive::{Archive, Planned, write_archive, write_cluster_flat, write_plan};
+pub use archive::{Archive, write_archive, write_cluster_flat};
 pub use data::Proto;
 pub use emit::out::Layout;
 pub use truth::{ALL_FAULTS, ArchiveTruth, Expected, FaultKind, Scope, Truth};

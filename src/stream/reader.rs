@@ -233,10 +233,6 @@ impl StreamReader {
         self.pending.is_some()
     }
 
-    pub fn is_done(&self) -> bool {
-        self.state == Advance::Done
-    }
-
     pub fn state(&self) -> Advance {
         self.state
     }

@@ -28,8 +28,6 @@ pub enum Output {
         file: std::fs::File,
         len: u64,
     },
-    /// Kept in memory (tests).
-    Memory(Vec<u8>),
 }
 
 impl Output {
@@ -63,10 +61,6 @@ impl Output {
             Output::File { file, len, .. } => {
                 file.write_all(bytes)?;
                 *len += bytes.len() as u64;
-                Ok(())
-            }
-            Output::Memory(v) => {
-                v.extend_from_slice(bytes);
                 Ok(())
             }
         }

@@ -299,13 +299,10 @@ impl Book {
         }
     }
 
+    #[cfg(test)]
     /// Identities held.
     pub fn len(&self) -> usize {
         self.keys.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
     }
 
     /// Where a stream has been read to.

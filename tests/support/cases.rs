@@ -2,8 +2,7 @@
 //! the in-process audit of paths or bytes.
 
 use super::files::{gunzip, write};
-use herder_audit::audit::{self, Options, Report};
-use herder_audit::input::{self, Input};
+use herder_audit::{Input, Options, Report, audit, expand};
 use std::path::{Path, PathBuf};
 
 /// A single-file fault trace (KAFKA-8676) and a clean one, by name.
@@ -99,9 +98,9 @@ pub fn copy_dir(name: &str, to: &Path, rename: impl Fn(&str) -> String) {
 /// The audit of files and directories (read recursively), on `jobs`
 /// threads (`None`: one per core); every path must exist.
 pub fn audit_paths(paths: &[PathBuf], jobs: Option<usize>) -> Report {
-    let (inputs, errors) = input::expand(paths);
+    let (inputs, errors) = expand(paths);
     assert!(errors.is_empty(), "{errors:?}");
-    audit::audit(
+    audit(
         &inputs,
         &Options {
             jobs,
@@ -121,5 +120,5 @@ pub fn audit_bytes(name: &str, data: impl Into<Vec<u8>>) -> Report {
         jobs: Some(1),
         ..Options::default()
     };
-    audit::audit(&[Input::bytes(name, data)], &opts)
+    audit(&[Input::bytes(name, data)], &opts)
 }

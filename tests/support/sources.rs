@@ -5,8 +5,7 @@
 
 use super::cases::{LogFile, audit_path, logs};
 use super::files::{gzip, write};
-use herder_audit::audit::Report;
-use herder_audit::input;
+use herder_audit::Report;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -63,7 +62,7 @@ pub fn comparable_unprefixed(r: &Report, copy: Option<&Copy>, prefixes: &[String
         }
         t.to_string()
     };
-    let src = |id: herder_audit::model::SourceId| -> String {
+    let src = |id: herder_audit::SourceId| -> String {
         let name = r.source_name(id).to_string();
         match copy {
             Some(c) => c
@@ -74,7 +73,7 @@ pub fn comparable_unprefixed(r: &Report, copy: Option<&Copy>, prefixes: &[String
             None => name,
         }
     };
-    let line = |id: herder_audit::model::SourceId, n: u64| -> u64 {
+    let line = |id: herder_audit::SourceId, n: u64| -> u64 {
         match copy {
             Some(c) => {
                 let name = r.source_name(id);
@@ -146,9 +145,9 @@ pub fn comparable_unprefixed(r: &Report, copy: Option<&Copy>, prefixes: &[String
 
 /// One finding, its lines and labels given by the closures.
 pub fn finding_line(
-    f: &herder_audit::finding::Finding,
-    src: &dyn Fn(herder_audit::model::SourceId) -> String,
-    line: &dyn Fn(herder_audit::model::SourceId, u64) -> u64,
+    f: &herder_audit::Finding,
+    src: &dyn Fn(herder_audit::SourceId) -> String,
+    line: &dyn Fn(herder_audit::SourceId, u64) -> u64,
     label: &dyn Fn(&str) -> String,
     text: &dyn Fn(&str) -> String,
     quote: &dyn Fn(&str) -> String,
@@ -215,7 +214,7 @@ pub fn families(logs: &[LogFile]) -> Vec<Family> {
             .file_name()
             .map(|f| f.to_string_lossy().to_string())
             .unwrap_or_default();
-        let base = input::rotation::rotation_base(&file).to_string();
+        let base = herder_audit::testing::parse::rotation_base(&file).to_string();
         let rest = file
             .strip_prefix(&base)
             .unwrap_or("")
@@ -300,7 +299,7 @@ pub fn original(case: &Path, root: &Path) -> (String, PathBuf, Report) {
 }
 
 /// A worker's summary as one comparable line, the worker named `worker`.
-pub fn summary_line(s: &herder_audit::replay::WorkerSummary, worker: &str) -> String {
+pub fn summary_line(s: &herder_audit::WorkerSummary, worker: &str) -> String {
     format!(
         "worker {} group {:?} client {:?} member {:?} url {:?} protocol {:?} events {} restarts {} generations {:?} starts {:?} stops {:?} findings {:?}",
         worker,

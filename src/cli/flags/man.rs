@@ -81,7 +81,7 @@ fn extra_sections(cmd: &Command) -> Roff {
     roff.control("SH", ["SEE ALSO"]);
     roff.text([
         bold("herder-audit explain"),
-        roman(", and the documents in the docs/ directory of the source: guide.md (the user guide), live.md, html-report.md, testing-connect.md, spark.md, simulator.md, json-schema.md, performance.md, real-kafka.md, log-sources.md, design.md, rules.md, log-formats.md."),
+        roman(", and the documents in the docs/ directory of the source: guide.md (the user guide), live.md, html-report.md, testing-connect.md, spark.md, simulator.md, json-schema.md, performance.md, real-kafka.md, log-sources.md, design.md, rules.md, log-formats.md, contributing.md."),
     ]);
     roff
 }

@@ -56,7 +56,8 @@ Documentation (docs/ in the source tree; README.md is the front page):
   docs/performance.md      benchmarks and their figures
   docs/real-kafka.md       traces captured from real Kafka clusters
   docs/log-sources.md      where worker logs come from
-  docs/design.md, docs/rules.md, docs/log-formats.md: the design, the rules, the lines read per Kafka version";
+  docs/design.md, docs/rules.md, docs/log-formats.md: the design, the rules, the lines read per Kafka version
+  docs/contributing.md     adding a log source, a release's wordings, a finding kind, a real-Kafka scenario";
 
 #[derive(Subcommand, Debug)]
 pub enum Command {

@@ -34,7 +34,9 @@ use nom::Parser;
 use super::{Event, LoggerKind};
 
 pub use attribution::attribute;
-pub use common::{GenerationText, assignment, generation, name_list, task_id, task_list};
+pub use common::{assignment, task_id, task_list};
+#[cfg(test)]
+use common::{generation, name_list};
 pub use continuation::{parse_already_exists, parse_config_value};
 
 /// Parses the `%m` part of a line from a classified logger into an [`Event`].
@@ -45,7 +47,7 @@ pub use continuation::{parse_already_exists, parse_config_value};
 /// formats belong to several families across versions, and are accepted from
 /// each); [`LoggerKind::Unknown`] tries every family, coordinator first (so
 /// `Rebalance started` is the 2.3+ coordinator line there). Where the
-/// layout prints no logger but the prefix is known, [`attribute`] tells the
+/// layout prints no logger but the prefix is known, `attribute` tells the
 /// class from the wording.
 pub fn parse_message(logger: LoggerKind, msg: &str) -> Option<Event> {
     match logger {

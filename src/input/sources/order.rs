@@ -34,6 +34,7 @@ pub struct Unordered {
 }
 
 impl Unordered {
+    #[cfg(test)]
     /// Is line `n` (as read) one whose order is unknown?
     pub fn contains(&self, n: u64) -> bool {
         self.lines.binary_search(&n).is_ok()

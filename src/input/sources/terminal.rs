@@ -202,6 +202,7 @@ fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
     })
 }
 
+#[cfg(test)]
 /// Reads the head of `inner` (up to [`HEAD_BYTES`], ending at a line end),
 /// shows it to `probe`, and returns a reader of the whole stream, with
 /// wrapped records rejoined when the head shows a wrap width, and that
