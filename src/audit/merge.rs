@@ -221,6 +221,9 @@ impl Reducer {
                 .collect();
             self.checker.settle_foreign(&streams);
         }
+        if let Some(o) = &self.observer {
+            o.isolation(&self.isolation, self.now);
+        }
         self.drain(names, sink)
     }
 

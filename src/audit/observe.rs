@@ -60,4 +60,11 @@ pub trait Observe: Send + Sync + std::fmt::Debug {
     fn ended(&self, stream: &str, end: &StreamEnd) {
         let _ = (stream, end);
     }
+
+    /// The interruptions the facts fed so far show (`tracker`), with log
+    /// time at `now_ms`: called after each step's items, for a service that
+    /// counts each interruption once as it ends.
+    fn isolation(&self, tracker: &crate::interruptions::Tracker, now_ms: i64) {
+        let _ = (tracker, now_ms);
+    }
 }

@@ -43,6 +43,12 @@ struct FindingLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct CauseLabels {
+    connector: String,
+    cause: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct GroupLabels {
     group: String,
 }
@@ -123,6 +129,8 @@ pub struct Metrics {
     state_writes: Family<ReasonLabels, Counter>,
     ready: Gauge,
     last_finding: Family<FindingLabels, FloatGauge>,
+    interruptions: Family<CauseLabels, Counter>,
+    downtime: Family<CauseLabels, Counter<f64, AtomicU64>>,
     /// Connector label values handed out.
     connectors: HashSet<String>,
     groups: HashMap<Arc<str>, i32>,
@@ -183,6 +191,8 @@ impl Metrics {
             state_writes: Family::default(),
             ready: Gauge::default(),
             last_finding: Family::default(),
+            interruptions: Family::default(),
+            downtime: Family::default(),
             connectors: HashSet::new(),
             groups: HashMap::new(),
             worker_models: HashMap::new(),
@@ -308,6 +318,20 @@ impl Metrics {
             Some(Unit::Seconds),
             m.last_finding.clone(),
         );
+        add(
+            &mut r,
+            "interruptions",
+            "Interruptions of a connector's connector and task instances that ended (its next start), by cause, each counted once",
+            None,
+            m.interruptions.clone(),
+        );
+        add(
+            &mut r,
+            "downtime",
+            "Seconds the connector's instances were down over the interruptions counted, by cause",
+            Some(Unit::Seconds),
+            m.downtime.clone(),
+        );
         r.register(
             "build",
             "The build",
@@ -346,6 +370,19 @@ impl Metrics {
         };
         self.findings.get_or_create(&labels).inc();
         self.last_finding.get_or_create(&labels).set(unix_now());
+    }
+
+    /// An interruption of `resource` ended (counted once): its cause
+    /// and its length, when both ends had time stamps.
+    pub fn interruption(&mut self, resource: &Resource, cause: &str, ms: Option<i64>) {
+        let labels = CauseLabels {
+            connector: self.connector_label(Some(resource)),
+            cause: cause.to_string(),
+        };
+        self.interruptions.get_or_create(&labels).inc();
+        let secs = ms.unwrap_or(0).max(0) as f64 / 1000.0;
+        // Created with the count, so both series appear together.
+        self.downtime.get_or_create(&labels).inc_by(secs);
     }
 
     /// A finding found again after a restart, not emitted.

@@ -16,6 +16,7 @@
 //! docs/watch.md, "Topology"); nothing here changes but the inputs.
 
 pub mod core;
+pub mod isolation;
 pub mod metrics;
 pub mod server;
 pub mod state;
@@ -172,8 +173,8 @@ fn watch(args: &WatchOptions) -> std::io::Result<()> {
         core.finished = true;
         core.save(true);
         eprintln!(
-            "herder-audit watch: ended: {} finding(s) emitted, {} found again and not repeated",
-            core.emitted, core.suppressed
+            "herder-audit watch: ended: {} finding(s) emitted, {} found again and not repeated; {} interruption(s) counted, {} found again and not counted",
+            core.emitted, core.suppressed, core.interruptions.counted, core.interruptions.repeated
         );
     }
     server.stop();
