@@ -670,6 +670,7 @@ impl Metrics {
             },
         );
         m.stream("w", 1, 1, true, Instant::now());
+        m.interruption(&Resource::Connector("c".into()), "balance", Some(1));
         m.encode(Instant::now(), false)
             .lines()
             .filter(|l| !l.starts_with('#') && !l.is_empty())
@@ -715,6 +716,36 @@ mod tests {
             text: Arc::from(""),
             msg: (0, 0),
         }
+    }
+
+    /// The interruption series share the findings' connector cap; the
+    /// cause is one of the fixed kinds; a length is never negative.
+    #[test]
+    fn interruptions_share_the_connector_cap() {
+        let mut m = Metrics::new(Limits { connectors: 2 });
+        for c in ["a", "b", "c", "d"] {
+            m.interruption(&Resource::Connector(c.into()), "balance", Some(1500));
+        }
+        m.interruption(
+            &Resource::Connector("a".into()),
+            "other-connector",
+            Some(-5),
+        );
+        let text = m.encode(Instant::now(), false);
+        let rows: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("herder_audit_interruptions_total{"))
+            .collect();
+        assert_eq!(rows.len(), 4, "{text}");
+        assert!(text.contains(
+            "herder_audit_interruptions_total{connector=\"_other\",cause=\"balance\"} 2"
+        ));
+        assert!(text.contains(
+            "herder_audit_downtime_seconds_total{connector=\"_other\",cause=\"balance\"} 3.0"
+        ));
+        assert!(text.contains(
+            "herder_audit_downtime_seconds_total{connector=\"a\",cause=\"other-connector\"} 0.0"
+        ));
     }
 
     /// docs/watch.md's count: a clean 200-worker cluster running 2,000
