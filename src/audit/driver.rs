@@ -74,6 +74,10 @@ pub struct Live {
     /// change it any more (`herder-audit watch`: its output is a finding
     /// at a time, not the run's order).
     pub settle_early: bool,
+    /// The internal topics read live (`herder-audit watch --bootstrap`):
+    /// their records join the witness and the merge as they come; the run
+    /// goes on while the feed is there, with or without logs.
+    pub records: Option<Arc<super::observe::RecordFeed>>,
 }
 
 impl Live {
@@ -89,6 +93,7 @@ impl Live {
             forget_ended: None,
             events: None,
             settle_early: false,
+            records: None,
         }
     }
 
@@ -184,6 +189,20 @@ struct Run<'a> {
     next_rank: u32,
     /// Tells at once of logs created in followed directories.
     appear: super::appear::Appear,
+    /// The topics read live: the source id of each of the feed's topics
+    /// (by its place in the feed), the records and skipped records read so
+    /// far, how many records of each cluster are items already, and the
+    /// next item's sequence number.
+    live_topics: LiveTopics,
+}
+
+#[derive(Default)]
+struct LiveTopics {
+    sources: Vec<SourceId>,
+    records: Vec<crate::topics::record::Record>,
+    skipped: Vec<crate::topics::Skipped>,
+    keyed: Vec<usize>,
+    seq: u64,
 }
 
 /// The family of a file: its directory and the name before rotation.
@@ -216,6 +235,7 @@ impl<'a> Run<'a> {
             last_rescan: Instant::now(),
             next_rank: 0,
             appear: super::appear::Appear::new(),
+            live_topics: LiveTopics::default(),
         };
         if let Some(l) = &opts.live
             && l.follow
@@ -227,7 +247,66 @@ impl<'a> Run<'a> {
             // the topics' inputs, numbered after the logs'
             run.names.0.extend(w.inputs.iter().map(|i| i.name.clone()));
         }
+        if let Some(feed) = opts.live.as_ref().and_then(|l| l.records.clone()) {
+            // the live topics' inputs: numbered as inputs read no stream
+            for (_, name) in &feed.inputs {
+                run.live_topics
+                    .sources
+                    .push(SourceId(run.inputs.len() as u32));
+                run.inputs.push(Input::bytes(name.clone(), Vec::new()));
+                run.names.0.push(name.clone());
+            }
+        }
         run
+    }
+
+    /// The records the live topics' reader polled since the last call join
+    /// the witness (renewed with every record read so far), their items
+    /// the merge.
+    fn take_records(&mut self, merger: &mut Merger, reducer: &mut Reducer) {
+        let Some(feed) = self.opts.live.as_ref().and_then(|l| l.records.clone()) else {
+            return;
+        };
+        let (mut records, mut skipped) = feed.take();
+        if records.is_empty() && skipped.is_empty() {
+            return;
+        }
+        let t = &mut self.live_topics;
+        // The reader names a record's source by its topic's place in the feed.
+        let source = |s: SourceId| t.sources.get(s.0 as usize).copied().unwrap_or(s);
+        for r in &mut records {
+            r.raw.line.source = source(r.raw.line.source);
+        }
+        for k in &mut skipped {
+            k.source = source(k.source);
+        }
+        t.records.extend(records);
+        t.skipped.extend(skipped);
+        let w = Arc::new(crate::topics::cross::Witness::new(
+            t.records.clone(),
+            &t.skipped,
+        ));
+        let label: Arc<str> = Arc::from("topics");
+        let mut items = Vec::new();
+        for k in w.keyed() {
+            let c = k.cluster as usize;
+            if t.keyed.len() <= c {
+                t.keyed.resize(c + 1, 0);
+            }
+            if (k.record as usize) < t.keyed[c] {
+                continue;
+            }
+            t.seq += 1;
+            items.push(super::record_item(&label, &k, t.seq));
+        }
+        for (c, topics) in w.clusters.iter().enumerate() {
+            if t.keyed.len() <= c {
+                t.keyed.resize(c + 1, 0);
+            }
+            t.keyed[c] = topics.records.len();
+        }
+        reducer.renew_witness(w);
+        merger.add(items);
     }
 
     /// Adds `inputs` to the run, as streams ranked after those read so far.
@@ -430,6 +509,7 @@ impl<'a> Run<'a> {
                     s.idle_since = None;
                 }
             }
+            self.take_records(&mut merger, &mut reducer);
             if let Some(o) = &observer {
                 self.observe_streams(&**o, now);
             }
@@ -445,8 +525,10 @@ impl<'a> Run<'a> {
             if self.slots.iter().all(|s| s.end.is_some()) {
                 match &self.opts.live {
                     // Following directories: new logs may still come.
+                    // Or the topics read live.
                     Some(l)
-                        if l.follow && !l.roots.is_empty() && !l.stop.load(Ordering::Relaxed) =>
+                        if (l.follow && !l.roots.is_empty() || l.records.is_some())
+                            && !l.stop.load(Ordering::Relaxed) =>
                     {
                         l.wake.wait(l.poll);
                         self.last_rescan = Instant::now() - RESCAN;

@@ -147,6 +147,15 @@ impl Reducer {
         self.drain(names, sink)
     }
 
+    /// The internal topics' witness, renewed with the records read live
+    /// since (see [`crate::topics::cross::Cross::renewed`]).
+    pub fn renew_witness(&mut self, w: Arc<crate::topics::cross::Witness>) {
+        self.witness = Some(match self.witness.take() {
+            Some(x) => x.renewed(w),
+            None => crate::topics::cross::Cross::new(w),
+        });
+    }
+
     /// Lines whose order is unknown: no finding that quotes one is
     /// reported.
     pub fn withhold(&mut self, lines: Vec<(crate::model::SourceId, u64)>) {

@@ -43,6 +43,11 @@ struct FindingLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct TopicLabels {
+    topic: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct CauseLabels {
     connector: String,
     cause: String,
@@ -131,6 +136,8 @@ pub struct Metrics {
     last_finding: Family<FindingLabels, FloatGauge>,
     interruptions: Family<CauseLabels, Counter>,
     downtime: Family<CauseLabels, Counter<f64, AtomicU64>>,
+    topic_records: Family<TopicLabels, Counter>,
+    topics_up: Family<TopicLabels, Gauge>,
     /// Connector label values handed out.
     connectors: HashSet<String>,
     groups: HashMap<Arc<str>, i32>,
@@ -193,6 +200,8 @@ impl Metrics {
             last_finding: Family::default(),
             interruptions: Family::default(),
             downtime: Family::default(),
+            topic_records: Family::default(),
+            topics_up: Family::default(),
             connectors: HashSet::new(),
             groups: HashMap::new(),
             worker_models: HashMap::new(),
@@ -332,6 +341,20 @@ impl Metrics {
             Some(Unit::Seconds),
             m.downtime.clone(),
         );
+        add(
+            &mut r,
+            "topic_records_read",
+            "Records read live from Connect's internal topics (watch --bootstrap), per topic",
+            None,
+            m.topic_records.clone(),
+        );
+        add(
+            &mut r,
+            "topics_up",
+            "1 while the internal topic is read (watch --bootstrap), 0 while the cluster cannot be reached",
+            None,
+            m.topics_up.clone(),
+        );
         r.register(
             "build",
             "The build",
@@ -383,6 +406,24 @@ impl Metrics {
         let secs = ms.unwrap_or(0).max(0) as f64 / 1000.0;
         // Created with the count, so both series appear together.
         self.downtime.get_or_create(&labels).inc_by(secs);
+    }
+
+    /// Records read live from `topic` in one poll.
+    pub fn topic_records(&mut self, topic: &str, n: u64) {
+        self.topic_records
+            .get_or_create(&TopicLabels {
+                topic: topic.to_string(),
+            })
+            .inc_by(n);
+    }
+
+    /// Whether the internal topic could be read at the last try.
+    pub fn topics_up(&mut self, topic: &str, up: bool) {
+        self.topics_up
+            .get_or_create(&TopicLabels {
+                topic: topic.to_string(),
+            })
+            .set(i64::from(up));
     }
 
     /// A finding found again after a restart, not emitted.
@@ -671,6 +712,8 @@ impl Metrics {
         );
         m.stream("w", 1, 1, true, Instant::now());
         m.interruption(&Resource::Connector("c".into()), "balance", Some(1));
+        m.topic_records("t", 1);
+        m.topics_up("t", true);
         m.encode(Instant::now(), false)
             .lines()
             .filter(|l| !l.starts_with('#') && !l.is_empty())

@@ -11,15 +11,17 @@
 //! ([`metrics`]), the state file ([`state`]), the server ([`server`]) and
 //! the page ([`window`]).
 //!
-//! Seam for the Connect internal topics: once they are read live, their
-//! records come in as another stream of the same audit (see
-//! docs/watch.md, "Topology"); nothing here changes but the inputs.
+//! With `--bootstrap`, Connect's internal topics are read live by a thread
+//! of their own ([`topics`]) and their records join the same audit
+//! ([`crate::audit::RecordFeed`]); the interruptions the audit tracks are
+//! counted in the metrics once each ([`isolation`]).
 
 pub mod core;
 pub mod isolation;
 pub mod metrics;
 pub mod server;
 pub mod state;
+pub mod topics;
 pub mod window;
 
 use crate::audit::{self, Live, Options};
@@ -56,6 +58,8 @@ pub struct WatchOptions {
     pub include: Vec<String>,
     /// Worker threads (`None`: one per core).
     pub jobs: Option<usize>,
+    /// The internal topics read live beside the logs.
+    pub topics: Option<topics::TopicsSource>,
 }
 
 /// A non-negative, finite number of seconds (else `default`), capped at a day.
@@ -80,10 +84,16 @@ pub fn run(args: &WatchOptions) -> i32 {
 }
 
 fn watch(args: &WatchOptions) -> std::io::Result<()> {
-    let paths = if args.paths.is_empty() {
+    let paths = if args.paths.is_empty() && args.topics.is_none() {
         vec![PathBuf::from("-")]
     } else {
         args.paths.clone()
+    };
+    // Bad security settings end the run at once; an unreachable broker
+    // does not (the reader tries again).
+    let connection = match &args.topics {
+        Some(t) => Some(t.connection().map_err(std::io::Error::other)?),
+        None => None,
     };
     let retention = state::Retention {
         window_ms: (args.state_retention.clamp(0.0, 24.0 * 366.0) * 3_600_000.0) as i64,
@@ -160,6 +170,23 @@ fn watch(args: &WatchOptions) -> std::io::Result<()> {
         let _ = signal_hook::flag::register(sig, live.stop.clone());
     }
     watcher.lock().stopping = Some(live.stop.clone());
+    if let (Some(src), Some(conn)) = (&args.topics, connection) {
+        let feed = Arc::new(audit::RecordFeed::new(src.inputs()));
+        live.records = Some(feed.clone());
+        topics::start(
+            src,
+            conn,
+            feed,
+            live.wake.clone(),
+            watcher.clone(),
+            live.stop.clone(),
+        )?;
+        eprintln!(
+            "herder-audit watch: reading {} live from {}",
+            src.topics.join(" and "),
+            src.bootstrap
+        );
+    }
     let opts = Options {
         jobs: args.jobs,
         live: Some(live),
