@@ -25,6 +25,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+/// How soon the run looks again while items wait for a quiet stream's
+/// bound to grow past them.
+const QUIET_LOOK: Duration = Duration::from_millis(10);
+
 /// How often followed directories are looked at for new logs.
 const RESCAN: Duration = Duration::from_secs(1);
 
@@ -78,6 +82,11 @@ pub struct Live {
     /// their records join the witness and the merge as they come; the run
     /// goes on while the feed is there, with or without logs.
     pub records: Option<Arc<super::observe::RecordFeed>>,
+    /// A quiet log read from a file no longer holds the others back past
+    /// what its own clock says it has written (`super::quiet`), lines
+    /// taking at most this long from their time stamp to their file;
+    /// `None`: only the idle timeout lets the others go on.
+    pub quiet_bound: Option<Duration>,
 }
 
 impl Live {
@@ -94,6 +103,7 @@ impl Live {
             events: None,
             settle_early: false,
             records: None,
+            quiet_bound: None,
         }
     }
 
@@ -168,6 +178,8 @@ struct Slot {
     /// What its replays held back was handed on since it went quiet.
     settled: bool,
     read_before: u64,
+    /// How far it is known complete while quiet.
+    quiet: super::quiet::Quiet,
 }
 
 struct Run<'a> {
@@ -193,16 +205,9 @@ struct Run<'a> {
     /// (by its place in the feed), the records and skipped records read so
     /// far, how many records of each cluster are items already, and the
     /// next item's sequence number.
-    live_topics: LiveTopics,
-}
-
-#[derive(Default)]
-struct LiveTopics {
-    sources: Vec<SourceId>,
-    records: Vec<crate::topics::record::Record>,
-    skipped: Vec<crate::topics::Skipped>,
-    keyed: Vec<usize>,
-    seq: u64,
+    live_topics: super::live_topics::LiveTopics,
+    /// The run's start, for the quiet streams' clocks.
+    epoch: Instant,
 }
 
 /// The family of a file: its directory and the name before rotation.
@@ -235,7 +240,8 @@ impl<'a> Run<'a> {
             last_rescan: Instant::now(),
             next_rank: 0,
             appear: super::appear::Appear::new(),
-            live_topics: LiveTopics::default(),
+            live_topics: Default::default(),
+            epoch: Instant::now(),
         };
         if let Some(l) = &opts.live
             && l.follow
@@ -250,63 +256,12 @@ impl<'a> Run<'a> {
         if let Some(feed) = opts.live.as_ref().and_then(|l| l.records.clone()) {
             // the live topics' inputs: numbered as inputs read no stream
             for (_, name) in &feed.inputs {
-                run.live_topics
-                    .sources
-                    .push(SourceId(run.inputs.len() as u32));
+                run.live_topics.source(SourceId(run.inputs.len() as u32));
                 run.inputs.push(Input::bytes(name.clone(), Vec::new()));
                 run.names.0.push(name.clone());
             }
         }
         run
-    }
-
-    /// The records the live topics' reader polled since the last call join
-    /// the witness (renewed with every record read so far), their items
-    /// the merge.
-    fn take_records(&mut self, merger: &mut Merger, reducer: &mut Reducer) {
-        let Some(feed) = self.opts.live.as_ref().and_then(|l| l.records.clone()) else {
-            return;
-        };
-        let (mut records, mut skipped) = feed.take();
-        if records.is_empty() && skipped.is_empty() {
-            return;
-        }
-        let t = &mut self.live_topics;
-        // The reader names a record's source by its topic's place in the feed.
-        let source = |s: SourceId| t.sources.get(s.0 as usize).copied().unwrap_or(s);
-        for r in &mut records {
-            r.raw.line.source = source(r.raw.line.source);
-        }
-        for k in &mut skipped {
-            k.source = source(k.source);
-        }
-        t.records.extend(records);
-        t.skipped.extend(skipped);
-        let w = Arc::new(crate::topics::cross::Witness::new(
-            t.records.clone(),
-            &t.skipped,
-        ));
-        let label: Arc<str> = Arc::from("topics");
-        let mut items = Vec::new();
-        for k in w.keyed() {
-            let c = k.cluster as usize;
-            if t.keyed.len() <= c {
-                t.keyed.resize(c + 1, 0);
-            }
-            if (k.record as usize) < t.keyed[c] {
-                continue;
-            }
-            t.seq += 1;
-            items.push(super::record_item(&label, &k, t.seq));
-        }
-        for (c, topics) in w.clusters.iter().enumerate() {
-            if t.keyed.len() <= c {
-                t.keyed.resize(c + 1, 0);
-            }
-            t.keyed[c] = topics.records.len();
-        }
-        reducer.renew_witness(w);
-        merger.add(items);
     }
 
     /// Adds `inputs` to the run, as streams ranked after those read so far.
@@ -339,6 +294,9 @@ impl<'a> Run<'a> {
                 idle_since: None,
                 settled: false,
                 read_before: 0,
+                quiet: super::quiet::Quiet::new(
+                    s.segments.iter().any(|&i| inputs[i] == Input::Stdin),
+                ),
             });
         }
     }
@@ -398,7 +356,11 @@ impl<'a> Run<'a> {
 
     /// How long to wait for live input: `poll`, or less when a quiet
     /// stream is about to settle.
-    fn wait_for(&self, poll: Duration) -> Duration {
+    fn wait_for(&self, poll: Duration, pending: bool) -> Duration {
+        // A quiet stream's bound grows with the clock: look again soon
+        // while items wait for it.
+        let bound = self.opts.live.as_ref().and_then(|l| l.quiet_bound);
+        let soon = (pending && bound.is_some()).then_some(QUIET_LOOK);
         self.slots
             .iter()
             .filter(|s| !s.settled && s.proc.state() == Advance::Idle)
@@ -410,12 +372,14 @@ impl<'a> Run<'a> {
                     .any(|s| s.proc.head_pending())
                     .then_some(crate::stream::LIVE_HEAD_QUIET),
             )
+            .chain(soon)
             .fold(poll, Duration::min)
     }
 
     /// The least key any stream may still hand on.
     fn watermark(&self, now: Instant) -> Key {
         let timeout = self.opts.live.as_ref().map(|l| l.idle_timeout);
+        let bound = self.opts.live.as_ref().and_then(|l| l.quiet_bound);
         self.slots
             .iter()
             .map(|s| match s.proc.state() {
@@ -423,7 +387,10 @@ impl<'a> Run<'a> {
                 Advance::Paused(t) => s.proc.frontier_paused(t),
                 Advance::Idle => match (s.idle_since, timeout) {
                     (Some(since), Some(t)) if now.duration_since(since) >= t => Key::MAX,
-                    _ => s.proc.frontier(),
+                    _ => match s.quiet.complete_to(self.epoch, bound).filter(|_| s.settled) {
+                        Some(t) => s.proc.frontier_paused(Timestamp(t)),
+                        None => s.proc.frontier(),
+                    },
                 },
             })
             .min()
@@ -453,6 +420,7 @@ impl<'a> Run<'a> {
                 reducer.settle_among(self.slots.iter().map(|s| s.proc.rank()));
             }
             let stopping = stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
+            let round_start = Instant::now();
             let fed = {
                 let names = &self.names;
                 let slots = &mut self.slots;
@@ -488,11 +456,17 @@ impl<'a> Run<'a> {
                     observe_step(&**o, &mut s.proc, unordered.len());
                 }
                 reducer.withhold(unordered);
-                merger.add(s.proc.take_items());
+                let items = s.proc.take_items();
+                s.quiet.items(&items);
+                merger.add(items);
                 let total = s.proc.bytes_read.load(Ordering::Relaxed);
                 let fresh = total - s.read_before;
                 read += fresh;
                 s.read_before = total;
+                let idle = s.proc.state() == Advance::Idle;
+                let frontier = s.proc.frontier().ts;
+                s.quiet
+                    .round(self.epoch, round_start, now, frontier, fresh > 0, idle);
                 if s.proc.state() == Advance::Idle {
                     if fresh > 0 || s.idle_since.is_none() {
                         s.idle_since = Some(now);
@@ -509,7 +483,9 @@ impl<'a> Run<'a> {
                     s.idle_since = None;
                 }
             }
-            self.take_records(&mut merger, &mut reducer);
+            if let Some(feed) = self.opts.live.as_ref().and_then(|l| l.records.as_ref()) {
+                self.live_topics.take(feed, &mut merger, &mut reducer);
+            }
             if let Some(o) = &observer {
                 self.observe_streams(&**o, now);
             }
@@ -553,7 +529,7 @@ impl<'a> Run<'a> {
                         let wm = self.watermark(Instant::now());
                         batch = (merger.release(wm), wm);
                         if batch.0.is_empty() && !live.stop.load(Ordering::Relaxed) {
-                            live.wake.wait(self.wait_for(live.poll));
+                            live.wake.wait(self.wait_for(live.poll, !merger.is_empty()));
                         }
                     }
                     Until::End

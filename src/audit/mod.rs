@@ -23,10 +23,12 @@
 
 mod appear;
 mod driver;
+mod live_topics;
 pub mod mapred;
 pub mod merge;
 pub mod observe;
 pub mod plan;
+mod quiet;
 mod report;
 pub mod sink;
 

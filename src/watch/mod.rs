@@ -46,6 +46,9 @@ pub struct WatchOptions {
     pub output: Option<PathBuf>,
     /// Seconds a silent log holds back the others' cross-worker findings.
     pub idle_timeout: f64,
+    /// Seconds a line may take from its time stamp to its file (0: quiet
+    /// logs are not bounded by their clocks).
+    pub quiet_bound: f64,
     /// Seconds a followed file may be gone before its stream ends.
     pub gone_after: f64,
     /// Distinct `connector` label values at most.
@@ -164,6 +167,8 @@ fn watch(args: &WatchOptions) -> std::io::Result<()> {
     live.events = Some(Arc::new(watcher.clone()));
     live.forget_ended = Some(seconds(args.gone_after, 30.0));
     live.settle_early = true;
+    live.quiet_bound = (args.quiet_bound.is_finite() && args.quiet_bound > 0.0)
+        .then(|| seconds(args.quiet_bound, 0.25));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         // A second signal while the first is handled ends the process.
         let _ = signal_hook::flag::register_conditional_shutdown(sig, 130, live.stop.clone());

@@ -28,6 +28,13 @@ pub struct WatchArgs {
     /// cross-worker findings of the others.
     #[arg(long, value_name = "SECONDS", default_value_t = 1.0)]
     pub idle_timeout: f64,
+    /// How long (seconds) a worker's line may take from its time stamp to
+    /// its file: a quiet log at its end no longer holds back the others'
+    /// cross-worker findings past the time its own clock says it has
+    /// written up to, minus this (docs/watch.md). 0 turns it off (only
+    /// --idle-timeout then lets the others go on).
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.25)]
+    pub quiet_bound: f64,
     /// A followed file gone from its path this long (seconds; at once when
     /// its directory is gone, as a deleted pod's) ends its stream.
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
@@ -88,6 +95,7 @@ impl WatchArgs {
             state: self.state.clone(),
             output: self.output.clone(),
             idle_timeout: self.idle_timeout,
+            quiet_bound: self.quiet_bound,
             gone_after: self.gone_after,
             max_connector_labels: self.max_connector_labels,
             state_retention: self.state_retention,
