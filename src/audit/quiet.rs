@@ -97,3 +97,68 @@ impl Quiet {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Key;
+    use crate::replay::{Fact, FactKind};
+
+    fn item(worker: &str) -> Item {
+        Item {
+            key: Key::MIN,
+            worker: Arc::from(worker),
+            fact: Fact {
+                group: None,
+                cluster: None,
+                identity: None,
+                line: crate::model::SourceLine {
+                    source: crate::model::SourceId(0),
+                    line: 1,
+                    seq: 1,
+                    ts: None,
+                    text: Arc::from(""),
+                    msg: (0, 0),
+                },
+                kind: FactKind::Reset,
+            },
+        }
+    }
+
+    #[test]
+    fn a_quiet_log_is_complete_to_its_clock_at_its_end_less_the_slack() {
+        let epoch = Instant::now();
+        let at = |ms: u64| epoch + Duration::from_millis(ms);
+        let slack = Some(Duration::from_millis(250));
+        let mut q = Quiet::new(false);
+        // Nothing read yet: no clock.
+        q.round(epoch, at(0), at(10), i64::MIN, false, true);
+        assert_eq!(q.complete_to(epoch, slack), None);
+        // Log time 1,000,000 read by 100 ms: its clock is at least
+        // 999,900 ms ahead; a later read lagging behind does not lower it.
+        q.round(epoch, at(90), at(100), 1_000_000, true, false);
+        q.round(epoch, at(190), at(200), 1_000_050, true, false);
+        // At its end in the round that began at 500 ms.
+        q.round(epoch, at(500), at(510), 1_000_050, false, true);
+        assert_eq!(q.complete_to(epoch, slack), Some(500 + 999_900 - 250));
+        assert_eq!(q.complete_to(epoch, None), None, "off");
+        // Reading again: no bound until it is at its end again.
+        q.round(epoch, at(600), at(610), 1_000_700, true, false);
+        assert_eq!(q.complete_to(epoch, slack), None);
+    }
+
+    #[test]
+    fn several_workers_or_standard_input_are_never_bounded() {
+        let epoch = Instant::now();
+        let slack = Some(Duration::from_millis(250));
+        let mut q = Quiet::new(false);
+        q.items(&[item("a"), item("a")]);
+        q.round(epoch, epoch, epoch, 5_000, true, true);
+        assert!(q.complete_to(epoch, slack).is_some());
+        q.items(&[item("b")]);
+        assert_eq!(q.complete_to(epoch, slack), None);
+        let mut s = Quiet::new(true);
+        s.round(epoch, epoch, epoch, 5_000, true, true);
+        assert_eq!(s.complete_to(epoch, slack), None);
+    }
+}
