@@ -23,6 +23,13 @@ Two uses:
 
 Both print one line per finding and a JSON summary line (median, p90,
 p99, max in ms).
+
+With RESTAMP=1, `sim` writes each line with the time it is written as its
+time stamp (the log's order kept, its gaps as written): log time then
+flows with the clock, as a live cluster's does, where the simulated logs
+(the default) run ahead of it wherever their gaps are capped or written at
+once. WATCH_ARGS adds flags to the watcher (`--quiet-bound 0`: the build's
+behaviour without the quiet logs' clock bound).
 """
 
 import json
@@ -161,6 +168,17 @@ def stamp(line):
     return None
 
 
+RESTAMP = os.environ.get("RESTAMP") == "1"
+
+
+def restamp(line):
+    """The line stamped now (RESTAMP=1), else as it is."""
+    if not RESTAMP or stamp(line) is None:
+        return line
+    now = datetime.now().strftime("%Y-%m-%d %H:%M:%S,%f")[:23].encode()
+    return line[:1] + now + line[24:]
+
+
 def write_paced(sim, live, expected):
     """Writes the simulated workers' logs into `live`, merged in log-time
     order: at once, except WINDOW lines around each proving line, which
@@ -184,7 +202,7 @@ def write_paced(sim, live, expected):
     prev = None
     for ts, name, n, line in merged:
         if (name, n) not in paced:
-            batch.setdefault(name, []).append(line)
+            batch.setdefault(name, []).append(restamp(line))
             prev = ts
             continue
         for k, v in batch.items():
@@ -192,7 +210,7 @@ def write_paced(sim, live, expected):
         batch = {}
         if prev is not None:
             time.sleep(min(CAP_S, max(0.0, ts - prev)))
-        files[name].write(line)
+        files[name].write(restamp(line))
         prev = ts
     for k, v in batch.items():
         files[k].write(b"".join(v))

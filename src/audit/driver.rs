@@ -25,6 +25,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+/// How soon the run looks again while items wait for a quiet stream's
+/// bound to grow past them.
+const QUIET_LOOK: Duration = Duration::from_millis(10);
+
 /// How often followed directories are looked at for new logs.
 const RESCAN: Duration = Duration::from_secs(1);
 
@@ -74,6 +78,15 @@ pub struct Live {
     /// change it any more (`herder-audit watch`: its output is a finding
     /// at a time, not the run's order).
     pub settle_early: bool,
+    /// The internal topics read live (`herder-audit watch --bootstrap`):
+    /// their records join the witness and the merge as they come; the run
+    /// goes on while the feed is there, with or without logs.
+    pub records: Option<Arc<super::observe::RecordFeed>>,
+    /// A quiet log read from a file no longer holds the others back past
+    /// what its own clock says it has written (`super::quiet`), lines
+    /// taking at most this long from their time stamp to their file;
+    /// `None`: only the idle timeout lets the others go on.
+    pub quiet_bound: Option<Duration>,
 }
 
 impl Live {
@@ -89,6 +102,8 @@ impl Live {
             forget_ended: None,
             events: None,
             settle_early: false,
+            records: None,
+            quiet_bound: None,
         }
     }
 
@@ -163,6 +178,8 @@ struct Slot {
     /// What its replays held back was handed on since it went quiet.
     settled: bool,
     read_before: u64,
+    /// How far it is known complete while quiet.
+    quiet: super::quiet::Quiet,
 }
 
 struct Run<'a> {
@@ -184,6 +201,13 @@ struct Run<'a> {
     next_rank: u32,
     /// Tells at once of logs created in followed directories.
     appear: super::appear::Appear,
+    /// The topics read live: the source id of each of the feed's topics
+    /// (by its place in the feed), the records and skipped records read so
+    /// far, how many records of each cluster are items already, and the
+    /// next item's sequence number.
+    live_topics: super::live_topics::LiveTopics,
+    /// The run's start, for the quiet streams' clocks.
+    epoch: Instant,
 }
 
 /// The family of a file: its directory and the name before rotation.
@@ -216,6 +240,8 @@ impl<'a> Run<'a> {
             last_rescan: Instant::now(),
             next_rank: 0,
             appear: super::appear::Appear::new(),
+            live_topics: Default::default(),
+            epoch: Instant::now(),
         };
         if let Some(l) = &opts.live
             && l.follow
@@ -226,6 +252,14 @@ impl<'a> Run<'a> {
         if let Some(w) = &opts.witness {
             // the topics' inputs, numbered after the logs'
             run.names.0.extend(w.inputs.iter().map(|i| i.name.clone()));
+        }
+        if let Some(feed) = opts.live.as_ref().and_then(|l| l.records.clone()) {
+            // the live topics' inputs: numbered as inputs read no stream
+            for (_, name) in &feed.inputs {
+                run.live_topics.source(SourceId(run.inputs.len() as u32));
+                run.inputs.push(Input::bytes(name.clone(), Vec::new()));
+                run.names.0.push(name.clone());
+            }
         }
         run
     }
@@ -260,6 +294,9 @@ impl<'a> Run<'a> {
                 idle_since: None,
                 settled: false,
                 read_before: 0,
+                quiet: super::quiet::Quiet::new(
+                    s.segments.iter().any(|&i| inputs[i] == Input::Stdin),
+                ),
             });
         }
     }
@@ -319,7 +356,11 @@ impl<'a> Run<'a> {
 
     /// How long to wait for live input: `poll`, or less when a quiet
     /// stream is about to settle.
-    fn wait_for(&self, poll: Duration) -> Duration {
+    fn wait_for(&self, poll: Duration, pending: bool) -> Duration {
+        // A quiet stream's bound grows with the clock: look again soon
+        // while items wait for it.
+        let bound = self.opts.live.as_ref().and_then(|l| l.quiet_bound);
+        let soon = (pending && bound.is_some()).then_some(QUIET_LOOK);
         self.slots
             .iter()
             .filter(|s| !s.settled && s.proc.state() == Advance::Idle)
@@ -331,12 +372,14 @@ impl<'a> Run<'a> {
                     .any(|s| s.proc.head_pending())
                     .then_some(crate::stream::LIVE_HEAD_QUIET),
             )
+            .chain(soon)
             .fold(poll, Duration::min)
     }
 
     /// The least key any stream may still hand on.
     fn watermark(&self, now: Instant) -> Key {
         let timeout = self.opts.live.as_ref().map(|l| l.idle_timeout);
+        let bound = self.opts.live.as_ref().and_then(|l| l.quiet_bound);
         self.slots
             .iter()
             .map(|s| match s.proc.state() {
@@ -344,7 +387,10 @@ impl<'a> Run<'a> {
                 Advance::Paused(t) => s.proc.frontier_paused(t),
                 Advance::Idle => match (s.idle_since, timeout) {
                     (Some(since), Some(t)) if now.duration_since(since) >= t => Key::MAX,
-                    _ => s.proc.frontier(),
+                    _ => match s.quiet.complete_to(self.epoch, bound).filter(|_| s.settled) {
+                        Some(t) => s.proc.frontier_paused(Timestamp(t)),
+                        None => s.proc.frontier(),
+                    },
                 },
             })
             .min()
@@ -374,6 +420,7 @@ impl<'a> Run<'a> {
                 reducer.settle_among(self.slots.iter().map(|s| s.proc.rank()));
             }
             let stopping = stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
+            let round_start = Instant::now();
             let fed = {
                 let names = &self.names;
                 let slots = &mut self.slots;
@@ -402,7 +449,15 @@ impl<'a> Run<'a> {
             };
             fed?;
             let now = Instant::now();
-            let read = self.take_round(now, observer.as_deref(), &mut reducer, &mut merger);
+            let read = self.take_round(
+                (round_start, now),
+                observer.as_deref(),
+                &mut reducer,
+                &mut merger,
+            );
+            if let Some(feed) = self.opts.live.as_ref().and_then(|l| l.records.as_ref()) {
+                self.live_topics.take(feed, &mut merger, &mut reducer);
+            }
             if let Some(o) = &observer {
                 self.observe_streams(&**o, now);
             }
@@ -418,8 +473,10 @@ impl<'a> Run<'a> {
             if self.slots.iter().all(|s| s.end.is_some()) {
                 match &self.opts.live {
                     // Following directories: new logs may still come.
+                    // Or the topics read live.
                     Some(l)
-                        if l.follow && !l.roots.is_empty() && !l.stop.load(Ordering::Relaxed) =>
+                        if (l.follow && !l.roots.is_empty() || l.records.is_some())
+                            && !l.stop.load(Ordering::Relaxed) =>
                     {
                         l.wake.wait(l.poll);
                         self.last_rescan = Instant::now() - RESCAN;
@@ -444,7 +501,7 @@ impl<'a> Run<'a> {
                         let wm = self.watermark(Instant::now());
                         batch = (merger.release(wm), wm);
                         if batch.0.is_empty() && !live.stop.load(Ordering::Relaxed) {
-                            live.wake.wait(self.wait_for(live.poll));
+                            live.wake.wait(self.wait_for(live.poll, !merger.is_empty()));
                         }
                     }
                     Until::End
@@ -465,7 +522,7 @@ impl<'a> Run<'a> {
     /// that may follow. Returns the bytes read in the round.
     fn take_round(
         &mut self,
-        now: Instant,
+        (round_start, now): (Instant, Instant),
         observer: Option<&dyn Observe>,
         reducer: &mut Reducer,
         merger: &mut Merger,
@@ -477,12 +534,18 @@ impl<'a> Run<'a> {
                 observe_step(o, &mut s.proc, unordered.len());
             }
             reducer.withhold(unordered);
-            merger.add(s.proc.take_items());
+            let items = s.proc.take_items();
+            s.quiet.items(&items);
+            merger.add(items);
             let total = s.proc.bytes_read.load(Ordering::Relaxed);
             let fresh = total - s.read_before;
             read += fresh;
             s.read_before = total;
-            if s.proc.state() == Advance::Idle {
+            let idle = s.proc.state() == Advance::Idle;
+            let frontier = s.proc.frontier().ts;
+            s.quiet
+                .round(self.epoch, round_start, now, frontier, fresh > 0, idle);
+            if idle {
                 if fresh > 0 || s.idle_since.is_none() {
                     s.idle_since = Some(now);
                     s.settled = false;

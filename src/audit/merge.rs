@@ -36,6 +36,11 @@ impl Merger {
         self.pending.extend(items);
     }
 
+    /// Are no items waiting for the watermark?
+    pub fn is_empty(&self) -> bool {
+        self.pending.is_empty()
+    }
+
     /// Takes, in key order, the items keyed below `watermark`.
     pub fn release(&mut self, watermark: Key) -> Vec<Item> {
         if self.pending.is_empty() {
@@ -143,6 +148,15 @@ impl Reducer {
         self.drain(names, sink)
     }
 
+    /// The internal topics' witness, renewed with the records read live
+    /// since (see [`crate::topics::cross::Cross::renewed`]).
+    pub fn renew_witness(&mut self, w: Arc<crate::topics::cross::Witness>) {
+        self.witness = Some(match self.witness.take() {
+            Some(x) => x.renewed(w),
+            None => crate::topics::cross::Cross::new(w),
+        });
+    }
+
     /// Lines whose order is unknown: no finding that quotes one is
     /// reported.
     pub fn withhold(&mut self, lines: Vec<(crate::model::SourceId, u64)>) {
@@ -216,6 +230,9 @@ impl Reducer {
                 .map(|r| self.stream_workers.get(r).map_or(&[][..], Vec::as_slice))
                 .collect();
             self.checker.settle_foreign(&streams);
+        }
+        if let Some(o) = &self.observer {
+            o.isolation(&self.isolation, self.now);
         }
         self.drain(names, sink)
     }

@@ -23,17 +23,19 @@
 
 mod appear;
 mod driver;
+mod live_topics;
 pub mod mapred;
 pub mod merge;
 pub mod observe;
 pub mod plan;
+mod quiet;
 mod report;
 pub mod sink;
 
 pub use crate::model::Key;
 pub use crate::stream::{InputError, InputReport, Item};
-pub use driver::{Live, audit, audit_to, map_to};
-pub use observe::{Observe, StreamStat};
+pub use driver::{Live, Wake, audit, audit_to, map_to};
+pub use observe::{Observe, RecordFeed, StreamStat};
 pub use report::Report;
 pub use sink::{Collect, Names, Sink};
 
@@ -84,31 +86,40 @@ impl Default for Options {
 /// stamps, ranked after every log stream (docs/topics.md, "Checks with
 /// the logs").
 pub(crate) fn witness_items(w: &Witness) -> Vec<Item> {
-    use crate::replay::{Fact, FactKind};
     let label: std::sync::Arc<str> = std::sync::Arc::from("topics");
     w.records
         .keyed()
         .into_iter()
         .enumerate()
-        .map(|(n, k)| Item {
-            key: Key {
-                ts: k.ts,
-                stream: u32::MAX,
-                seq: n as u64 + 1,
-            },
-            worker: label.clone(),
-            fact: Fact {
-                group: None,
-                cluster: None,
-                identity: None,
-                line: k.line.clone(),
-                kind: FactKind::Record {
-                    cluster: k.cluster,
-                    record: k.record,
-                },
-            },
-        })
+        .map(|(n, k)| record_item(&label, &k, n as u64 + 1))
         .collect()
+}
+
+/// One record as an item, `seq` its place among the records.
+pub(crate) fn record_item(
+    label: &std::sync::Arc<str>,
+    k: &crate::topics::cross::Keyed<'_>,
+    seq: u64,
+) -> Item {
+    use crate::replay::{Fact, FactKind};
+    Item {
+        key: Key {
+            ts: k.ts,
+            stream: u32::MAX,
+            seq,
+        },
+        worker: label.clone(),
+        fact: Fact {
+            group: None,
+            cluster: None,
+            identity: None,
+            line: k.line.clone(),
+            kind: FactKind::Record {
+                cluster: k.cluster,
+                record: k.record,
+            },
+        },
+    }
 }
 
 /// The worker ids (`host:port`) of the logs read, from their REST URLs.

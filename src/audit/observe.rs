@@ -60,4 +60,63 @@ pub trait Observe: Send + Sync + std::fmt::Debug {
     fn ended(&self, stream: &str, end: &StreamEnd) {
         let _ = (stream, end);
     }
+
+    /// The interruptions the facts fed so far show (`tracker`), with log
+    /// time at `now_ms`: called after each step's items, for a service that
+    /// counts each interruption once as it ends.
+    fn isolation(&self, tracker: &crate::interruptions::Tracker, now_ms: i64) {
+        let _ = (tracker, now_ms);
+    }
+}
+
+/// The internal topics read live beside the logs (`herder-audit watch
+/// --bootstrap`): a reader thread hands the records it polls to the run,
+/// which adds them to the witness and their items to the merge as they
+/// come (docs/watch.md, "The internal topics, live").
+#[derive(Debug)]
+pub struct RecordFeed {
+    /// Each topic's input name (`kafka://HOST:PORT/TOPIC`), by topic.
+    pub inputs: Vec<(String, String)>,
+    fresh: std::sync::Mutex<Fresh>,
+}
+
+#[derive(Debug, Default)]
+struct Fresh {
+    records: Vec<crate::topics::record::Record>,
+    skipped: Vec<crate::topics::Skipped>,
+}
+
+impl RecordFeed {
+    /// A feed of these topics (`(topic, input name)`).
+    pub fn new(inputs: Vec<(String, String)>) -> RecordFeed {
+        RecordFeed {
+            inputs,
+            fresh: Default::default(),
+        }
+    }
+
+    /// Records polled (their source ids are set by the run).
+    pub fn push(
+        &self,
+        records: Vec<crate::topics::record::Record>,
+        skipped: Vec<crate::topics::Skipped>,
+    ) {
+        let mut f = self.fresh.lock().unwrap_or_else(|e| e.into_inner());
+        f.records.extend(records);
+        f.skipped.extend(skipped);
+    }
+
+    /// What was pushed since the last call.
+    pub(crate) fn take(
+        &self,
+    ) -> (
+        Vec<crate::topics::record::Record>,
+        Vec<crate::topics::Skipped>,
+    ) {
+        let mut f = self.fresh.lock().unwrap_or_else(|e| e.into_inner());
+        (
+            std::mem::take(&mut f.records),
+            std::mem::take(&mut f.skipped),
+        )
+    }
 }

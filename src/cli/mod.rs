@@ -13,7 +13,7 @@ mod output;
 mod report;
 mod simulate;
 mod stages;
-mod topics;
+pub(crate) mod topics;
 
 use crate::audit::{self, Live, Options};
 use crate::exit::EXIT_ERROR;

@@ -30,7 +30,17 @@ fn env_name(property: &str) -> String {
 }
 
 fn connection(a: &TopicsArgs, bootstrap: &str) -> Result<Connection, String> {
-    let file = match &a.kafka_config {
+    connect_to(bootstrap, a.kafka_config.as_deref())
+}
+
+/// How to reach the brokers of `bootstrap` (`host:port`, comma-separated),
+/// the security settings from the environment (`HERDER_AUDIT_KAFKA_…`)
+/// or else a client properties file: never from the command line.
+pub(crate) fn connect_to(
+    bootstrap: &str,
+    kafka_config: Option<&std::path::Path>,
+) -> Result<Connection, String> {
+    let file = match kafka_config {
         Some(p) => {
             let text = std::fs::read_to_string(p)
                 .map_err(|e| format!("{}: {}", p.display(), input::describe(&e)))?;
@@ -43,7 +53,7 @@ fn connection(a: &TopicsArgs, bootstrap: &str) -> Result<Connection, String> {
             .ok()
             .or_else(|| file.get(k).cloned())
     })
-    .map_err(|e| match &a.kafka_config {
+    .map_err(|e| match kafka_config {
         Some(p) => format!("{}: {e}", p.display()),
         None => e,
     })?;

@@ -67,6 +67,25 @@ pub(super) fn settle(t: Tracker) -> Isolation {
     iso
 }
 
+/// Interruption `i` alone with its cause settled, as [`settle`] settles it
+/// (`Tracker::settled` says when nothing can change it any more).
+pub(super) fn settle_one(t: &Tracker, i: usize) -> Interruption {
+    let mut it = t.interruptions[i].clone();
+    let p = &t.pending[i];
+    let rebalance = p
+        .because
+        .as_ref()
+        .and_then(|b| t.assignment_lines.get(&(b.source, b.line)))
+        .and_then(|(g, n)| {
+            t.rebalances
+                .iter()
+                .rposition(|r| r.group == *g && r.generation == *n)
+        })
+        .map(|r| (&t.rebalances[r], trigger(&t.rebalances[r], &t.changes)));
+    cause(t, &mut it, p, rebalance.as_ref().map(|(r, tr)| (*r, tr)));
+    it
+}
+
 /// What set a rebalance off: a member joining or leaving, else a change,
 /// else a forced rebalance, else unknown; with the last reason logged.
 fn trigger(r: &RebalanceAcc, changes: &[Change]) -> Trigger {

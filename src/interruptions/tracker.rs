@@ -720,3 +720,44 @@ fn measure(g: &Group, from: &Edge, to: &Edge, generation: Option<i32>) -> (Optio
     };
     (ms.map(|m| m.max(0)), clock)
 }
+
+/// After its start, this much log time passes before a closed
+/// interruption is counted as it stands even if a line could still change
+/// it (a task that never logs that it finished initialization, a silent
+/// worker that never logs again).
+const FINAL_AFTER_MS: i64 = 10 * 60 * 1000;
+
+/// A change logged up to this long after a stop may still be its cause
+/// (`price::change_before` reaches 1 s past the stop).
+const CAUSE_REACH_MS: i64 = 1_000;
+
+impl Tracker {
+    /// Interruptions recorded so far; their indices never change.
+    pub(crate) fn recorded(&self) -> usize {
+        self.interruptions.len()
+    }
+
+    /// Interruption `i` with its cause settled, once it is closed and no
+    /// later line can change its length or cause, with log time at
+    /// `now_ms`: its task logged that it runs again (or it is a
+    /// connector), its worker's fate is no longer open (a silent worker
+    /// that may turn out crashed or cut off), and log time passed its start
+    /// far enough for a late change; or [`FINAL_AFTER_MS`] passed its start.
+    /// For a long-running audit that counts each interruption once as it
+    /// ends (`herder-audit watch`'s metrics).
+    pub(crate) fn settled(&self, i: usize, now_ms: i64) -> Option<Interruption> {
+        let it = self.interruptions.get(i)?;
+        let to = ts(&it.to.as_ref()?.line).unwrap_or(i64::MIN);
+        let from = ts(&it.from.line).unwrap_or(i64::MIN);
+        let open_fate = || {
+            self.groups
+                .values()
+                .any(|g| g.awaiting.values().any(|&j| j == i))
+                || self.workers.values().any(|w| w.fell_silent.contains(&i))
+        };
+        let last = from.max(to);
+        let final_now = now_ms >= last.saturating_add(FINAL_AFTER_MS)
+            || (now_ms >= from.saturating_add(CAUSE_REACH_MS) && now_ms >= to && !open_fate());
+        final_now.then(|| super::price::settle_one(self, i))
+    }
+}

@@ -695,7 +695,8 @@ mod tests {
         let mut still = 0;
         for (r, i) in rows.iter().zip(&iso.interruptions) {
             assert_eq!(r[0], 0);
-            let lane = |w: &serde_json::Value| &v["lanes"][w[0].as_u64().unwrap() as usize]["worker"];
+            let lane =
+                |w: &serde_json::Value| &v["lanes"][w[0].as_u64().unwrap() as usize]["worker"];
             assert_eq!(*lane(&r[1]), *i.from.worker);
             assert_eq!(r[1][1], ms(&i.from.line));
             match &i.to {

@@ -238,6 +238,8 @@ pub struct Cross {
     pub backed: u64,
     /// Findings of the topics alone handed on.
     pub handed: u64,
+    /// The records fed so far (cluster, record, key), for [`Cross::renewed`].
+    fed: Vec<(u32, u32, crate::model::Key)>,
 }
 
 impl Cross {
@@ -249,8 +251,45 @@ impl Cross {
             merged: 0,
             backed: 0,
             handed: 0,
+            fed: Vec::new(),
             w,
         }
+    }
+
+    /// The same run over a witness of more records (the topics read live
+    /// since; the records fed so far keep their places): what was handed
+    /// on or taken in stays so (a finding of the topics alone known by its
+    /// kind, resource and trigger record), and the records fed so far start
+    /// their holds again in the new witness.
+    pub fn renewed(self, w: Arc<Witness>) -> Cross {
+        type Id = (Kind, Option<Resource>, SourceId, u64);
+        let id =
+            |f: &Finding| -> Id { (f.kind, f.resource.clone(), f.trigger.source, f.trigger.line) };
+        let done: BTreeSet<Id> = self
+            .alone
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| **d)
+            .map(|(a, _)| id(&self.w.alone[a].finding))
+            .collect();
+        let mut c = Cross {
+            alone: w
+                .alone
+                .iter()
+                .map(|a| done.contains(&id(&a.finding)))
+                .collect(),
+            waiting: Vec::new(),
+            ids: self.ids,
+            merged: self.merged,
+            backed: self.backed,
+            handed: self.handed,
+            fed: Vec::new(),
+            w,
+        };
+        for (cluster, record, key) in self.fed {
+            c.record(cluster, record, key);
+        }
+        c
     }
 
     /// A log worker's label and identity, as its latest fact gave them.
@@ -271,6 +310,7 @@ impl Cross {
     /// Record `record` of cluster `cluster` comes, its item keyed `key`:
     /// the findings it proves alone start their hold.
     pub fn record(&mut self, cluster: u32, record: u32, key: crate::model::Key) {
+        self.fed.push((cluster, record, key));
         if let Some(found) = self.w.by_trigger.get(&(cluster, record)) {
             for &a in found {
                 let deadline = key.ts.saturating_add(HOLD_MS);

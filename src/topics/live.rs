@@ -146,7 +146,18 @@ impl LiveReader {
             .enable_all()
             .build()
             .map_err(|e| err("cannot start the I/O runtime", e))?;
-        let mut b = ClientBuilder::new(c.bootstrap.clone()).client_id("herder-audit");
+        // A broker that is down or goes away: each request gives up after
+        // a while (rskafka's default retries for ever), so that a caller
+        // can say so and try again (`herder-audit watch`).
+        let backoff = rskafka::BackoffConfig {
+            init_backoff: Duration::from_millis(100),
+            max_backoff: Duration::from_secs(2),
+            base: 3.0,
+            deadline: Some(Duration::from_secs(10)),
+        };
+        let mut b = ClientBuilder::new(c.bootstrap.clone())
+            .client_id("herder-audit")
+            .backoff_config(backoff);
         if let Security::SaslPlaintext {
             mechanism,
             username,

@@ -99,6 +99,8 @@ pub struct Core {
     /// Set when the watcher is asked to end (SIGTERM): streams then end
     /// without being gone.
     pub stopping: Option<Arc<std::sync::atomic::AtomicBool>>,
+    /// The interruptions counted in the metrics.
+    pub interruptions: super::isolation::Counting,
 }
 
 impl Core {
@@ -117,6 +119,7 @@ impl Core {
             finished: false,
             include: Vec::new(),
             stopping: None,
+            interruptions: Default::default(),
         }
     }
 
@@ -255,6 +258,17 @@ impl Observe for Watcher {
             );
         }
         core.save(false);
+    }
+
+    fn isolation(&self, tracker: &crate::interruptions::Tracker, now_ms: i64) {
+        let mut core = self.lock();
+        let Core {
+            interruptions,
+            metrics,
+            book,
+            ..
+        } = &mut *core;
+        interruptions.step(tracker, now_ms, metrics, book);
     }
 
     fn unordered(&self, stream: &str, lines: usize) {

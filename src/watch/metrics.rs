@@ -43,6 +43,17 @@ struct FindingLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct TopicLabels {
+    topic: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct CauseLabels {
+    connector: String,
+    cause: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct GroupLabels {
     group: String,
 }
@@ -123,6 +134,10 @@ pub struct Metrics {
     state_writes: Family<ReasonLabels, Counter>,
     ready: Gauge,
     last_finding: Family<FindingLabels, FloatGauge>,
+    interruptions: Family<CauseLabels, Counter>,
+    downtime: Family<CauseLabels, Counter<f64, AtomicU64>>,
+    topic_records: Family<TopicLabels, Counter>,
+    topics_up: Family<TopicLabels, Gauge>,
     /// Connector label values handed out.
     connectors: HashSet<String>,
     groups: HashMap<Arc<str>, i32>,
@@ -183,6 +198,10 @@ impl Metrics {
             state_writes: Family::default(),
             ready: Gauge::default(),
             last_finding: Family::default(),
+            interruptions: Family::default(),
+            downtime: Family::default(),
+            topic_records: Family::default(),
+            topics_up: Family::default(),
             connectors: HashSet::new(),
             groups: HashMap::new(),
             worker_models: HashMap::new(),
@@ -308,6 +327,34 @@ impl Metrics {
             Some(Unit::Seconds),
             m.last_finding.clone(),
         );
+        add(
+            &mut r,
+            "interruptions",
+            "Interruptions of a connector's connector and task instances that ended (its next start), by cause, each counted once",
+            None,
+            m.interruptions.clone(),
+        );
+        add(
+            &mut r,
+            "downtime",
+            "Seconds the connector's instances were down over the interruptions counted, by cause",
+            Some(Unit::Seconds),
+            m.downtime.clone(),
+        );
+        add(
+            &mut r,
+            "topic_records_read",
+            "Records read live from Connect's internal topics (watch --bootstrap), per topic",
+            None,
+            m.topic_records.clone(),
+        );
+        add(
+            &mut r,
+            "topics_up",
+            "1 while the internal topic is read (watch --bootstrap), 0 while the cluster cannot be reached",
+            None,
+            m.topics_up.clone(),
+        );
         r.register(
             "build",
             "The build",
@@ -346,6 +393,37 @@ impl Metrics {
         };
         self.findings.get_or_create(&labels).inc();
         self.last_finding.get_or_create(&labels).set(unix_now());
+    }
+
+    /// An interruption of `resource` ended (counted once): its cause
+    /// and its length, when both ends had time stamps.
+    pub fn interruption(&mut self, resource: &Resource, cause: &str, ms: Option<i64>) {
+        let labels = CauseLabels {
+            connector: self.connector_label(Some(resource)),
+            cause: cause.to_string(),
+        };
+        self.interruptions.get_or_create(&labels).inc();
+        let secs = ms.unwrap_or(0).max(0) as f64 / 1000.0;
+        // Created with the count, so both series appear together.
+        self.downtime.get_or_create(&labels).inc_by(secs);
+    }
+
+    /// Records read live from `topic` in one poll.
+    pub fn topic_records(&mut self, topic: &str, n: u64) {
+        self.topic_records
+            .get_or_create(&TopicLabels {
+                topic: topic.to_string(),
+            })
+            .inc_by(n);
+    }
+
+    /// Whether the internal topic could be read at the last try.
+    pub fn topics_up(&mut self, topic: &str, up: bool) {
+        self.topics_up
+            .get_or_create(&TopicLabels {
+                topic: topic.to_string(),
+            })
+            .set(i64::from(up));
     }
 
     /// A finding found again after a restart, not emitted.
@@ -633,6 +711,9 @@ impl Metrics {
             },
         );
         m.stream("w", 1, 1, true, Instant::now());
+        m.interruption(&Resource::Connector("c".into()), "balance", Some(1));
+        m.topic_records("t", 1);
+        m.topics_up("t", true);
         m.encode(Instant::now(), false)
             .lines()
             .filter(|l| !l.starts_with('#') && !l.is_empty())
@@ -678,6 +759,36 @@ mod tests {
             text: Arc::from(""),
             msg: (0, 0),
         }
+    }
+
+    /// The interruption series share the findings' connector cap; the
+    /// cause is one of the fixed kinds; a length is never negative.
+    #[test]
+    fn interruptions_share_the_connector_cap() {
+        let mut m = Metrics::new(Limits { connectors: 2 });
+        for c in ["a", "b", "c", "d"] {
+            m.interruption(&Resource::Connector(c.into()), "balance", Some(1500));
+        }
+        m.interruption(
+            &Resource::Connector("a".into()),
+            "other-connector",
+            Some(-5),
+        );
+        let text = m.encode(Instant::now(), false);
+        let rows: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("herder_audit_interruptions_total{"))
+            .collect();
+        assert_eq!(rows.len(), 4, "{text}");
+        assert!(text.contains(
+            "herder_audit_interruptions_total{connector=\"_other\",cause=\"balance\"} 2"
+        ));
+        assert!(text.contains(
+            "herder_audit_downtime_seconds_total{connector=\"_other\",cause=\"balance\"} 3.0"
+        ));
+        assert!(text.contains(
+            "herder_audit_downtime_seconds_total{connector=\"a\",cause=\"other-connector\"} 0.0"
+        ));
     }
 
     /// docs/watch.md's count: a clean 200-worker cluster running 2,000

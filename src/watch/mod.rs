@@ -11,14 +11,17 @@
 //! ([`metrics`]), the state file ([`state`]), the server ([`server`]) and
 //! the page ([`window`]).
 //!
-//! Seam for the Connect internal topics: once they are read live, their
-//! records come in as another stream of the same audit (see
-//! docs/watch.md, "Topology"); nothing here changes but the inputs.
+//! With `--bootstrap`, Connect's internal topics are read live by a thread
+//! of their own ([`topics`]) and their records join the same audit
+//! ([`crate::audit::RecordFeed`]); the interruptions the audit tracks are
+//! counted in the metrics once each ([`isolation`]).
 
 pub mod core;
+pub mod isolation;
 pub mod metrics;
 pub mod server;
 pub mod state;
+pub mod topics;
 pub mod window;
 
 use crate::audit::{self, Live, Options};
@@ -43,6 +46,9 @@ pub struct WatchOptions {
     pub output: Option<PathBuf>,
     /// Seconds a silent log holds back the others' cross-worker findings.
     pub idle_timeout: f64,
+    /// Seconds a line may take from its time stamp to its file (0: quiet
+    /// logs are not bounded by their clocks).
+    pub quiet_bound: f64,
     /// Seconds a followed file may be gone before its stream ends.
     pub gone_after: f64,
     /// Distinct `connector` label values at most.
@@ -55,6 +61,8 @@ pub struct WatchOptions {
     pub include: Vec<String>,
     /// Worker threads (`None`: one per core).
     pub jobs: Option<usize>,
+    /// The internal topics read live beside the logs.
+    pub topics: Option<topics::TopicsSource>,
 }
 
 /// A non-negative, finite number of seconds (else `default`), capped at a day.
@@ -79,10 +87,16 @@ pub fn run(args: &WatchOptions) -> i32 {
 }
 
 fn watch(args: &WatchOptions) -> std::io::Result<()> {
-    let paths = if args.paths.is_empty() {
+    let paths = if args.paths.is_empty() && args.topics.is_none() {
         vec![PathBuf::from("-")]
     } else {
         args.paths.clone()
+    };
+    // Bad security settings end the run at once; an unreachable broker
+    // does not (the reader tries again).
+    let connection = match &args.topics {
+        Some(t) => Some(t.connection().map_err(std::io::Error::other)?),
+        None => None,
     };
     let retention = state::Retention {
         window_ms: (args.state_retention.clamp(0.0, 24.0 * 366.0) * 3_600_000.0) as i64,
@@ -153,12 +167,31 @@ fn watch(args: &WatchOptions) -> std::io::Result<()> {
     live.events = Some(Arc::new(watcher.clone()));
     live.forget_ended = Some(seconds(args.gone_after, 30.0));
     live.settle_early = true;
+    live.quiet_bound = (args.quiet_bound.is_finite() && args.quiet_bound > 0.0)
+        .then(|| seconds(args.quiet_bound, 0.25));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         // A second signal while the first is handled ends the process.
         let _ = signal_hook::flag::register_conditional_shutdown(sig, 130, live.stop.clone());
         let _ = signal_hook::flag::register(sig, live.stop.clone());
     }
     watcher.lock().stopping = Some(live.stop.clone());
+    if let (Some(src), Some(conn)) = (&args.topics, connection) {
+        let feed = Arc::new(audit::RecordFeed::new(src.inputs()));
+        live.records = Some(feed.clone());
+        topics::start(
+            src,
+            conn,
+            feed,
+            live.wake.clone(),
+            watcher.clone(),
+            live.stop.clone(),
+        )?;
+        eprintln!(
+            "herder-audit watch: reading {} live from {}",
+            src.topics.join(" and "),
+            src.bootstrap
+        );
+    }
     let opts = Options {
         jobs: args.jobs,
         live: Some(live),
@@ -172,8 +205,8 @@ fn watch(args: &WatchOptions) -> std::io::Result<()> {
         core.finished = true;
         core.save(true);
         eprintln!(
-            "herder-audit watch: ended: {} finding(s) emitted, {} found again and not repeated",
-            core.emitted, core.suppressed
+            "herder-audit watch: ended: {} finding(s) emitted, {} found again and not repeated; {} interruption(s) counted, {} found again and not counted",
+            core.emitted, core.suppressed, core.interruptions.counted, core.interruptions.repeated
         );
     }
     server.stop();

@@ -40,7 +40,7 @@ pub fn key(kind: &str, worker: &str, group: Option<&str>, resource: &str, trigge
 }
 
 /// `connector:NAME`, `task:ID`, or empty.
-fn resource_text(r: Option<&Resource>) -> String {
+pub(crate) fn resource_text(r: Option<&Resource>) -> String {
     match r {
         Some(Resource::Connector(n)) => format!("connector:{n}"),
         Some(Resource::Task(t)) => format!("task:{t}"),

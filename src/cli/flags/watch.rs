@@ -28,6 +28,13 @@ pub struct WatchArgs {
     /// cross-worker findings of the others.
     #[arg(long, value_name = "SECONDS", default_value_t = 1.0)]
     pub idle_timeout: f64,
+    /// How long (seconds) a worker's line may take from its time stamp to
+    /// its file: a quiet log at its end no longer holds back the others'
+    /// cross-worker findings past the time its own clock says it has
+    /// written up to, minus this (docs/watch.md). 0 turns it off (only
+    /// --idle-timeout then lets the others go on).
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.25)]
+    pub quiet_bound: f64,
     /// A followed file gone from its path this long (seconds; at once when
     /// its directory is gone, as a deleted pod's) ends its stream.
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
@@ -51,6 +58,32 @@ pub struct WatchArgs {
     /// Worker threads (default: one per core).
     #[arg(short = 'j', long)]
     pub jobs: Option<usize>,
+    /// Also read Connect's internal topics live from this cluster
+    /// (`host:port`, more brokers comma-separated), by offset, joining no
+    /// group, writing nothing: a second witness beside the logs
+    /// (docs/topics.md). Without a log path, only the topics are read.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub bootstrap: Option<String>,
+    /// The config topic to read with --bootstrap (`config.storage.topic`).
+    #[arg(long, value_name = "TOPIC", requires = "bootstrap")]
+    pub config_topic: Option<String>,
+    /// The status topic to read with --bootstrap (`status.storage.topic`).
+    #[arg(long, value_name = "TOPIC", requires = "bootstrap")]
+    pub status_topic: Option<String>,
+    /// A Kafka client properties file for --bootstrap (`security.protocol`,
+    /// `sasl.mechanism`, `sasl.username`, `sasl.password` or
+    /// `sasl.jaas.config`); credentials are also read from
+    /// HERDER_AUDIT_KAFKA_* variables, never from the command line.
+    #[arg(long, value_name = "FILE", requires = "bootstrap")]
+    pub kafka_config: Option<PathBuf>,
+    /// Seconds between two reads of the topics' new records.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 0.2,
+        requires = "bootstrap"
+    )]
+    pub topics_interval: f64,
 }
 
 impl WatchArgs {
@@ -62,12 +95,26 @@ impl WatchArgs {
             state: self.state.clone(),
             output: self.output.clone(),
             idle_timeout: self.idle_timeout,
+            quiet_bound: self.quiet_bound,
             gone_after: self.gone_after,
             max_connector_labels: self.max_connector_labels,
             state_retention: self.state_retention,
             state_interval: self.state_interval,
             include: self.include.clone(),
             jobs: self.jobs,
+            topics: self
+                .bootstrap
+                .as_ref()
+                .map(|b| crate::watch::topics::TopicsSource {
+                    bootstrap: b.clone(),
+                    topics: [&self.config_topic, &self.status_topic]
+                        .into_iter()
+                        .flatten()
+                        .cloned()
+                        .collect(),
+                    kafka_config: self.kafka_config.clone(),
+                    interval: self.topics_interval,
+                }),
         }
     }
 }
