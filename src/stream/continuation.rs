@@ -167,6 +167,14 @@ impl Continuations {
                     self.follow = Follow::Cause(s);
                     return (None, CAUSE_LINES);
                 }
+                // A rejoined terminal copy (or a runtime's rejoined partial
+                // records) keeps line numbers with empty lines after the
+                // record: they hold nothing of it, and a log never puts one
+                // between the record and its exception.
+                if rest.trim().is_empty() {
+                    self.follow = Follow::Cause(s);
+                    return (None, CAUSE_LINES);
+                }
                 // The one line after it: the exception, or nothing of it.
                 let fenced = rest.trim_end().ends_with(UNKNOWN_MEMBER);
                 let ev = fenced.then(|| {
@@ -222,5 +230,22 @@ mod tests {
         ] {
             assert_eq!(after_rebalance_failed(cause), (None, 0), "{cause}");
         }
+    }
+
+    #[test]
+    fn the_empty_lines_of_a_rejoined_record_do_not_end_the_wait() {
+        // A terminal copy rejoined keeps line numbers: the record's cut
+        // fragments become empty lines after it, before the exception.
+        let mut c = Continuations::default();
+        let key: SlotKey = (None, 0);
+        c.begin(key, Continuation::RebalanceFailure);
+        assert_eq!(c.line(""), (None, CAUSE_LINES));
+        assert_eq!(c.line("  "), (None, CAUSE_LINES));
+        let (ev, more) = c.line(
+            "org.apache.kafka.common.errors.UnknownMemberIdException: The coordinator is not aware of this member.",
+        );
+        assert_eq!(more, 0);
+        assert!(matches!(ev, Some((_, Event::HeartbeatFenced { .. }))));
+        assert!(c.idle());
     }
 }
