@@ -229,7 +229,10 @@ if want many-small; then
   sim big16 --workers 16 --connectors 40 --events 125 --noise 0.9 --seed 11
   small=$(find "$dir/small" -name '*.log' | wc -l)
   tenth=("$dir"/small/c{1,2,3,4,5,6,7,8,9,10}/*.log)
-  instr many-small "${#tenth[@]} small logs, 10 clusters ($(size "${tenth[@]}")), -j 1 against rg" "-" rg "${tenth[@]}"
+  instr many-small "${#tenth[@]} small logs, 10 clusters ($(size "${tenth[@]}")), -j 1 against rg" "<= 3x" rg "${tenth[@]}"
+  third=()
+  for i in $(seq 1 30); do third+=("$dir"/small/c"$i"/*.log); done
+  instr many-small "${#third[@]} small logs, 30 clusters ($(size "${third[@]}")), -j 1 against rg" "<= 3x" rg "${third[@]}"
   if [ "$timing" = 1 ]; then
     big=("$dir"/big16/*.log)
     cat "${big[@]}" > /dev/null

@@ -19,7 +19,6 @@ use crate::model::Key;
 use crate::model::{SourceId, Timestamp};
 use crate::stream::Item;
 use crate::stream::{Advance, StreamEnd, StreamReader, Until};
-use rayon::prelude::*;
 use std::io;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -180,6 +179,9 @@ struct Slot {
     read_before: u64,
     /// How far it is known complete while quiet.
     quiet: super::quiet::Quiet,
+    /// Bytes it read in the last round: what the next round's share of it
+    /// is guessed to cost, to read the dearest streams first.
+    last_read: u64,
 }
 
 struct Run<'a> {
@@ -297,6 +299,7 @@ impl<'a> Run<'a> {
                 quiet: super::quiet::Quiet::new(
                     s.segments.iter().any(|&i| inputs[i] == Input::Stdin),
                 ),
+                last_read: 0,
             });
         }
     }
@@ -338,6 +341,14 @@ impl<'a> Run<'a> {
     }
 
     /// Reads one round; streams that end are finished at once.
+    ///
+    /// In parallel, the streams are taken one at a time from a queue,
+    /// those that read the most in the last round first: each thread
+    /// takes the next stream as soon as it is free (also the thread that
+    /// fed the cross-worker stage meanwhile), so the round ends with small
+    /// streams and the threads end it nearly together. Splitting the
+    /// streams in halves between the threads (rayon's split of a slice)
+    /// leaves one thread idle while the other reads what its half had left.
     fn read_round(slots: &mut [Slot], until: Until, parallel: bool) {
         let step = |s: &mut Slot| {
             if s.end.is_some() {
@@ -347,11 +358,29 @@ impl<'a> Run<'a> {
                 s.end = Some(s.proc.finish());
             }
         };
-        if parallel {
-            slots.par_iter_mut().for_each(step);
-        } else {
+        if !parallel {
             slots.iter_mut().for_each(step);
+            return;
         }
+        let mut queue: Vec<&mut Slot> = slots.iter_mut().filter(|s| s.end.is_none()).collect();
+        // Stable: streams alike keep their rank order.
+        queue.sort_by_key(|s| std::cmp::Reverse(s.last_read));
+        let queue: Vec<std::sync::Mutex<&mut Slot>> =
+            queue.into_iter().map(std::sync::Mutex::new).collect();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let take = || {
+            while let Some(s) = queue.get(next.fetch_add(1, Ordering::Relaxed)) {
+                // Each stream is taken once: its lock is never contended.
+                step(&mut s.lock().unwrap_or_else(|e| e.into_inner()));
+            }
+        };
+        let threads = rayon::current_num_threads().min(queue.len());
+        rayon::scope(|scope| {
+            for _ in 1..threads {
+                scope.spawn(|_| take());
+            }
+            take();
+        });
     }
 
     /// How long to wait for live input: `poll`, or less when a quiet
@@ -541,6 +570,7 @@ impl<'a> Run<'a> {
             let fresh = total - s.read_before;
             read += fresh;
             s.read_before = total;
+            s.last_read = fresh;
             let idle = s.proc.state() == Advance::Idle;
             let frontier = s.proc.frontier().ts;
             s.quiet
@@ -653,7 +683,8 @@ impl<'a> Run<'a> {
                 out.unordered(s.proc.take_unordered())?;
                 out.items(s.proc.take_items())?;
                 let total = s.proc.bytes_read.load(Ordering::Relaxed);
-                read += total - s.read_before;
+                s.last_read = total - s.read_before;
+                read += s.last_read;
                 s.read_before = total;
             }
             if self.slots.iter().all(|s| s.end.is_some()) {

@@ -259,8 +259,7 @@ pub fn open_probed(
     count: Arc<AtomicU64>,
     earlier: Option<usize>,
 ) -> io::Result<(Reader, bool, Head)> {
-    let (head_reader, _) = open(input)?;
-    let (head, error, rest) = head::read_head(head_reader);
+    let (head, error) = probe_read(input)?;
     let enveloped = sources::detect_head(&head, error.is_some()).is_some();
     if enveloped {
         let (r, gzip) = open(input)?;
@@ -270,7 +269,6 @@ pub fn open_probed(
     }
     // A plain stream: its head is probed where it lies (what
     // [`prepare_after`] would find reading it again: no envelope).
-    drop(rest);
     let mut bare = false;
     let wrap_width = sources::terminal::probe_head(
         &head,
@@ -291,6 +289,25 @@ pub fn open_probed(
     }
     let (reader, gzip) = open_segment(input, count)?;
     Ok((reader, gzip, probed))
+}
+
+/// The head of an input as [`open`] would read it (gzip decoded), and
+/// the error that ended it early if one did. A file's head is read
+/// straight into the head's buffer, not through [`decoded`]'s buffer
+/// (a copy of up to 64 KiB per file), unless it turns out to be gzip.
+fn probe_read(input: &Input) -> io::Result<(Vec<u8>, Option<io::Error>)> {
+    if let Input::File(p) | Input::Named { path: p, .. } = input {
+        let (head, error, _) = head::read_head(File::open(p)?);
+        match error {
+            // What opening it would have said.
+            Some(e) if head.is_empty() => return Err(e),
+            _ if head.starts_with(&GZIP_MAGIC) => {}
+            _ => return Ok((head, error)),
+        }
+    }
+    let (reader, _) = open(input)?;
+    let (head, error, _) = head::read_head(reader);
+    Ok((head, error))
 }
 
 /// Counts the bytes read from a reader.

@@ -112,8 +112,12 @@ pub fn detect(head: &[u8], lines: &[&[u8]]) -> Option<Kind> {
             .then_some(kind)
         }
         // A document over many lines: a search response or a CloudWatch
-        // answer.
-        Err(_) => {
+        // answer, whose first line is the start of a JSON text that ends
+        // later. A first line that is none (a classic record head,
+        // `[2024-05-02 …`) is no such document: the head is not searched
+        // (three searches of the whole head, the dearest part of probing
+        // a plain log's head).
+        Err(e) if e.is_eof() => {
             let has = |s: &[u8]| memchr::memmem::find(head, s).is_some();
             if has(b"\"events\"") && has(b"\"timestamp\"") && has(b"\"message\"") {
                 Some(Kind::CloudWatchJson)
@@ -123,6 +127,7 @@ pub fn detect(head: &[u8], lines: &[&[u8]]) -> Option<Kind> {
                 None
             }
         }
+        Err(_) => None,
     }
 }
 

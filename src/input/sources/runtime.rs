@@ -104,6 +104,15 @@ struct DockerLine<'a> {
 /// part that the next entry of the stream continues. Also returns the
 /// attrs.
 pub fn docker_line(line: &[u8]) -> Option<(Part<'static>, Option<BTreeMap<String, String>>)> {
+    // Only an object (or an array, which serde also reads as a struct)
+    // after JSON's blanks can be one: other lines are turned away before
+    // the parser is set up (every line of every segment's head is tried).
+    let first = line
+        .iter()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+    if !matches!(first, Some(b'{' | b'[')) {
+        return None;
+    }
     let d: DockerLine = serde_json::from_slice(line).ok()?;
     d.time.as_ref()?;
     let pipe = match d.stream.as_deref() {

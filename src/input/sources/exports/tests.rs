@@ -89,3 +89,27 @@ fn multi_line_messages_keep_their_line() {
     assert_eq!(s, "[2025-03-04 10:15:00,100] ERROR x (a.B)\n\tat y\nz\n");
     assert_eq!(d.lines.unwrap().0, vec![1, 1, 2]);
 }
+
+#[test]
+fn a_classic_log_that_quotes_export_keys_is_no_export() {
+    // A worker's own log whose head quotes an Elasticsearch sink's
+    // settings: its first line is a record head, not the start of a JSON
+    // document, so the keys further down do not make it an export.
+    let log = "[2024-05-02 12:26:40,683] INFO Kafka version: 3.6.2 (org.apache.kafka.common.utils.AppInfoParser:119)\n\
+               [2024-05-02 12:26:41,002] INFO mapping {\"hits\": 1, \"_source\": {\"@timestamp\": \"t\"}} (com.example.Sink:40)\n";
+    let lines: Vec<&[u8]> = log
+        .as_bytes()
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+    assert_eq!(detect(log.as_bytes(), &lines), None);
+    // A search response over many lines still is one: its first line
+    // parsed alone ends early.
+    let doc = "{\n  \"hits\": {\"hits\": [\n    {\"_source\": {\"@timestamp\": \"2025-03-04T10:15:00.1Z\", \"message\": \"x\"}}\n  ]}\n}\n";
+    let lines: Vec<&[u8]> = doc
+        .as_bytes()
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+    assert_eq!(detect(doc.as_bytes(), &lines), Some(Kind::Elastic));
+}
