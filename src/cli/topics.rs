@@ -8,7 +8,7 @@ use super::flags::TopicsArgs;
 use crate::audit::{InputError, InputReport, sink::SourceTable};
 use crate::input::{self, Input};
 use crate::model::SourceId;
-use crate::topics::live::{self, Connection, LiveReader, Security};
+use crate::topics::live::{self, Connection, LiveReader};
 use crate::topics::{Shape, Skipped, dump, record};
 
 /// The records of every dump and live topic of the run, typed, with what
@@ -20,52 +20,8 @@ struct Read {
     skipped: Vec<Skipped>,
 }
 
-/// The environment variable of a client property
-/// (`sasl.username` → `HERDER_AUDIT_KAFKA_SASL_USERNAME`).
-fn env_name(property: &str) -> String {
-    format!(
-        "HERDER_AUDIT_KAFKA_{}",
-        property.replace('.', "_").to_ascii_uppercase()
-    )
-}
-
 fn connection(a: &TopicsArgs, bootstrap: &str) -> Result<Connection, String> {
-    connect_to(bootstrap, a.kafka_config.as_deref())
-}
-
-/// How to reach the brokers of `bootstrap` (`host:port`, comma-separated),
-/// the security settings from the environment (`HERDER_AUDIT_KAFKA_…`)
-/// or else a client properties file: never from the command line.
-pub(crate) fn connect_to(
-    bootstrap: &str,
-    kafka_config: Option<&std::path::Path>,
-) -> Result<Connection, String> {
-    let file = match kafka_config {
-        Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| format!("{}: {}", p.display(), input::describe(&e)))?;
-            live::read_properties(&text)
-        }
-        None => Default::default(),
-    };
-    let security = Security::from_properties(|k| {
-        std::env::var(env_name(k))
-            .ok()
-            .or_else(|| file.get(k).cloned())
-    })
-    .map_err(|e| match kafka_config {
-        Some(p) => format!("{}: {e}", p.display()),
-        None => e,
-    })?;
-    Ok(Connection {
-        bootstrap: bootstrap
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-            .collect(),
-        security,
-    })
+    live::connect_to(bootstrap, a.live.kafka_config.as_deref())
 }
 
 /// Reads the dumps and the live topics, numbering their inputs from
@@ -105,7 +61,7 @@ fn read_all(a: &TopicsArgs, first: u32) -> Read {
         }
         r.inputs.push(rep);
     }
-    if let Some(b) = &a.bootstrap {
+    if let Some(b) = &a.live.bootstrap {
         read_live(a, b, first, &mut r, &mut raws);
     }
     for (id, recs) in raws {
@@ -131,7 +87,7 @@ fn read_live(
     r: &mut Read,
     raws: &mut Vec<(SourceId, Vec<crate::topics::RawRecord>)>,
 ) {
-    let topics: Vec<&String> = [&a.config_topic, &a.status_topic]
+    let topics: Vec<&String> = [&a.live.config_topic, &a.live.status_topic]
         .into_iter()
         .flatten()
         .collect();

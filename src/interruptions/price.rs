@@ -67,9 +67,18 @@ pub(super) fn settle(t: Tracker) -> Isolation {
     iso
 }
 
-/// Interruption `i` alone with its cause settled, as [`settle`] settles it
-/// (`Tracker::settled` says when nothing can change it any more).
-pub(super) fn settle_one(t: &Tracker, i: usize) -> Interruption {
+impl Tracker {
+    /// Interruption `i` with its cause settled, once it is final with log
+    /// time at `now_ms` (`Tracker::is_final`). For a long-running audit
+    /// that counts each interruption once as it ends (`herder-audit
+    /// watch`'s metrics).
+    pub(crate) fn settled(&self, i: usize, now_ms: i64) -> Option<Interruption> {
+        self.is_final(i, now_ms).then(|| settle_one(self, i))
+    }
+}
+
+/// Interruption `i` alone with its cause settled, as [`settle`] settles it.
+fn settle_one(t: &Tracker, i: usize) -> Interruption {
     let mut it = t.interruptions[i].clone();
     let p = &t.pending[i];
     let rebalance = p

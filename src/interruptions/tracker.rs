@@ -737,17 +737,21 @@ impl Tracker {
         self.interruptions.len()
     }
 
-    /// Interruption `i` with its cause settled, once it is closed and no
-    /// later line can change its length or cause, with log time at
-    /// `now_ms`: its task logged that it runs again (or it is a
-    /// connector), its worker's fate is no longer open (a silent worker
-    /// that may turn out crashed or cut off), and log time passed its start
-    /// far enough for a late change; or [`FINAL_AFTER_MS`] passed its start.
-    /// For a long-running audit that counts each interruption once as it
-    /// ends (`herder-audit watch`'s metrics).
-    pub(crate) fn settled(&self, i: usize, now_ms: i64) -> Option<Interruption> {
-        let it = self.interruptions.get(i)?;
-        let to = ts(&it.to.as_ref()?.line).unwrap_or(i64::MIN);
+    /// Is interruption `i` final with log time at `now_ms`: closed, and no
+    /// later line can change its length or cause? Its task logged that it
+    /// runs again (or it is a connector), its worker's fate is no longer
+    /// open (a silent worker that may turn out crashed or cut off), and log
+    /// time passed its start far enough for a late change; or
+    /// [`FINAL_AFTER_MS`] passed its start. `price`'s `Tracker::settled`
+    /// settles its cause then.
+    pub(super) fn is_final(&self, i: usize, now_ms: i64) -> bool {
+        let Some(it) = self.interruptions.get(i) else {
+            return false;
+        };
+        let Some(to) = &it.to else {
+            return false;
+        };
+        let to = ts(&to.line).unwrap_or(i64::MIN);
         let from = ts(&it.from.line).unwrap_or(i64::MIN);
         let open_fate = || {
             self.groups
@@ -756,8 +760,7 @@ impl Tracker {
                 || self.workers.values().any(|w| w.fell_silent.contains(&i))
         };
         let last = from.max(to);
-        let final_now = now_ms >= last.saturating_add(FINAL_AFTER_MS)
-            || (now_ms >= from.saturating_add(CAUSE_REACH_MS) && now_ms >= to && !open_fate());
-        final_now.then(|| super::price::settle_one(self, i))
+        now_ms >= last.saturating_add(FINAL_AFTER_MS)
+            || (now_ms >= from.saturating_add(CAUSE_REACH_MS) && now_ms >= to && !open_fate())
     }
 }

@@ -304,6 +304,50 @@ fn raw(
     }
 }
 
+/// The environment variable of a client property
+/// (`sasl.username` → `HERDER_AUDIT_KAFKA_SASL_USERNAME`).
+fn env_name(property: &str) -> String {
+    format!(
+        "HERDER_AUDIT_KAFKA_{}",
+        property.replace('.', "_").to_ascii_uppercase()
+    )
+}
+
+/// How to reach the brokers of `bootstrap` (`host:port`, comma-separated),
+/// the security settings from the environment (`HERDER_AUDIT_KAFKA_…`)
+/// or else a client properties file: never from the command line.
+pub fn connect_to(
+    bootstrap: &str,
+    kafka_config: Option<&std::path::Path>,
+) -> Result<Connection, String> {
+    let file = match kafka_config {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| format!("{}: {}", p.display(), crate::input::describe(&e)))?;
+            read_properties(&text)
+        }
+        None => Default::default(),
+    };
+    let security = Security::from_properties(|k| {
+        std::env::var(env_name(k))
+            .ok()
+            .or_else(|| file.get(k).cloned())
+    })
+    .map_err(|e| match kafka_config {
+        Some(p) => format!("{}: {e}", p.display()),
+        None => e,
+    })?;
+    Ok(Connection {
+        bootstrap: bootstrap
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect(),
+        security,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -53,7 +53,7 @@ impl TopicsSource {
         if self.topics.is_empty() {
             return Err("--bootstrap needs --config-topic and/or --status-topic".into());
         }
-        crate::cli::topics::connect_to(&self.bootstrap, self.kafka_config.as_deref())
+        crate::topics::live::connect_to(&self.bootstrap, self.kafka_config.as_deref())
     }
 }
 

@@ -15,9 +15,24 @@ pub struct TopicsArgs {
     /// not read).
     #[arg(long = "topics", value_name = "DUMP", num_args = 1..)]
     pub dumps: Vec<PathBuf>,
-    /// Read the internal topics live from this cluster (`host:port`, more
-    /// brokers comma-separated), by offset, joining no group, writing
-    /// nothing.
+    #[command(flatten)]
+    pub live: LiveTopicsArgs,
+}
+
+impl TopicsArgs {
+    pub fn given(&self) -> bool {
+        !self.dumps.is_empty() || self.live.bootstrap.is_some()
+    }
+}
+
+/// The flags of the internal topics read live (the audit's `--bootstrap`
+/// and `herder-audit watch`'s).
+#[derive(Args, Debug, Clone, Default)]
+pub struct LiveTopicsArgs {
+    /// Read Connect's internal topics live from this cluster (`host:port`,
+    /// more brokers comma-separated), by offset, joining no group, writing
+    /// nothing: a second witness beside the logs (docs/topics.md). Without
+    /// a log path, only the topics are read.
     #[arg(long, value_name = "HOST:PORT")]
     pub bootstrap: Option<String>,
     /// The config topic to read with --bootstrap (`config.storage.topic`).
@@ -32,10 +47,4 @@ pub struct TopicsArgs {
     /// from HERDER_AUDIT_KAFKA_* variables, never from the command line.
     #[arg(long, value_name = "FILE", requires = "bootstrap")]
     pub kafka_config: Option<PathBuf>,
-}
-
-impl TopicsArgs {
-    pub fn given(&self) -> bool {
-        !self.dumps.is_empty() || self.bootstrap.is_some()
-    }
 }

@@ -58,24 +58,8 @@ pub struct WatchArgs {
     /// Worker threads (default: one per core).
     #[arg(short = 'j', long)]
     pub jobs: Option<usize>,
-    /// Also read Connect's internal topics live from this cluster
-    /// (`host:port`, more brokers comma-separated), by offset, joining no
-    /// group, writing nothing: a second witness beside the logs
-    /// (docs/topics.md). Without a log path, only the topics are read.
-    #[arg(long, value_name = "HOST:PORT")]
-    pub bootstrap: Option<String>,
-    /// The config topic to read with --bootstrap (`config.storage.topic`).
-    #[arg(long, value_name = "TOPIC", requires = "bootstrap")]
-    pub config_topic: Option<String>,
-    /// The status topic to read with --bootstrap (`status.storage.topic`).
-    #[arg(long, value_name = "TOPIC", requires = "bootstrap")]
-    pub status_topic: Option<String>,
-    /// A Kafka client properties file for --bootstrap (`security.protocol`,
-    /// `sasl.mechanism`, `sasl.username`, `sasl.password` or
-    /// `sasl.jaas.config`); credentials are also read from
-    /// HERDER_AUDIT_KAFKA_* variables, never from the command line.
-    #[arg(long, value_name = "FILE", requires = "bootstrap")]
-    pub kafka_config: Option<PathBuf>,
+    #[command(flatten)]
+    pub live: super::topics::LiveTopicsArgs,
     /// Seconds between two reads of the topics' new records.
     #[arg(
         long,
@@ -103,16 +87,17 @@ impl WatchArgs {
             include: self.include.clone(),
             jobs: self.jobs,
             topics: self
+                .live
                 .bootstrap
                 .as_ref()
                 .map(|b| crate::watch::topics::TopicsSource {
                     bootstrap: b.clone(),
-                    topics: [&self.config_topic, &self.status_topic]
+                    topics: [&self.live.config_topic, &self.live.status_topic]
                         .into_iter()
                         .flatten()
                         .cloned()
                         .collect(),
-                    kafka_config: self.kafka_config.clone(),
+                    kafka_config: self.live.kafka_config.clone(),
                     interval: self.topics_interval,
                 }),
         }
