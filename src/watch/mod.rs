@@ -86,18 +86,9 @@ pub fn run(args: &WatchOptions) -> i32 {
     }
 }
 
-fn watch(args: &WatchOptions) -> std::io::Result<()> {
-    let paths = if args.paths.is_empty() && args.topics.is_none() {
-        vec![PathBuf::from("-")]
-    } else {
-        args.paths.clone()
-    };
-    // Bad security settings end the run at once; an unreachable broker
-    // does not (the reader tries again).
-    let connection = match &args.topics {
-        Some(t) => Some(t.connection().map_err(std::io::Error::other)?),
-        None => None,
-    };
+/// The state file opened (and the output's tail read back), saying on
+/// standard error what a restart found there.
+fn open_book(args: &WatchOptions) -> std::io::Result<state::Book> {
     let retention = state::Retention {
         window_ms: (args.state_retention.clamp(0.0, 24.0 * 366.0) * 3_600_000.0) as i64,
         ..state::Retention::default()
@@ -127,6 +118,22 @@ fn watch(args: &WatchOptions) -> std::io::Result<()> {
             }
         );
     }
+    Ok(book)
+}
+
+fn watch(args: &WatchOptions) -> std::io::Result<()> {
+    let paths = if args.paths.is_empty() && args.topics.is_none() {
+        vec![PathBuf::from("-")]
+    } else {
+        args.paths.clone()
+    };
+    // Bad security settings end the run at once; an unreachable broker
+    // does not (the reader tries again).
+    let connection = match &args.topics {
+        Some(t) => Some(t.connection().map_err(std::io::Error::other)?),
+        None => None,
+    };
+    let book = open_book(args)?;
     let output = match &args.output {
         Some(p) => core::Output::file(p)?,
         None => core::Output::Stdout(std::io::stdout()),
