@@ -3,9 +3,10 @@
 //! counting task, its gaps (no instance producing for 300 ms or more) and
 //! its handovers (each new instance after the one before, with the pause
 //! between them, however short), on the broker's clock. Per task, the
-//! interruptions found are matched with the gaps in time: recall (gaps
-//! found), precision (interruptions that were real: a gap or a handover),
-//! and the error of each matched interruption's length against its gap.
+//! interruptions found are matched with the gaps in time (gaps first, then
+//! stalls, as many as can be: `assign`): recall (gaps found), precision
+//! (interruptions that were real: a gap or a handover), and the error of
+//! each matched interruption's length against its gap.
 
 use super::{Interruption, Isolation};
 use crate::model::Resource;
