@@ -244,8 +244,8 @@ fn assign(gaps: &[Gap], claims: &[Span]) -> Vec<Option<usize>> {
                 m.of_claim[k] = Some(g);
             }
         }
-        for g in 0..gaps.len() {
-            if gaps[g].stall == stall && m.of_gap[g].is_none() {
+        for (g, gap) in gaps.iter().enumerate() {
+            if gap.stall == stall && m.of_gap[g].is_none() {
                 m.augment(g, &mut vec![false; claims.len()]);
             }
         }
