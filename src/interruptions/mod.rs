@@ -15,6 +15,7 @@ pub mod compare;
 mod price;
 #[cfg(test)]
 mod tests;
+mod sparse;
 mod tracker;
 
 pub use tracker::Tracker;

@@ -1,6 +1,7 @@
 //! Settling the causes once every rebalance's trigger is known, and pricing
 //! the interruptions per rebalance, per change and per connector.
 
+use super::sparse::Sparse;
 use super::tracker::{Pending, RebalanceAcc, Seen, Tracker};
 use super::{
     Cause, CauseKind, Change, ChangeKind, ConnectorDowntime, Interruption, Isolation, Rebalance,
@@ -15,19 +16,21 @@ use std::sync::Arc;
 const CHANGE_REACH_MS: i64 = 60_000;
 
 pub(super) fn settle(t: Tracker) -> Isolation {
+    // Indices into the changes are the report's: nothing may be forgotten.
+    debug_assert_eq!(t.changes.kept(), t.changes.len());
     let triggers: Vec<Trigger> = t
         .rebalances
-        .iter()
+        .values()
         .map(|r| trigger(r, &t.changes))
         .collect();
-    let by_generation: BTreeMap<(Arc<str>, i32), usize> = t
-        .rebalances
+    let kept: Vec<&RebalanceAcc> = t.rebalances.values().collect();
+    let by_generation: BTreeMap<(Arc<str>, i32), usize> = kept
         .iter()
         .enumerate()
         .map(|(i, r)| ((r.group.clone(), r.generation), i))
         .collect();
-    let mut interruptions = Vec::with_capacity(t.interruptions.len());
-    for (mut it, p) in t.interruptions.iter().cloned().zip(&t.pending) {
+    let mut interruptions = Vec::with_capacity(t.interruptions.kept());
+    for (mut it, p) in t.interruptions.values().cloned().zip(t.pending.values()) {
         let rebalance = p
             .because
             .as_ref()
@@ -37,7 +40,7 @@ pub(super) fn settle(t: Tracker) -> Isolation {
             &t,
             &mut it,
             p,
-            rebalance.map(|i| (&t.rebalances[i], &triggers[i])),
+            rebalance.map(|i| (kept[i], &triggers[i])),
         );
         interruptions.push(it);
     }
@@ -45,14 +48,14 @@ pub(super) fn settle(t: Tracker) -> Isolation {
     interruptions.retain(|i| {
         i.to.is_some()
             || t.changes
-                .iter()
+                .values()
                 .rfind(|c| c.group == i.group && c.connector == *i.resource.connector_name())
                 .is_none_or(|c| c.kind != ChangeKind::Deletion)
     });
-    let changes = price_changes(t.changes, &interruptions);
+    let changes = price_changes(t.changes.into_values().collect(), &interruptions);
     let rebalances = t
         .rebalances
-        .into_iter()
+        .into_values()
         .zip(triggers)
         .map(|(r, tr)| effect(r, tr, &interruptions))
         .collect();
@@ -87,17 +90,17 @@ fn settle_one(t: &Tracker, i: usize) -> Interruption {
         .and_then(|b| t.assignment_lines.get(&(b.source, b.line)))
         .and_then(|(g, n)| {
             t.rebalances
-                .iter()
-                .rposition(|r| r.group == *g && r.generation == *n)
+                .values()
+                .rfind(|r| r.group == *g && r.generation == *n)
         })
-        .map(|r| (&t.rebalances[r], trigger(&t.rebalances[r], &t.changes)));
+        .map(|r| (r, trigger(r, &t.changes)));
     cause(t, &mut it, p, rebalance.as_ref().map(|(r, tr)| (*r, tr)));
     it
 }
 
 /// What set a rebalance off: a member joining or leaving, else a change,
 /// else a forced rebalance, else unknown; with the last reason logged.
-fn trigger(r: &RebalanceAcc, changes: &[Change]) -> Trigger {
+fn trigger(r: &RebalanceAcc, changes: &Sparse<Change>) -> Trigger {
     let mut t = Trigger {
         kind: "unknown".to_string(),
         how: None,
@@ -113,7 +116,7 @@ fn trigger(r: &RebalanceAcc, changes: &[Change]) -> Trigger {
         .rev()
         .find(|s| matches!(s, Seen::Joined(..) | Seen::Left(..) | Seen::CutOff(..)));
     let change = r.seen.iter().rev().find_map(|s| match s {
-        Seen::Change(i) => Some(*i),
+        Seen::Change(i) if changes.get(*i).is_some() => Some(*i),
         _ => None,
     });
     let forced = r.seen.iter().rev().find(|s| matches!(s, Seen::Forced(..)));
@@ -155,14 +158,14 @@ fn trigger(r: &RebalanceAcc, changes: &[Change]) -> Trigger {
 /// The latest change of `group` (of `connector`, if given) logged before
 /// `at` and at most [`CHANGE_REACH_MS`] earlier, with `kinds` if given.
 fn change_before(
-    changes: &[Change],
+    changes: &Sparse<Change>,
     group: &Arc<str>,
     connector: Option<&Name>,
     at: &SourceLine,
     kinds: &[ChangeKind],
 ) -> Option<usize> {
     let at = at.ts?.0;
-    (0..changes.len()).rev().find(|&i| {
+    changes.iter().rev().map(|(i, _)| i).find(|&i| {
         let c = &changes[i];
         c.group == *group
             && connector.is_none_or(|n| *n == c.connector)

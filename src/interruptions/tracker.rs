@@ -2,6 +2,7 @@
 //! interruption as it opens and closes; the causes are settled at the end
 //! (`price.rs`), once every rebalance's trigger is known.
 
+use super::sparse::Sparse;
 use super::{Change, ChangeKind, Clock, Edge, Interruption};
 use crate::finding::Kind;
 use crate::model::{Name, Resource, SourceId, SourceLine};
@@ -61,6 +62,10 @@ struct WorkerState {
     /// Its session expired or it lost the coordinator, and it has not
     /// joined since: cut off (its records no longer reach Kafka).
     cut_off: bool,
+    /// The group of its latest assignment, and the log time of its latest
+    /// fact (what [`Tracker::forget`] weighs).
+    group: Option<Arc<str>>,
+    last_ms: i64,
 }
 
 /// Kafka Connect's default `session.timeout.ms`.
@@ -119,17 +124,23 @@ impl Group {
 pub struct Tracker {
     groups: HashMap<Arc<str>, Group>,
     workers: HashMap<Arc<str>, WorkerState>,
-    pub(super) interruptions: Vec<Interruption>,
-    pub(super) pending: Vec<Pending>,
-    pub(super) changes: Vec<Change>,
+    pub(super) interruptions: Sparse<Interruption>,
+    pub(super) pending: Sparse<Pending>,
+    pub(super) changes: Sparse<Change>,
     /// Per change, the workers that logged it.
-    change_seen_by: Vec<Vec<Arc<str>>>,
-    pub(super) rebalances: Vec<RebalanceAcc>,
+    change_seen_by: Sparse<Vec<Arc<str>>>,
+    pub(super) rebalances: Sparse<RebalanceAcc>,
     /// Assignment lines → (group, generation).
     pub(super) assignment_lines: HashMap<(SourceId, u64), (Arc<str>, i32)>,
     /// `unnecessary-stop` findings: each evidence line → the trigger and
     /// the upstream pattern.
     pub(super) unnecessary: HashMap<(SourceId, u64), (SourceLine, Option<&'static str>)>,
+    /// A long-running audit's (`herder-audit watch`): what can no longer
+    /// matter is forgotten ([`Tracker::forget`]) and the end prices
+    /// nothing.
+    pub(super) forgetful: bool,
+    /// Log time of the latest sweep of the rebalances and changes.
+    swept_ms: i64,
 }
 
 fn ts(l: &SourceLine) -> Option<i64> {
@@ -163,8 +174,15 @@ impl Tracker {
         let Some(group) = fact.group.clone() else {
             return;
         };
-        if !self.workers.contains_key(worker) {
-            self.workers.insert(worker.clone(), WorkerState::default());
+        match self.workers.get_mut(worker) {
+            Some(w) => w.last_ms = w.last_ms.max(ts(&fact.line).unwrap_or(i64::MIN)),
+            None => {
+                let w = WorkerState {
+                    last_ms: ts(&fact.line).unwrap_or(i64::MIN),
+                    ..WorkerState::default()
+                };
+                self.workers.insert(worker.clone(), w);
+            }
         }
         let line = &fact.line;
         match &fact.kind {
@@ -230,6 +248,7 @@ impl Tracker {
             w.generation = Some(generation);
             w.shutting_down = false;
             w.cut_off = false;
+            w.group = Some(group.clone());
         }
         let g = self.groups.entry(group.clone()).or_default();
         if let Some(t) = ts(line) {
@@ -301,8 +320,11 @@ impl Tracker {
                     start: edge.clone(),
                 });
             }
-            if !was_running && let Some(&ri) = generation.and_then(|n| g.rebalances.get(&n)) {
-                self.rebalances[ri].started += 1;
+            if !was_running
+                && let Some(&ri) = generation.and_then(|n| g.rebalances.get(&n))
+                && let Some(rb) = self.rebalances.get_mut(ri)
+            {
+                rb.started += 1;
             }
             run(g, r, worker, line);
             // A silence of the other worker's already handed on (its facts
@@ -325,7 +347,9 @@ impl Tracker {
                             .map(|w| w.fell_silent.clone())
                             .unwrap_or_default()
                         {
-                            self.pending[i].fate = Some(super::CauseKind::WorkerCutOff);
+                            if let Some(p) = self.pending.get_mut(i) {
+                                p.fate = Some(super::CauseKind::WorkerCutOff);
+                            }
                         }
                     }
                 }
@@ -369,7 +393,9 @@ impl Tracker {
         let upgrade = std::mem::take(&mut ws.fell_silent);
         if crashed {
             for i in upgrade {
-                self.pending[i].fate = Some(super::CauseKind::WorkerCrashed);
+                if let Some(p) = self.pending.get_mut(i) {
+                    p.fate = Some(super::CauseKind::WorkerCrashed);
+                }
             }
         }
         let generation = ws.generation;
@@ -508,9 +534,10 @@ impl Tracker {
                 connector: Some(c), ..
             } => {
                 if let Some(&i) = self.group(group).latest_change.get(c)
-                    && self.changes[i].kind == ChangeKind::ConfigUpdate
+                    && let Some(ch) = self.changes.get_mut(i)
+                    && ch.kind == ChangeKind::ConfigUpdate
                 {
-                    self.changes[i].kind = ChangeKind::TasksMax;
+                    ch.kind = ChangeKind::TasksMax;
                 }
                 None
             }
@@ -537,7 +564,9 @@ impl Tracker {
                 let key = (resource.clone(), worker.clone());
                 let generation = self.workers.get(worker).and_then(|w| w.generation);
                 let g = self.group(group);
-                if let Some(i) = g.awaiting.remove(&key) {
+                if let Some(i) = g.awaiting.remove(&key)
+                    && self.interruptions.get(i).is_some()
+                {
                     let edge = Edge {
                         worker: worker.clone(),
                         line: line.clone(),
@@ -572,7 +601,9 @@ impl Tracker {
                 let ws = self.workers.entry(worker.clone()).or_default();
                 ws.cut_off = true;
                 for &i in &ws.fell_silent {
-                    self.pending[i].fate = Some(super::CauseKind::WorkerCutOff);
+                    if let Some(p) = self.pending.get_mut(i) {
+                        p.fate = Some(super::CauseKind::WorkerCutOff);
+                    }
                 }
                 Some(Seen::CutOff(worker.clone(), line.clone()))
             }
@@ -598,7 +629,7 @@ impl Tracker {
         line: &SourceLine,
     ) -> Option<Seen> {
         let t = ts(line);
-        let same = (0..self.changes.len()).rev().find(|&i| {
+        let same = self.changes.iter().rev().map(|(i, _)| i).find(|&i| {
             let c = &self.changes[i];
             c.group == *group
                 && c.connector == *connector
