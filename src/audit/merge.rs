@@ -234,6 +234,8 @@ impl Reducer {
         if let Some(o) = &self.observer {
             o.isolation(&self.isolation, self.now);
         }
+        // What the observer just counted, and what nothing can reach now.
+        self.isolation.forget(self.now);
         self.drain(names, sink)
     }
 
@@ -244,6 +246,7 @@ impl Reducer {
         let ranks: Vec<u32> = ranks.collect();
         self.stream_workers.retain(|r, _| ranks.contains(r));
         self.settle = Some(ranks);
+        self.isolation.forget_as_it_goes();
     }
 
     /// No item follows: everything still waiting is final.

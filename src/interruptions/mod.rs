@@ -327,7 +327,14 @@ pub struct ConnectorDowntime {
 impl Tracker {
     /// No fact follows: what is still open is still down; the causes are
     /// settled and everything priced.
+    ///
+    /// A tracker that forgot as it went (`herder-audit watch`, whose
+    /// metrics counted each interruption as it became final) prices
+    /// nothing: its report would be the few still open, not the run's.
     pub fn finish(self) -> Isolation {
+        if self.forgetful {
+            return Isolation::default();
+        }
         price::settle(self)
     }
 

@@ -11,6 +11,9 @@ use crate::rules::StopReason;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
+#[path = "forget.rs"]
+mod forget;
+
 /// A config record logged by another worker this long (log time) after the
 /// first sighting of the same change is the same change.
 const SAME_CHANGE_MS: i64 = 30_000;
