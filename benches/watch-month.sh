@@ -44,7 +44,10 @@ while kill -0 $pid 2>/dev/null; do
     printf '%8.1f %14s %10.1f\n' "$t" "$(lines)" "$(echo "$rss / 1024" | bc -l)" | tee -a "$out/rss.txt"
     if ready; then break; fi
 done
+curl -s "127.0.0.1:$port/metrics" >"$out/metrics.txt"
+stop=$(date +%s.%N)
 kill -TERM $pid; wait $pid || true
 trap - EXIT
+printf 'stop took %.1f s; ' "$(echo "$(date +%s.%N) - $stop" | bc)"
 printf 'peak RSS %.1f MiB; findings %s; ' "$(echo "$peak / 1024" | bc -l)" "$(wc -l < "$out/findings.jsonl")"
 grep -c . "$out/watch.stderr" | xargs printf '%s stderr lines\n'

@@ -12,10 +12,10 @@ use std::sync::Arc;
 /// Log time between two sweeps of the rebalances and changes.
 const SWEEP_EVERY_MS: i64 = 60_000;
 
-/// How far before the oldest interruption kept (or before log time less
-/// [`FINAL_AFTER_MS`]) a change or an `unnecessary-stop` finding is kept:
-/// further than `price::change_before` (60 s) or the same change's reach
-/// (30 s) look back.
+/// How far before log time less [`FINAL_AFTER_MS`] a change or an
+/// `unnecessary-stop` finding is kept (or before a kept interruption's
+/// stop): further than `price::change_before` (60 s) or the same change's
+/// reach (30 s) look back.
 const KEEP_BEFORE_MS: i64 = 2 * 60_000;
 
 impl Tracker {
@@ -61,45 +61,62 @@ impl Tracker {
     /// below each group's floor, and the changes and findings older than
     /// any kept or later interruption can look back to.
     fn sweep(&mut self, now_ms: i64) {
-        // Per group, the lowest generation still wanted: a worker heard
-        // within FINAL_AFTER_MS is in it (or later); a kept interruption
-        // was stopped in it or justified by it. A worker silent longer has
-        // no interruption that is not final, but for a kept one.
+        // Per group, the lowest generation a worker heard within
+        // FINAL_AFTER_MS is in: it and later ones are kept. A worker silent
+        // longer has no interruption that is not final but the kept ones,
+        // whose own generations are kept one by one: the one each was
+        // stopped in, its stopping worker's latest (the anchor a length
+        // across two workers is measured with) and the one that justified
+        // it (its cause's rebalance). An interruption still open (a deleted
+        // connector's work, never started again) must not hold back all
+        // that came after it.
         let mut floor: BTreeMap<Arc<str>, i32> = BTreeMap::new();
-        let mut lower = |g: &Arc<str>, n: i32| {
-            let f = floor.entry(g.clone()).or_insert(n);
-            *f = (*f).min(n);
-        };
         let recent = now_ms.saturating_sub(FINAL_AFTER_MS);
         for w in self.workers.values() {
             if let (Some(g), Some(n)) = (&w.group, w.generation)
                 && w.last_ms >= recent
             {
-                lower(g, n);
+                let f = floor.entry(g.clone()).or_insert(n);
+                *f = (*f).min(n);
             }
         }
-        let mut oldest = recent;
+        let mut wanted: HashSet<(Arc<str>, i32)> = HashSet::new();
+        // Stops (log time) of the kept interruptions, and their lines.
+        let mut stops: Vec<i64> = Vec::new();
+        let mut lines: HashSet<(crate::model::SourceId, u64)> = HashSet::new();
         for (i, it) in self.interruptions.iter() {
             if let Some(n) = it.generation {
-                lower(&it.group, n);
+                wanted.insert((it.group.clone(), n));
             }
-            if let Some(t) = ts(&it.from.line) {
-                oldest = oldest.min(t);
+            if let Some(n) = self.workers.get(&it.from.worker).and_then(|w| w.generation) {
+                wanted.insert((it.group.clone(), n));
             }
+            stops.extend(ts(&it.from.line));
+            lines.insert((it.from.line.source, it.from.line.line));
             let because = self.pending.get(i).and_then(|p| p.because.as_ref());
-            if let Some((g, n)) = because.and_then(|b| self.assignment_lines.get(&(b.source, b.line)))
-            {
-                lower(g, *n);
+            if let Some(k) = because.and_then(|b| self.assignment_lines.get(&(b.source, b.line))) {
+                wanted.insert(k.clone());
             }
         }
-        // A group no recent worker nor kept interruption names keeps all.
-        let below = |g: &Arc<str>, n: i32| floor.get(g).is_some_and(|f| n < *f);
-        self.assignment_lines.retain(|_, (g, n)| !below(g, *n));
-        self.rebalances.retain(|_, r| !below(&r.group, r.generation));
+        // A group no recent worker names keeps all.
+        let drop = |g: &Arc<str>, n: i32| {
+            floor.get(g).is_some_and(|f| n < *f) && !wanted.contains(&(g.clone(), n))
+        };
+        self.assignment_lines.retain(|_, (g, n)| !drop(g, *n));
+        self.rebalances.retain(|_, r| !drop(&r.group, r.generation));
         for (name, g) in self.groups.iter_mut() {
-            g.anchors.retain(|n, _| !below(name, *n));
-            g.rebalances.retain(|n, _| !below(name, *n));
+            g.anchors.retain(|n, _| !drop(name, *n));
+            g.rebalances.retain(|n, _| !drop(name, *n));
         }
+        stops.sort_unstable();
+        let since = recent.saturating_sub(KEEP_BEFORE_MS);
+        // A change is looked back to from a stop at most KEEP_BEFORE_MS
+        // later (or 1 s earlier).
+        let near_stop = |t: i64| {
+            let k = stops.partition_point(|&s| s < t.saturating_sub(1_000));
+            stops.get(k).is_some_and(|&s| s <= t.saturating_add(KEEP_BEFORE_MS))
+        };
+        let old = |l: &crate::model::SourceLine| ts(l).is_none_or(|t| t < since && !near_stop(t));
         // The changes a kept or coming rebalance names, or a connector's
         // latest, stay; others once older than any look-back.
         let mut named: HashSet<usize> = HashSet::new();
@@ -116,8 +133,6 @@ impl Tracker {
         for g in self.groups.values() {
             named.extend(g.latest_change.values().copied());
         }
-        let since = oldest.saturating_sub(KEEP_BEFORE_MS);
-        let old = |l: &crate::model::SourceLine| ts(l).is_none_or(|t| t < since);
         let gone: Vec<usize> = self
             .changes
             .iter()
@@ -128,6 +143,7 @@ impl Tracker {
             self.changes.forget(i);
             self.change_seen_by.forget(i);
         }
-        self.unnecessary.retain(|_, (trigger, _)| !old(trigger));
+        self.unnecessary
+            .retain(|k, (trigger, _)| lines.contains(k) || ts(trigger).is_some_and(|t| t >= since));
     }
 }
