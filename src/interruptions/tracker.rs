@@ -11,7 +11,6 @@ use crate::rules::StopReason;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-#[path = "forget.rs"]
 mod forget;
 
 /// A config record logged by another worker this long (log time) after the
