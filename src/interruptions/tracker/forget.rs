@@ -72,15 +72,20 @@ impl Tracker {
         // that came after it.
         let mut floor: BTreeMap<Arc<str>, i32> = BTreeMap::new();
         let recent = now_ms.saturating_sub(FINAL_AFTER_MS);
+        let mut wanted: HashSet<(Arc<str>, i32)> = HashSet::new();
         for w in self.workers.values() {
-            if let (Some(g), Some(n)) = (&w.group, w.generation)
-                && w.last_ms >= recent
-            {
+            let (Some(g), Some(n)) = (&w.group, w.generation) else {
+                continue;
+            };
+            if w.last_ms >= recent {
                 let f = floor.entry(g.clone()).or_insert(n);
                 *f = (*f).min(n);
+            } else {
+                // A silent worker's latest: what its takeovers, found when
+                // it logs again, are measured across.
+                wanted.insert((g.clone(), n));
             }
         }
-        let mut wanted: HashSet<(Arc<str>, i32)> = HashSet::new();
         // Stops (log time) of the kept interruptions, and their lines.
         let mut stops: Vec<i64> = Vec::new();
         let mut lines: HashSet<(crate::model::SourceId, u64)> = HashSet::new();
