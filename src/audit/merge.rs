@@ -104,6 +104,15 @@ impl Reducer {
             }
             x.note_worker(&item.worker, item.fact.identity.as_ref());
         }
+        let disagree = match &mut self.witness {
+            Some(x) => x.log_fact(
+                &item.worker,
+                item.fact.group.as_ref(),
+                &item.fact.kind,
+                &item.fact.line,
+            ),
+            None => Vec::new(),
+        };
         let witnessed = match (&self.witness, &item.fact.kind) {
             (
                 Some(x),
@@ -143,6 +152,9 @@ impl Reducer {
         self.isolation.feed(&item.worker, &item.fact);
         self.checker.feed(w, item.fact);
         if let Some(f) = witnessed {
+            self.checker.emit_witnessed(w, f);
+        }
+        for f in disagree {
             self.checker.emit_witnessed(w, f);
         }
         self.drain(names, sink)

@@ -176,6 +176,11 @@ impl Witness {
         w
     }
 
+    /// Cluster `c`'s status timelines.
+    pub fn timelines(&self, c: usize) -> Option<&super::status::Timelines> {
+        self.timelines.get(c)
+    }
+
     /// The config and status records, each keyed by its time stamp
     /// (`i64::MIN` without one), in time order.
     pub fn keyed(&self) -> Vec<Keyed<'_>> {
@@ -240,6 +245,8 @@ pub struct Cross {
     pub handed: u64,
     /// The records fed so far (cluster, record, key), for [`Cross::renewed`].
     fed: Vec<(u32, u32, crate::model::Key)>,
+    /// Witnesses that disagree ([`super::disagree`]).
+    disagree: super::disagree::Disagree,
 }
 
 impl Cross {
@@ -252,6 +259,7 @@ impl Cross {
             backed: 0,
             handed: 0,
             fed: Vec::new(),
+            disagree: super::disagree::Disagree::default(),
             w,
         }
     }
@@ -272,6 +280,8 @@ impl Cross {
             .filter(|(_, d)| **d)
             .map(|(a, _)| id(&self.w.alone[a].finding))
             .collect();
+        let mut disagree = self.disagree;
+        disagree.renew();
         let mut c = Cross {
             alone: w
                 .alone
@@ -284,6 +294,7 @@ impl Cross {
             backed: self.backed,
             handed: self.handed,
             fed: Vec::new(),
+            disagree,
             w,
         };
         for (cluster, record, key) in self.fed {
@@ -311,12 +322,33 @@ impl Cross {
     /// the findings it proves alone start their hold.
     pub fn record(&mut self, cluster: u32, record: u32, key: crate::model::Key) {
         self.fed.push((cluster, record, key));
+        self.disagree.record(&self.w, cluster, record);
         if let Some(found) = self.w.by_trigger.get(&(cluster, record)) {
             for &a in found {
                 let deadline = key.ts.saturating_add(HOLD_MS);
                 self.waiting.push((deadline, a, key));
             }
         }
+    }
+
+    /// A fact of log worker `label` (its line `line`): the status topic's
+    /// disagreements with the logs it proves ([`super::disagree`]), as
+    /// findings of that worker.
+    pub fn log_fact(
+        &mut self,
+        label: &Arc<str>,
+        group: Option<&Arc<str>>,
+        kind: &crate::replay::FactKind,
+        line: &SourceLine,
+    ) -> Vec<Finding> {
+        let Some(Some(id)) = self.ids.get(label).cloned() else {
+            return Vec::new();
+        };
+        self.disagree
+            .fact(&self.w, &id, kind, line)
+            .into_iter()
+            .map(|d| super::disagree::finding(label, group, line, d))
+            .collect()
     }
 
     /// Findings of the topics alone whose hold ended before log time `now`.
