@@ -247,6 +247,8 @@ pub struct Cross {
     fed: Vec<(u32, u32, crate::model::Key)>,
     /// Witnesses that disagree ([`super::disagree`]).
     disagree: super::disagree::Disagree,
+    /// The config offset of each start in a start phase, by its line.
+    start_offsets: HashMap<(SourceId, u64), i64>,
 }
 
 impl Cross {
@@ -260,6 +262,7 @@ impl Cross {
             handed: 0,
             fed: Vec::new(),
             disagree: super::disagree::Disagree::default(),
+            start_offsets: HashMap::new(),
             w,
         }
     }
@@ -295,6 +298,7 @@ impl Cross {
             handed: self.handed,
             fed: Vec::new(),
             disagree,
+            start_offsets: self.start_offsets,
             w,
         };
         for (cluster, record, key) in self.fed {
@@ -341,6 +345,13 @@ impl Cross {
         kind: &crate::replay::FactKind,
         line: &SourceLine,
     ) -> Vec<Finding> {
+        if let crate::replay::FactKind::Start {
+            config_offset: Some(n),
+            ..
+        } = kind
+        {
+            self.start_offsets.insert((line.source, line.line), *n);
+        }
         let Some(Some(id)) = self.ids.get(label).cloned() else {
             return Vec::new();
         };
@@ -493,6 +504,9 @@ impl Cross {
     /// of the same resource and workers whose records lie within
     /// [`HOLD_MS`] of its lines.
     pub fn absorb(&mut self, f: &mut Finding) {
+        if f.kind == Kind::StaleConfigStart {
+            self.stale_start(f);
+        }
         if f.kind != Kind::Zombie {
             return;
         }
@@ -574,6 +588,28 @@ impl Cross {
             );
         }
         f.evidence.extend(added);
+    }
+
+    /// A log's `stale-config-start` of a task started at a known config
+    /// offset gains the config records of the snapshot it was started
+    /// from ([`super::stale`]).
+    fn stale_start(&mut self, f: &mut Finding) {
+        let Some(Resource::Task(task)) = &f.resource else {
+            return;
+        };
+        let Some(&n) = self.start_offsets.get(&(f.trigger.source, f.trigger.line)) else {
+            return;
+        };
+        for t in &self.w.clusters {
+            let Some((mut records, why)) = super::stale::backing(t, task, n) else {
+                continue;
+            };
+            records.sort_by_key(|e| (e.line.ts, e.line.source, e.line.line));
+            self.backed += 1;
+            f.reason = format!("{}; {why}", f.reason.trim_end_matches('.'));
+            f.evidence.extend(records);
+            return;
+        }
     }
 
     /// The status records of the two workers' runs of `resource` in
