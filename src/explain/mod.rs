@@ -43,9 +43,7 @@ pub fn summary(kind: Kind) -> &'static str {
         Kind::ConflictingAssignment => {
             "two workers' assignments of one generation contradict each other"
         }
-        Kind::WitnessesDisagree => {
-            "the status topic keeps a state the workers' logs prove wrong"
-        }
+        Kind::WitnessesDisagree => "the status topic keeps a state the workers' logs prove wrong",
     }
 }
 

@@ -58,9 +58,7 @@ impl Kind {
 
     pub fn severity(self) -> Severity {
         match self {
-            Kind::DoubleStart | Kind::LostAssignment | Kind::WitnessesDisagree => {
-                Severity::Warning
-            }
+            Kind::DoubleStart | Kind::LostAssignment | Kind::WitnessesDisagree => Severity::Warning,
             _ => Severity::Error,
         }
     }

@@ -362,3 +362,5 @@ pub fn finding(
     f
 }
 
+#[cfg(test)]
+mod tests;

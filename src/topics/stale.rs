@@ -127,3 +127,83 @@ pub fn backing(t: &Topics, task: &TaskId, n: i64) -> Option<(Vec<Evidence>, Stri
     );
     Some((out, why))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::SourceId;
+    use crate::topics::{dump, record};
+    use std::sync::Arc;
+
+    fn topics(text: &str) -> Topics {
+        let d = dump::read(SourceId(0), text.as_bytes());
+        assert!(d.skipped.is_empty(), "{:?}", d.skipped);
+        let recs = d
+            .records
+            .into_iter()
+            .map(|mut raw| {
+                raw.at.topic = Some(Arc::from("connect-configs"));
+                record::classify(raw).map_err(|e| e.message).unwrap()
+            })
+            .collect();
+        Topics::new(recs)
+    }
+
+    fn offsets(ev: &[Evidence]) -> Vec<i64> {
+        ev.iter()
+            .map(|e| e.record.as_ref().unwrap().offset.unwrap())
+            .collect()
+    }
+
+    /// The real 2.4.1 `kafka-8869` config topic: c (2 tasks) deleted at
+    /// offset 5, created again at 7, its new task configs committed at 11.
+    #[test]
+    fn real_2_4_1_kafka_8869_a_start_at_offset_8_holds_the_deleted_incarnations_config() {
+        let text = std::fs::read_to_string(format!(
+            "{}/tests/topics/2.4.1-kafka-8869/connect-2-4-1-kafka-8869-configs.console.txt",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap();
+        let t = topics(&text);
+        let (ev, why) = backing(&t, &TaskId::new("c", 1), 8).unwrap();
+        assert_eq!(offsets(&ev), [3, 4, 5, 7]);
+        assert!(
+            why.contains("deleted (offset 5) and created again (offset 7)"),
+            "{why}"
+        );
+        assert!(why.contains("committed at offset 4"), "{why}");
+        // after the new incarnation's commit, the config held is its own
+        assert!(backing(&t, &TaskId::new("c", 1), 12).is_none());
+        // a task the deleted incarnation never had: nothing held
+        assert!(backing(&t, &TaskId::new("c", 2), 8).is_none());
+        // an offset the dump does not reach proves nothing
+        assert!(backing(&t, &TaskId::new("c", 1), 500).is_none());
+    }
+
+    /// Three tasks committed, then one: task 2 started at an offset past
+    /// the second commit holds the first commit's config (superseded);
+    /// started before it, its config was live.
+    #[test]
+    fn a_task_the_live_set_no_longer_holds_is_superseded() {
+        let text = [
+            "CreateTime:1000\tPartition:0\tOffset:0\tconnector-c\t{\"properties\":{\"name\":\"c\"}}",
+            "CreateTime:1001\tPartition:0\tOffset:1\ttask-c-0\t{\"properties\":{\"i\":\"0\"}}",
+            "CreateTime:1001\tPartition:0\tOffset:2\ttask-c-1\t{\"properties\":{\"i\":\"1\"}}",
+            "CreateTime:1001\tPartition:0\tOffset:3\ttask-c-2\t{\"properties\":{\"i\":\"2\"}}",
+            "CreateTime:1002\tPartition:0\tOffset:4\tcommit-c\t{\"tasks\":3}",
+            "CreateTime:2000\tPartition:0\tOffset:5\ttask-c-0\t{\"properties\":{\"i\":\"0\"}}",
+            "CreateTime:2001\tPartition:0\tOffset:6\tcommit-c\t{\"tasks\":1}",
+            "CreateTime:2002\tPartition:0\tOffset:7\tsession-key\t{\"key\":\"k\",\"algorithm\":\"HmacSHA256\",\"creation-timestamp\":1}",
+        ]
+        .join("\n");
+        let t = topics(&text);
+        let (ev, why) = backing(&t, &TaskId::new("c", 2), 8).unwrap();
+        assert_eq!(offsets(&ev), [3, 4, 6]);
+        assert!(
+            why.contains("committed at offset 6, are 1 task(s), without c-2"),
+            "{why}"
+        );
+        assert!(backing(&t, &TaskId::new("c", 2), 5).is_none());
+        assert!(backing(&t, &TaskId::new("c", 0), 8).is_none());
+    }
+}
