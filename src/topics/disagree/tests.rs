@@ -54,6 +54,7 @@ fn assignment(live: &[(Resource, SourceLine)]) -> FactKind {
     }
 }
 
+#[allow(clippy::large_enum_variant)]
 enum Step {
     Record(u32),
     Fact(u16, FactKind, SourceLine),
