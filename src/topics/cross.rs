@@ -732,13 +732,7 @@ impl Cross {
 }
 
 fn ev(t: &Topics, i: usize, role: String) -> Evidence {
-    let r = &t.records[i].raw;
-    Evidence {
-        role,
-        worker: None,
-        line: r.line.clone(),
-        record: Some(r.at.clone()),
-    }
+    t.ev(role, i)
 }
 
 /// What the topics witnessed in a run (docs/topics.md, "An incomplete

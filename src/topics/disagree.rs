@@ -74,16 +74,6 @@ fn ts(line: &SourceLine) -> Option<i64> {
     line.ts.map(|t| t.0)
 }
 
-fn record_ev(t: &Topics, i: usize, role: String) -> Evidence {
-    let r = &t.records[i].raw;
-    Evidence {
-        role,
-        worker: None,
-        line: r.line.clone(),
-        record: Some(r.at.clone()),
-    }
-}
-
 fn line_ev(role: &str, line: &SourceLine) -> Evidence {
     Evidence {
         role: role.into(),
@@ -231,19 +221,14 @@ impl Disagree {
                 ),
             ];
             if let Some(run) = own_running(t, w, c, r, id, l) {
-                ev.push(record_ev(
-                    t,
-                    run.0,
-                    format!("RUNNING on {id}, generation {}", run.1),
-                ));
+                ev.push(t.ev(format!("RUNNING on {id}, generation {}", run.1), run.0));
             }
-            ev.push(record_ev(
-                t,
-                l,
+            ev.push(t.ev(
                 format!(
                     "UNASSIGNED on {}, generation {}: the latest status of {r}",
                     st.worker, st.generation
                 ),
+                l,
             ));
             let reason = format!(
                 "the status topic holds {r} UNASSIGNED (written by worker {} at generation {}) while this worker's log runs it, {} s on with no status record since: the two witnesses disagree (the REST API reports it unassigned)",
@@ -286,13 +271,12 @@ impl Disagree {
                 continue;
             }
             let ev = vec![
-                record_ev(
-                    t,
-                    l,
+                t.ev(
                     format!(
                         "RUNNING on {id}, generation {}: the latest status of {r}",
                         st.generation
                     ),
+                    l,
                 ),
                 line_ev(&format!("{r} stopped here"), stop),
                 line_ev(

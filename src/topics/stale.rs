@@ -19,20 +19,9 @@
 //! an absent record proves nothing.
 
 use super::check::Topics;
-use super::config::{Family, Replay};
-use super::record::Body;
+use super::config::Family;
 use crate::finding::Evidence;
 use crate::model::TaskId;
-
-fn ev(t: &Topics, i: usize, role: String) -> Evidence {
-    let r = &t.records[i].raw;
-    Evidence {
-        role,
-        worker: None,
-        line: r.line.clone(),
-        record: Some(r.at.clone()),
-    }
-}
 
 fn offset(t: &Topics, i: usize) -> String {
     t.records[i]
@@ -56,16 +45,7 @@ pub fn backing(t: &Topics, task: &TaskId, n: i64) -> Option<(Vec<Evidence>, Stri
     }
     // releases up to 2.5.0 keep a deleted incarnation's task configs; in
     // every other respect the replay is every release's up to N
-    let mut r = Replay::new(Family::UpTo2_5_0);
-    for &i in &t.config {
-        let at = t.records[i].raw.at.offset;
-        if at.is_none_or(|o| o >= n) {
-            break;
-        }
-        if let Body::Config(c) = &t.records[i].body {
-            r.apply(i, at, c);
-        }
-    }
+    let r = t.replay_to(Family::UpTo2_5_0, n);
     let c = &task.connector;
     let snap = &r.snapshot;
     let h = r.history.get(c)?;
@@ -77,15 +57,13 @@ pub fn backing(t: &Topics, task: &TaskId, n: i64) -> Option<(Vec<Evidence>, Stri
     })?;
     let current = h.incarnations.len().checked_sub(1)?;
     let mut out = vec![
-        ev(
-            t,
-            held.at,
+        t.ev(
             format!("the config of {task} held at config offset {n}"),
+            held.at,
         ),
-        ev(
-            t,
-            made_live.at,
+        t.ev(
             format!("{} task config(s) of {c} committed", made_live.tasks),
+            made_live.at,
         ),
     ];
     if held.incarnation == current && snap.connectors.contains_key(c) {
@@ -94,10 +72,9 @@ pub fn backing(t: &Topics, task: &TaskId, n: i64) -> Option<(Vec<Evidence>, Stri
         if task.index < count || snap.inconsistent.contains(c) || last.at == made_live.at {
             return None;
         }
-        out.push(ev(
-            t,
-            last.at,
+        out.push(t.ev(
             format!("{count} task config(s) of {c} committed: the live set at config offset {n}"),
+            last.at,
         ));
         let why = format!(
             "the config topic at config offset {n} agrees: connector {c}'s live task configs, committed at offset {}, are {count} task(s), without {task}; the config of {task} held there is the superseded one committed at offset {}",
@@ -117,8 +94,8 @@ pub fn backing(t: &Topics, task: &TaskId, n: i64) -> Option<(Vec<Evidence>, Stri
     if new_commit || !snap.connectors.contains_key(c) {
         return None;
     }
-    out.push(ev(t, deleted, format!("connector {c} deleted")));
-    out.push(ev(t, next.created, format!("connector {c} created again")));
+    out.push(t.ev(format!("connector {c} deleted"), deleted));
+    out.push(t.ev(format!("connector {c} created again"), next.created));
     let why = format!(
         "the config topic at config offset {n} agrees: connector {c} was deleted (offset {}) and created again (offset {}) with no task configs committed since, and the only config of {task} held there is the deleted connector's, committed at offset {}",
         offset(t, deleted),
