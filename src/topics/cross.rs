@@ -176,9 +176,12 @@ impl Witness {
         w
     }
 
-    /// Cluster `c`'s status timelines.
-    pub fn timelines(&self, c: usize) -> Option<&super::status::Timelines> {
-        self.timelines.get(c)
+    /// What the disagreement checks read ([`super::disagree`]).
+    pub fn seen(&self) -> super::disagree::Seen<'_> {
+        super::disagree::Seen {
+            clusters: &self.clusters,
+            timelines: &self.timelines,
+        }
     }
 
     /// The config and status records, each keyed by its time stamp
@@ -326,7 +329,7 @@ impl Cross {
     /// the findings it proves alone start their hold.
     pub fn record(&mut self, cluster: u32, record: u32, key: crate::model::Key) {
         self.fed.push((cluster, record, key));
-        self.disagree.record(&self.w, cluster, record);
+        self.disagree.record(self.w.seen(), cluster, record);
         if let Some(found) = self.w.by_trigger.get(&(cluster, record)) {
             for &a in found {
                 let deadline = key.ts.saturating_add(HOLD_MS);
@@ -356,7 +359,7 @@ impl Cross {
             return Vec::new();
         };
         self.disagree
-            .fact(&self.w, &id, kind, line)
+            .fact(self.w.seen(), &id, kind, line)
             .into_iter()
             .map(|d| super::disagree::finding(label, group, line, d))
             .collect()

@@ -24,8 +24,8 @@
 //! ran where it should not.
 
 use super::check::Topics;
-use super::cross::Witness;
 use super::record::{Body, State, StateKind, Status};
+use super::status::Timelines;
 use crate::finding::{Evidence, Finding, Kind};
 use crate::model::{Resource, SourceLine};
 use crate::replay::FactKind;
@@ -44,6 +44,14 @@ pub const SETTLE_MS: i64 = 20_000;
 struct Instance {
     start: SourceLine,
     stop: Option<SourceLine>,
+}
+
+/// What the checks read of the witness: each cluster's records and status
+/// timelines.
+#[derive(Clone, Copy)]
+pub struct Seen<'a> {
+    pub clusters: &'a [Topics],
+    pub timelines: &'a [Timelines],
 }
 
 /// The disagreement check's state during the run.
@@ -91,7 +99,7 @@ impl Disagree {
     }
 
     /// Status record `record` of cluster `cluster` was fed.
-    pub fn record(&mut self, w: &Witness, cluster: u32, record: u32) {
+    pub fn record(&mut self, w: Seen<'_>, cluster: u32, record: u32) {
         let Some(t) = w.clusters.get(cluster as usize) else {
             return;
         };
@@ -104,7 +112,7 @@ impl Disagree {
     /// the disagreements it proves.
     pub fn fact(
         &mut self,
-        w: &Witness,
+        w: Seen<'_>,
         id: &Arc<str>,
         kind: &FactKind,
         line: &SourceLine,
@@ -185,7 +193,7 @@ impl Disagree {
     /// least [`SETTLE_MS`] before `proof`.
     fn unassigned_kept(
         &mut self,
-        w: &Witness,
+        w: Seen<'_>,
         id: &Arc<str>,
         r: &Resource,
         start: &SourceLine,
@@ -247,7 +255,7 @@ impl Disagree {
     /// stop.
     fn running_kept(
         &mut self,
-        w: &Witness,
+        w: Seen<'_>,
         id: &Arc<str>,
         r: &Resource,
         stop: &SourceLine,
@@ -302,13 +310,13 @@ impl Disagree {
 /// (in the resource's topic order), with its generation.
 fn own_running(
     t: &Topics,
-    w: &Witness,
+    w: Seen<'_>,
     c: usize,
     r: &Resource,
     id: &Arc<str>,
     l: usize,
 ) -> Option<(usize, i32)> {
-    let entries = w.timelines(c)?.resources.get(r)?;
+    let entries = w.timelines.get(c)?.resources.get(r)?;
     let lt = t.records[l].raw.timestamp;
     entries
         .iter()

@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::model::{SourceId, TaskId, Timestamp};
+use crate::topics::cross::Witness;
 use crate::topics::{dump, record};
 
 const T0: i64 = 1_796_535_600_000;
@@ -67,10 +68,10 @@ fn run(w: &Witness, steps: Vec<Step>) -> Vec<(Resource, u64, Vec<i64>)> {
     let mut out = Vec::new();
     for s in steps {
         match s {
-            Step::Record(i) => d.record(w, 0, i),
+            Step::Record(i) => d.record(w.seen(), 0, i),
             Step::Fact(port, kind, l) => {
                 let id: Arc<str> = Arc::from(format!("127.0.0.1:{port}"));
-                for (r, ev, _) in d.fact(w, &id, &kind, &l) {
+                for (r, ev, _) in d.fact(w.seen(), &id, &kind, &l) {
                     let offs = ev
                         .iter()
                         .filter_map(|e| e.record.as_ref().and_then(|r| r.offset))
