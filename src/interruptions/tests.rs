@@ -117,3 +117,65 @@ fn merged_parts_are_in_the_run_s_order() {
         }
     }
 }
+
+/// The tracker fed by hand: `w1` runs a-0, b-0 and c-0, falls silent after
+/// its line 3 (killed), and a new process starts in its log: the first
+/// line of its preamble (line 10) and its `Kafka Connect starting` (line
+/// 12) both say it was silent since line 3. `w2` takes a-0 over before the
+/// preamble and c-0 during it.
+#[test]
+fn a_worker_restarted_into_its_log_crashed_at_its_old_last_line() {
+    use crate::model::{SourceId, SourceLine, Timestamp};
+    use crate::replay::{Fact, FactKind, Signal};
+    use std::sync::Arc;
+    let line = |source: u32, n: u64, ms: i64| SourceLine {
+        source: SourceId(source),
+        line: n,
+        seq: n,
+        ts: Some(Timestamp(ms)),
+        text: Arc::from(""),
+        msg: (0, 0),
+    };
+    let fact = |l: &SourceLine, kind: FactKind| Fact {
+        group: Some(Arc::from("g")),
+        cluster: None,
+        identity: None,
+        line: l.clone(),
+        kind,
+    };
+    let task = |c: &str| Resource::Task(crate::model::TaskId::new(c, 0));
+    let start = |r: Resource| FactKind::Start {
+        resource: r,
+        generation: Some(1),
+    };
+    let (w1, w2): (Arc<str>, Arc<str>) = (Arc::from("w1"), Arc::from("w2"));
+    let mut t = Tracker::new();
+    t.feed(&w1, &fact(&line(1, 1, 1_000), start(task("a"))));
+    t.feed(&w1, &fact(&line(1, 2, 1_100), start(task("b"))));
+    let last = line(1, 3, 2_000);
+    t.feed(&w1, &fact(&last, start(task("c"))));
+    t.feed(&w2, &fact(&line(2, 1, 15_000), start(task("a"))));
+    let silent = |l: &SourceLine| fact(l, FactKind::Signal(Signal::Silence { last: last.clone() }));
+    t.feed(&w1, &silent(&line(1, 10, 20_000)));
+    t.feed(&w2, &fact(&line(2, 2, 21_000), start(task("c"))));
+    let starting = line(1, 12, 22_000);
+    t.feed(&w1, &silent(&starting));
+    t.feed(&w1, &fact(&starting, FactKind::Reset));
+    let iso = t.finish();
+    let of = |c: &str| {
+        iso.interruptions
+            .iter()
+            .find(|i| i.resource == task(c))
+            .unwrap_or_else(|| panic!("no interruption of {c}-0: {iso:#?}"))
+    };
+    for (c, to) in [("a", Some(15_000)), ("b", None), ("c", Some(21_000))] {
+        let i = of(c);
+        assert_eq!(
+            (i.from.worker.as_ref(), i.from.line.line),
+            ("w1", 3),
+            "{i:#?}"
+        );
+        assert_eq!(i.cause.kind, CauseKind::WorkerCrashed, "{i:#?}");
+        assert_eq!(i.to.as_ref().and_then(|e| e.line.ts).map(|t| t.0), to);
+    }
+}

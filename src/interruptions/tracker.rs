@@ -469,8 +469,14 @@ impl Tracker {
         let seen = match s {
             Signal::Silence { last } => {
                 let ws = self.workers.entry(worker.clone()).or_default();
+                // The same silence seen again (a restarted process's
+                // preamble, then its `Kafka Connect starting`): what it
+                // already took over stays its.
+                let again = ws.silence.as_ref().is_some_and(|(l, _)| same_line(l, last));
                 ws.silence = Some((last.clone(), line.clone()));
-                ws.fell_silent.clear();
+                if !again {
+                    ws.fell_silent.clear();
+                }
                 let last = last.clone();
                 self.resolve_takeovers(group, worker, &last, false);
                 return;

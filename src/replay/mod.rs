@@ -141,6 +141,12 @@ pub struct WorkerReplay {
     generations: Vec<GenerationRecord>,
     keep_generations: bool,
     last_line: Option<SourceLine>,
+    /// While the lines read last are all of a process's preamble (its
+    /// config dump, cluster id, advertised URL…): the line read before
+    /// them. A new process logs its preamble before `Kafka Connect
+    /// starting`, so in a log a restarted worker appends to, that line is
+    /// the old process's last.
+    before_preamble: Option<Option<SourceLine>>,
     /// The last line of the log, read or skipped, when later than
     /// `last_line`: how far the log reaches (its `End` fact carries it).
     tail_line: Option<SourceLine>,
@@ -238,6 +244,7 @@ impl WorkerReplay {
             generations: Vec::new(),
             keep_generations,
             last_line: None,
+            before_preamble: None,
             tail_line: None,
             facts: None,
             facts_held_from: None,
@@ -560,15 +567,13 @@ impl WorkerReplay {
         {
             w.gap = Some((prev.clone(), line.clone()));
         }
-        if self.facts.is_some()
-            && let Some(prev) = &self.last_line
-            && (matches!(
-                ev,
-                Event::Milestone(Milestone::ConnectStarting | Milestone::HerderStarting)
-            ) || matches!((prev.ts, line.ts), (Some(a), Some(b)) if b.0 - a.0 >= SILENCE_MS))
-        {
-            let last = prev.clone();
-            self.fact(line, FactKind::Signal(Signal::Silence { last }));
+        self.silence(ev, line);
+        if is_preamble(ev) {
+            if self.before_preamble.is_none() {
+                self.before_preamble = Some(self.last_line.clone());
+            }
+        } else {
+            self.before_preamble = None;
         }
         self.last_line = Some(line.clone());
         if let Some(g) = ctx.group_id
@@ -586,6 +591,31 @@ impl WorkerReplay {
         }
         if !is_preamble(ev) && !matches!(ev, Event::Milestone(_)) {
             self.inc.active = true;
+        }
+    }
+
+    /// The worker logged nothing for [`SILENCE_MS`] before `line`, or a
+    /// process starts there: a `Silence` fact from its last line before.
+    /// A process starting after a preamble of its own was silent since the
+    /// line before that preamble (the old process's last, if it died); at
+    /// the start of the log, since its last line.
+    fn silence(&mut self, ev: &Event, line: &SourceLine) {
+        let Some(prev) = &self.last_line else {
+            return;
+        };
+        let starting = matches!(
+            ev,
+            Event::Milestone(Milestone::ConnectStarting | Milestone::HerderStarting)
+        );
+        let last = match &self.before_preamble {
+            Some(Some(before)) if starting => before.clone(),
+            _ => prev.clone(),
+        };
+        if self.facts.is_some()
+            && (starting
+                || matches!((last.ts, line.ts), (Some(a), Some(b)) if b.0 - a.0 >= SILENCE_MS))
+        {
+            self.fact(line, FactKind::Signal(Signal::Silence { last }));
         }
     }
 

@@ -350,3 +350,29 @@ fn a_target_state_change_ends_the_stopped_excuse() {
     assert_eq!(f.len(), 1, "{f:?}");
     assert_eq!(f[0].1, Kind::UnnecessaryStop);
 }
+
+/// A worker killed and started again into the same log: the new process's
+/// preamble (config dump, advertised URL) comes before `Kafka Connect
+/// starting`, and the old process's last line is the one before it.
+#[test]
+fn a_process_started_into_the_same_log_is_silent_from_the_old_one_s_last_line() {
+    let mut r = Run::new();
+    r.r = WorkerReplay::new("w", true).with_facts();
+    r.ev_at(Event::Milestone(Milestone::ConnectStarting), Some(0))
+        .ev_at(Event::StartingWork { offset: -1 }, Some(1))
+        .ev_at(Event::Starting(task("a", 0)), Some(2)) // line 3: the last
+        .ev_at(Event::DistributedConfigDump, Some(20))
+        .ev_at(Event::AdvertisedUrl("http://w:8083/".into()), Some(24))
+        .ev_at(Event::Milestone(Milestone::ConnectStarting), Some(25));
+    let silences: Vec<(u64, u64)> =
+        r.r.take_facts()
+            .into_iter()
+            .filter_map(|f| match f.kind {
+                FactKind::Signal(Signal::Silence { last }) => Some((f.line.line, last.line)),
+                _ => None,
+            })
+            .collect();
+    // The gap before the dump, then the new process's start: both from
+    // line 3, not from the advertised URL just before `starting`.
+    assert_eq!(silences, [(4, 3), (6, 3)]);
+}
