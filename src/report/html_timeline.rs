@@ -373,11 +373,67 @@ fn lane_detail<'a>(tl: &'a Timeline, ax: &LaneAxis) -> LaneDetail<'a> {
 
 /// The timeline document embedded in the HTML report.
 pub fn timeline_doc(report: &Report) -> TimelineDoc<'_> {
-    let groups = groups(report);
-    let mut lane_group = vec![0usize; report.workers.len()];
-    let mut axes: Vec<Option<LaneAxis>> = (0..report.workers.len()).map(|_| None).collect();
-    let mut group_docs = Vec::new();
-    for (gi, ((name, cluster), members)) in groups.into_iter().enumerate() {
+    let layout = Layout::of(report);
+    let lanes = report
+        .workers
+        .iter()
+        .enumerate()
+        .map(|(i, w)| LaneDoc {
+            worker: &w.summary.worker,
+            group: layout.lane_group[i],
+            recorded: w.timeline.is_some(),
+            detail: w
+                .timeline
+                .as_ref()
+                .map(|tl| lane_detail(tl, layout.axis_of(i))),
+        })
+        .collect();
+    let places = Places::new(report, &layout);
+    TimelineDoc {
+        schema: SCHEMA,
+        max_items: MAX_ITEMS,
+        lanes,
+        findings: places.findings(),
+        interruptions: places.interruptions(),
+        changes: places.changes(),
+        groups: layout.groups,
+    }
+}
+
+/// The groups' documents, and each lane's group and axis.
+struct Layout<'a> {
+    groups: Vec<GroupDoc<'a>>,
+    lane_group: Vec<usize>,
+    axes: Vec<Option<LaneAxis>>,
+    fallback: LaneAxis,
+}
+
+impl<'a> Layout<'a> {
+    fn of(report: &'a Report) -> Layout<'a> {
+        let n = report.workers.len();
+        let mut layout = Layout {
+            groups: Vec::new(),
+            lane_group: vec![0usize; n],
+            axes: (0..n).map(|_| None).collect(),
+            fallback: LaneAxis::new(Axis::Line, None),
+        };
+        for (gi, ((name, cluster), members)) in groups(report).into_iter().enumerate() {
+            let doc = layout.group(report, gi, name, cluster, members);
+            layout.groups.push(doc);
+        }
+        layout
+    }
+
+    /// One group: its lanes' axes (time when every lane has time stamps),
+    /// its extent and where each generation first appears.
+    fn group(
+        &mut self,
+        report: &Report,
+        gi: usize,
+        name: Option<&'a str>,
+        kafka_cluster: Option<&'a str>,
+        members: Vec<usize>,
+    ) -> GroupDoc<'a> {
         let timed = members.iter().all(|&i| {
             report.workers[i]
                 .timeline
@@ -389,7 +445,7 @@ pub fn timeline_doc(report: &Report) -> TimelineDoc<'_> {
         let mut to: Option<i64> = None;
         let mut gens: BTreeMap<i32, i64> = BTreeMap::new();
         for &i in &members {
-            lane_group[i] = gi;
+            self.lane_group[i] = gi;
             let tl = report.workers[i].timeline.as_ref();
             let ax = LaneAxis::new(axis, tl);
             if let Some(tl) = tl {
@@ -405,13 +461,13 @@ pub fn timeline_doc(report: &Report) -> TimelineDoc<'_> {
                     }
                 }
             }
-            axes[i] = Some(ax);
+            self.axes[i] = Some(ax);
         }
         let mut generations: Vec<(i32, i64)> = gens.into_iter().collect();
         generations.sort_by_key(|&(g, x)| (x, g));
-        group_docs.push(GroupDoc {
+        GroupDoc {
             name,
-            kafka_cluster: cluster,
+            kafka_cluster,
             axis: match axis {
                 Axis::Time => "time",
                 Axis::Line => "line",
@@ -420,91 +476,108 @@ pub fn timeline_doc(report: &Report) -> TimelineDoc<'_> {
             to,
             lanes: members,
             generations,
-        });
+        }
     }
-    let fallback_axis = LaneAxis::new(Axis::Line, None);
-    let axis_of = |i: usize| {
-        axes.get(i)
+
+    fn axis_of(&self, i: usize) -> &LaneAxis {
+        self.axes
+            .get(i)
             .and_then(Option::as_ref)
-            .unwrap_or(&fallback_axis)
-    };
-    let lanes = report
-        .workers
-        .iter()
-        .enumerate()
-        .map(|(i, w)| LaneDoc {
-            worker: &w.summary.worker,
-            group: lane_group[i],
-            recorded: w.timeline.is_some(),
-            detail: w.timeline.as_ref().map(|tl| lane_detail(tl, axis_of(i))),
-        })
-        .collect();
-    let by_label: HashMap<&str, usize> = report
-        .workers
-        .iter()
-        .enumerate()
-        .map(|(i, w)| (w.summary.worker.as_str(), i))
-        .collect();
-    let findings = report
-        .findings()
-        .map(|f| (by_label.get(&*f.worker).copied().unwrap_or(0), f))
-        .map(|(wi, f)| {
-            let ev = f
-                .evidence
-                .iter()
-                .map(|e| {
-                    let ewi = e
-                        .worker
-                        .as_deref()
-                        .and_then(|l| by_label.get(l).copied())
-                        .unwrap_or(wi);
-                    (ewi, axis_of(ewi).line(&e.line))
-                })
-                .collect();
-            (wi, axis_of(wi).line(&f.trigger), ev)
-        })
-        .collect();
-    let at = |worker: &str, l: &SourceLine| {
-        let wi = by_label.get(worker).copied()?;
-        Some((wi, axis_of(wi).line(l)))
-    };
-    let edge = |e: &Edge| at(&e.worker, &e.line);
-    let group_of = |a: Option<At>| a.and_then(|(wi, _)| lane_group.get(wi).copied());
-    let iso = &report.isolation;
-    let interruptions = iso
-        .interruptions
-        .iter()
-        .map(|i| {
-            let from = edge(&i.from);
-            let end = i.to.as_ref().and_then(|to| match &i.running {
-                Some(l) => at(&to.worker, l),
-                None => edge(to),
-            });
-            let noticed = i.noticed.as_ref().and_then(|(e, _)| edge(e));
-            (group_of(from), from, end, noticed)
-        })
-        .collect();
-    let changes = iso
-        .changes
-        .iter()
-        .map(|c| {
-            let place = at(&c.worker, &c.line);
-            (
-                group_of(place),
-                place.map(|p| p.0),
-                place.map_or(0, |p| p.1),
-                isolation::change_sentence(c),
-            )
-        })
-        .collect();
-    TimelineDoc {
-        schema: SCHEMA,
-        max_items: MAX_ITEMS,
-        groups: group_docs,
-        lanes,
-        findings,
-        interruptions,
-        changes,
+            .unwrap_or(&self.fallback)
+    }
+}
+
+/// Places a worker's line on its lane's axis.
+struct Places<'r> {
+    report: &'r Report,
+    layout: &'r Layout<'r>,
+    by_label: HashMap<&'r str, usize>,
+}
+
+impl<'r> Places<'r> {
+    fn new(report: &'r Report, layout: &'r Layout<'r>) -> Places<'r> {
+        let by_label = report
+            .workers
+            .iter()
+            .enumerate()
+            .map(|(i, w)| (w.summary.worker.as_str(), i))
+            .collect();
+        Places {
+            report,
+            layout,
+            by_label,
+        }
+    }
+
+    fn at(&self, worker: &str, l: &SourceLine) -> Option<At> {
+        let wi = self.by_label.get(worker).copied()?;
+        Some((wi, self.layout.axis_of(wi).line(l)))
+    }
+
+    fn edge(&self, e: &Edge) -> Option<At> {
+        self.at(&e.worker, &e.line)
+    }
+
+    fn group_of(&self, a: Option<At>) -> Option<usize> {
+        a.and_then(|(wi, _)| self.layout.lane_group.get(wi).copied())
+    }
+
+    /// Each finding's trigger and evidence; a line of a worker not in the
+    /// report is placed on the finding's own lane.
+    fn findings(&self) -> Vec<FindingRow> {
+        self.report
+            .findings()
+            .map(|f| (self.by_label.get(&*f.worker).copied().unwrap_or(0), f))
+            .map(|(wi, f)| {
+                let ev = f
+                    .evidence
+                    .iter()
+                    .map(|e| {
+                        let ewi = e
+                            .worker
+                            .as_deref()
+                            .and_then(|l| self.by_label.get(l).copied())
+                            .unwrap_or(wi);
+                        (ewi, self.layout.axis_of(ewi).line(&e.line))
+                    })
+                    .collect();
+                (wi, self.layout.axis_of(wi).line(&f.trigger), ev)
+            })
+            .collect()
+    }
+
+    fn interruptions(&self) -> Vec<InterruptionRow> {
+        self.report
+            .isolation
+            .interruptions
+            .iter()
+            .map(|i| {
+                let from = self.edge(&i.from);
+                let end = i.to.as_ref().and_then(|to| match &i.running {
+                    Some(l) => self.at(&to.worker, l),
+                    None => self.edge(to),
+                });
+                let noticed = i.noticed.as_ref().and_then(|(e, _)| self.edge(e));
+                (self.group_of(from), from, end, noticed)
+            })
+            .collect()
+    }
+
+    fn changes(&self) -> Vec<ChangeRow> {
+        self.report
+            .isolation
+            .changes
+            .iter()
+            .map(|c| {
+                let place = self.at(&c.worker, &c.line);
+                (
+                    self.group_of(place),
+                    place.map(|p| p.0),
+                    place.map_or(0, |p| p.1),
+                    isolation::change_sentence(c),
+                )
+            })
+            .collect()
     }
 }
 
