@@ -94,8 +94,7 @@ fn merge_into(runs: &mut [std::vec::Drain<'_, Item>], out: &mut Vec<Item>) {
         let Some(item) = next[k].take() else { continue };
         out.push(item);
         // The same run's next item while it stays below the others' least.
-        loop {
-            let Some(i) = runs[k].next() else { break };
+        for i in runs[k].by_ref() {
             match heap.peek() {
                 Some(Reverse(least)) if *least < (i.key, k) => {
                     heap.push(Reverse((i.key, k)));
