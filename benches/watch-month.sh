@@ -29,9 +29,9 @@ port=19471
 pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT
 lines() {
-    curl -s "127.0.0.1:$port/metrics" | awk '/^herder_audit_lines_read_total/ { n += $2 } END { printf "%d", n }'
+    curl -s -m 10 "127.0.0.1:$port/metrics" | awk '/^herder_audit_lines_read_total/ { n += $2 } END { printf "%d", n }'
 }
-ready() { [ "$(curl -s -o /dev/null -w '%{http_code}' "127.0.0.1:$port/readyz")" = 200 ]; }
+ready() { [ "$(curl -s -m 10 -o /dev/null -w '%{http_code}' "127.0.0.1:$port/readyz")" = 200 ]; }
 start=$(date +%s.%N)
 peak=0
 printf '%8s %14s %10s\n' seconds lines_read rss_mib | tee "$out/rss.txt"
@@ -45,9 +45,18 @@ while kill -0 $pid 2>/dev/null; do
     if ready; then break; fi
 done
 curl -s "127.0.0.1:$port/metrics" >"$out/metrics.txt"
-stop=$(date +%s.%N)
-kill -TERM $pid; wait $pid || true
+# The stop: how long the watcher takes to end once told (SIGTERM), and
+# its resident set meanwhile (what it does at the end is no longer fed).
+stop_at=$(date +%s.%N)
+kill -TERM $pid
+stop_peak=0
+while kill -0 $pid 2>/dev/null; do
+    rss=$(awk '/^VmRSS/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0)
+    [ "${rss:-0}" -gt "$stop_peak" ] && stop_peak=$rss
+    sleep 0.2
+done
+wait $pid || true
 trap - EXIT
-printf 'stop took %.1f s; ' "$(echo "$(date +%s.%N) - $stop" | bc)"
+printf 'stopped in %.1f s (RSS up to %.1f MiB meanwhile)\n' "$(echo "$(date +%s.%N) - $stop_at" | bc)" "$(echo "$stop_peak / 1024" | bc -l)"
 printf 'peak RSS %.1f MiB; findings %s; ' "$(echo "$peak / 1024" | bc -l)" "$(wc -l < "$out/findings.jsonl")"
 grep -c . "$out/watch.stderr" | xargs printf '%s stderr lines\n'

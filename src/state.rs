@@ -206,6 +206,8 @@ pub struct Stop {
 #[derive(Debug, Clone)]
 pub struct StartPhase {
     pub line: SourceLine,
+    /// The config offset it starts with (`O`).
+    pub offset: i64,
     pub started: Vec<(Resource, SourceLine)>,
     pub failed: HashSet<Resource>,
     /// Why the phase started on a mismatched config, with the lines that show it.

@@ -10,7 +10,10 @@
 //!   instance of a paused connector) written by the finding's last line
 //!   (5 s allowed);
 //! * the topics change no finding of the logs: the same findings (kind,
-//!   resource, line) with and without them, records aside;
+//!   resource, line) with and without them, records aside (and the
+//!   `witnesses-disagree` warnings the records add);
+//! * a `witnesses-disagree` quotes its worker's log lines and the status
+//!   record the log contradicts, stamped at least 20 s before its trigger;
 //! * `-j1`, `-j2` and `map | reduce --topics` print the same bytes.
 //!
 //! And one capture is audited with one worker's log left out: the summary
@@ -222,6 +225,35 @@ fn check_zombie_records(name: &str, f: &Value, ids: &std::collections::BTreeMap<
     }
 }
 
+/// Seconds of the day of `2026-12-06T07:21:22.850`.
+fn second_of_day(ts: &str) -> u32 {
+    let (_, time) = ts.split_once('T').unwrap();
+    let n = |a: usize| -> u32 { time[a..a + 2].parse().unwrap() };
+    n(0) * 3600 + n(3) * 60 + n(6)
+}
+
+/// A `witnesses-disagree`: a warning from a log (its trigger a log line),
+/// quoting log lines and status records, the contradicted record (the
+/// latest one quoted) stamped at least 20 s before the trigger.
+fn check_disagreement(name: &str, f: &Value) {
+    assert_eq!(f["severity"], "warning", "{name}: {}", line_of(f));
+    let ev = f["evidence"].as_array().unwrap();
+    let records: Vec<&Value> = ev.iter().filter(|e| !e["record"].is_null()).collect();
+    assert!(
+        ev.iter().any(|e| e["record"].is_null()) && !records.is_empty(),
+        "{name}: {}",
+        line_of(f)
+    );
+    let last = records
+        .iter()
+        .filter_map(|e| e["timestamp"].as_str())
+        .map(second_of_day)
+        .max()
+        .unwrap();
+    let trigger = second_of_day(f["trigger"]["timestamp"].as_str().unwrap());
+    assert!(trigger >= last + 20, "{name}: {}", line_of(f));
+}
+
 /// `2026-12-06T07:21:22.850` + 5 s, to the second (ISO strings compare
 /// as times).
 fn plus_5s(ts: &str) -> String {
@@ -255,6 +287,7 @@ fn real_captures_with_their_topics() {
                     .as_str()
                     .unwrap()
                     .contains("/topics/")
+                    && f["kind"] != "witnesses-disagree"
             })
             .map(bare)
             .collect();
@@ -280,6 +313,9 @@ fn real_captures_with_their_topics() {
                 .contains("/topics/");
             if f["kind"] == "zombie" && from_logs {
                 check_zombie_records(name, f, &ids);
+            }
+            if f["kind"] == "witnesses-disagree" {
+                check_disagreement(name, f);
             }
             got.push_str(&line_of(f));
             got.push('\n');

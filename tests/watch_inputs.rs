@@ -80,6 +80,10 @@ fn a_node_directory_through_rotation_truncation_restarts_bursts_and_deletion() {
         OsStr::new("1"),
     ];
     let w = Watcher::start(&args);
+    // Ready: every log read to its end once. A file rotated or truncated
+    // before the watcher's first read of it is, to any follower, a file
+    // like any other (/readyz once answered 200 before the first read,
+    // and this test failed about 1 run in 8).
     w.until(60, "ready", |w| w.get("/readyz").0 == 200);
     assert_eq!(w.get("/healthz").0, 200);
     let series = |w: &Watcher, s: &str| w.metric(s).unwrap_or(0.0);
@@ -103,9 +107,8 @@ fn a_node_directory_through_rotation_truncation_restarts_bursts_and_deletion() {
     std::fs::write(c1.join("0.log"), b"").unwrap();
     let (_, rest1) = split(&logs[1], 1, 3);
     // What follows the truncation is shorter than what was read before
-    // it, so the truncation shows whenever the watcher looks (a copy
-    // truncated and grown past the read position cannot be told from
-    // growth by any follower).
+    // it: the length tells (a copy truncated and grown past the read
+    // position is told by its first bytes: src/input/live.rs's test).
     let (mid1, end1) = split(rest1, 1, 8);
     append(&c1.join("0.log"), mid1);
     w.until(30, "the truncation", |w| {

@@ -37,6 +37,16 @@ fn a_broker_that_is_down_is_said_counted_and_tried_again() {
         Some(0.0)
     );
     assert_eq!(w.get("/healthz").0, 200, "it keeps running");
+    // Not ready while the topics were never read to their end (the logs:
+    // none); the body says why. Ready once read: src/watch/topics.rs's test.
+    let (status, why) = w.get("/readyz");
+    assert_eq!(status, 503, "{why}");
+    assert!(
+        why.contains("the topics (connect-status) not yet read to their end")
+            && why.contains("the last try: "),
+        "{why}"
+    );
+    assert_eq!(w.metric("herder_audit_ready"), Some(0.0));
     let said = w.stderr.lock().unwrap().clone();
     assert!(said.contains("cannot read the topics"), "{said}");
     assert!(said.contains("trying again"), "{said}");

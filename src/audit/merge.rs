@@ -25,31 +25,85 @@ use std::sync::Arc;
 /// The worker of a finding of the topics alone (no log worker's).
 const WITNESS: usize = usize::MAX;
 
-/// Items waiting for the watermark.
+/// Items waiting for the watermark, as runs in key order: what one
+/// stream handed on at a time is such a run already (a batch that is not,
+/// such as the topics' records, is sorted when added).
 #[derive(Debug, Default)]
 pub struct Merger {
-    pending: Vec<Item>,
+    runs: Vec<Vec<Item>>,
 }
 
 impl Merger {
     pub fn add(&mut self, items: impl IntoIterator<Item = Item>) {
-        self.pending.extend(items);
+        let mut run: Vec<Item> = items.into_iter().collect();
+        if run.is_empty() {
+            return;
+        }
+        if !run.is_sorted_by_key(|i| i.key) {
+            run.sort_unstable_by_key(|i| i.key);
+        }
+        self.runs.push(run);
     }
 
     /// Are no items waiting for the watermark?
     pub fn is_empty(&self) -> bool {
-        self.pending.is_empty()
+        self.runs.is_empty()
     }
 
-    /// Takes, in key order, the items keyed below `watermark`.
+    /// Takes, in key order, the items keyed below `watermark`: the runs'
+    /// heads below it merged (a heap of the runs' next keys), each item
+    /// moved once.
     pub fn release(&mut self, watermark: Key) -> Vec<Item> {
-        if self.pending.is_empty() {
-            return Vec::new();
+        let cuts: Vec<usize> = self
+            .runs
+            .iter()
+            .map(|r| r.partition_point(|i| i.key < watermark))
+            .collect();
+        let total: usize = cuts.iter().sum();
+        let mut out = Vec::with_capacity(total);
+        let mut heads: Vec<_> = self
+            .runs
+            .iter_mut()
+            .zip(&cuts)
+            .filter(|(_, cut)| **cut > 0)
+            .map(|(r, cut)| r.drain(..*cut))
+            .collect();
+        match heads.len() {
+            0 => {}
+            1 => out.extend(heads.pop().into_iter().flatten()),
+            _ => merge_into(&mut heads, &mut out),
         }
-        self.pending.sort_unstable_by_key(|i| i.key);
-        let cut = self.pending.partition_point(|i| i.key < watermark);
-        let rest = self.pending.split_off(cut);
-        std::mem::replace(&mut self.pending, rest)
+        drop(heads);
+        self.runs.retain(|r| !r.is_empty());
+        out
+    }
+}
+
+/// Merges sorted runs into `out` in key order (a key met in two runs
+/// comes from the earlier run first).
+fn merge_into(runs: &mut [std::vec::Drain<'_, Item>], out: &mut Vec<Item>) {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let mut next: Vec<Option<Item>> = runs.iter_mut().map(Iterator::next).collect();
+    let mut heap: BinaryHeap<Reverse<(Key, usize)>> = next
+        .iter()
+        .enumerate()
+        .filter_map(|(k, i)| i.as_ref().map(|i| Reverse((i.key, k))))
+        .collect();
+    while let Some(Reverse((_, k))) = heap.pop() {
+        let Some(item) = next[k].take() else { continue };
+        out.push(item);
+        // The same run's next item while it stays below the others' least.
+        for i in runs[k].by_ref() {
+            match heap.peek() {
+                Some(Reverse(least)) if *least < (i.key, k) => {
+                    heap.push(Reverse((i.key, k)));
+                    next[k] = Some(i);
+                    break;
+                }
+                _ => out.push(i),
+            }
+        }
     }
 }
 
@@ -104,6 +158,15 @@ impl Reducer {
             }
             x.note_worker(&item.worker, item.fact.identity.as_ref());
         }
+        let disagree = match &mut self.witness {
+            Some(x) => x.log_fact(
+                &item.worker,
+                item.fact.group.as_ref(),
+                &item.fact.kind,
+                &item.fact.line,
+            ),
+            None => Vec::new(),
+        };
         let witnessed = match (&self.witness, &item.fact.kind) {
             (
                 Some(x),
@@ -143,6 +206,9 @@ impl Reducer {
         self.isolation.feed(&item.worker, &item.fact);
         self.checker.feed(w, item.fact);
         if let Some(f) = witnessed {
+            self.checker.emit_witnessed(w, f);
+        }
+        for f in disagree {
             self.checker.emit_witnessed(w, f);
         }
         self.drain(names, sink)
@@ -285,5 +351,88 @@ impl Reducer {
     /// Pairs of streams found to be one worker, by label.
     pub fn same_worker(&self) -> Vec<(String, String)> {
         self.checker.same_worker.iter().cloned().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::replay::{Fact, FactKind};
+
+    fn item(ts: i64, stream: u32, seq: u64) -> Item {
+        Item {
+            key: Key { ts, stream, seq },
+            worker: Arc::from("w"),
+            fact: Fact {
+                group: None,
+                cluster: None,
+                identity: None,
+                line: crate::model::SourceLine {
+                    source: crate::model::SourceId(0),
+                    line: seq,
+                    seq,
+                    ts: None,
+                    text: Arc::from(""),
+                    msg: (0, 0),
+                },
+                kind: FactKind::Reset,
+            },
+        }
+    }
+
+    /// Rounds of streams' runs (and an unsorted batch, as the topics'
+    /// records come), released at rising watermarks: the same items in
+    /// the same order as sorting all that waits.
+    #[test]
+    fn merging_runs_releases_what_sorting_would() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut rand = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for streams in [1u32, 2, 5, 40] {
+            let mut merger = Merger::default();
+            let mut waiting: Vec<Key> = Vec::new();
+            let mut clock = vec![(0i64, 0u64); streams as usize];
+            let mut released = Vec::new();
+            let mut expected = Vec::new();
+            for round in 0..30 {
+                for (s, (ts, seq)) in clock.iter_mut().enumerate() {
+                    let run: Vec<Item> = (0..rand(6))
+                        .map(|_| {
+                            *ts += rand(3) as i64;
+                            *seq += 1;
+                            item(*ts, s as u32, *seq)
+                        })
+                        .collect();
+                    waiting.extend(run.iter().map(|i| i.key));
+                    merger.add(run);
+                }
+                if round % 7 == 3 {
+                    let batch: Vec<Item> = (0..rand(5))
+                        .map(|k| item(rand(60) as i64, u32::MAX, round * 10 + k))
+                        .collect();
+                    waiting.extend(batch.iter().map(|i| i.key));
+                    merger.add(batch);
+                }
+                let wm = Key {
+                    ts: round as i64 * 2 + rand(3) as i64,
+                    stream: rand(u64::from(streams)) as u32,
+                    seq: rand(20),
+                };
+                waiting.sort_unstable();
+                let cut = waiting.partition_point(|k| *k < wm);
+                expected.extend(waiting.drain(..cut));
+                released.extend(merger.release(wm).into_iter().map(|i| i.key));
+                assert_eq!(merger.is_empty(), waiting.is_empty());
+            }
+            waiting.sort_unstable();
+            expected.append(&mut waiting);
+            released.extend(merger.release(Key::MAX).into_iter().map(|i| i.key));
+            assert_eq!(released, expected);
+            assert!(merger.is_empty());
+        }
     }
 }

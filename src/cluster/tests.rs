@@ -67,6 +67,7 @@ fn start(l: SourceLine, r: Resource, g: i32) -> Fact {
         FactKind::Start {
             resource: r,
             generation: Some(g),
+            config_offset: None,
         },
     )
 }

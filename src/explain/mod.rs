@@ -17,6 +17,7 @@ pub fn text(kind: Kind) -> &'static str {
         Kind::LostAssignment => include_str!("lost-assignment.txt"),
         Kind::Zombie => include_str!("zombie.txt"),
         Kind::ConflictingAssignment => include_str!("conflicting-assignment.txt"),
+        Kind::WitnessesDisagree => include_str!("witnesses-disagree.txt"),
     }
 }
 
@@ -42,6 +43,7 @@ pub fn summary(kind: Kind) -> &'static str {
         Kind::ConflictingAssignment => {
             "two workers' assignments of one generation contradict each other"
         }
+        Kind::WitnessesDisagree => "the status topic keeps a state the workers' logs prove wrong",
     }
 }
 

@@ -22,10 +22,11 @@ pub enum Kind {
     LostAssignment,
     Zombie,
     ConflictingAssignment,
+    WitnessesDisagree,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 8] = [
+    pub const ALL: [Kind; 9] = [
         Kind::UnnecessaryStop,
         Kind::ForeignStart,
         Kind::OffsetMismatchStart,
@@ -34,6 +35,7 @@ impl Kind {
         Kind::LostAssignment,
         Kind::Zombie,
         Kind::ConflictingAssignment,
+        Kind::WitnessesDisagree,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -46,6 +48,7 @@ impl Kind {
             Kind::LostAssignment => "lost-assignment",
             Kind::Zombie => "zombie",
             Kind::ConflictingAssignment => "conflicting-assignment",
+            Kind::WitnessesDisagree => "witnesses-disagree",
         }
     }
 
@@ -55,7 +58,7 @@ impl Kind {
 
     pub fn severity(self) -> Severity {
         match self {
-            Kind::DoubleStart | Kind::LostAssignment => Severity::Warning,
+            Kind::DoubleStart | Kind::LostAssignment | Kind::WitnessesDisagree => Severity::Warning,
             _ => Severity::Error,
         }
     }

@@ -147,6 +147,7 @@ fn a_worker_restarted_into_its_log_crashed_at_its_old_last_line() {
     let start = |r: Resource| FactKind::Start {
         resource: r,
         generation: Some(1),
+        config_offset: None,
     };
     let (w1, w2): (Arc<str>, Arc<str>) = (Arc::from("w1"), Arc::from("w2"));
     let mut t = Tracker::new();

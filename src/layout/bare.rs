@@ -39,23 +39,10 @@ pub fn head_is_bare(head: &[u8]) -> bool {
         }
         k
     };
-    // Per stream key: (single-line records, of which without a logger).
-    let mut counts: Vec<(Option<String>, usize, usize)> = Vec::new();
-    let mut count = |key: Option<String>, logger: bool| {
-        let i = match counts.iter().position(|(k, _, _)| *k == key) {
-            Some(i) => i,
-            None => {
-                counts.push((key, 0, 0));
-                counts.len() - 1
-            }
-        };
-        counts[i].1 += 1;
-        if !logger {
-            counts[i].2 += 1;
-        }
-    };
+    let mut counts = Counts::default();
     // The record before the current line: its stream and whether it
-    // ends with a logger (`None` for JSON records, which are not judged).
+    // ends with a logger (`None` for JSON records, which are not judged,
+    // and for records of a stream whose answer is already certain).
     let mut prev: Option<(Option<String>, Option<bool>)> = None;
     let mut records = 0;
     let mut start = 0;
@@ -79,11 +66,16 @@ pub fn head_is_bare(head: &[u8]) -> bool {
             continue;
         }
         if let Some((key, Some(logger))) = prev.take() {
-            count(key, logger);
+            counts.count(key, logger);
         }
         records += 1;
         if records > HEAD_RECORDS {
             break;
+        }
+        // Records still to be counted: this one and those after it.
+        let left = HEAD_RECORDS + 1 - records;
+        if counts.certainly_bare(left) {
+            return true;
         }
         // (`from_utf8_lossy` walks the bytes one by one even when they
         // are valid.)
@@ -98,14 +90,63 @@ pub fn head_is_bare(head: &[u8]) -> bool {
             Some(s) if s.len() == line.len() => trailing_logger_text(s).is_some(),
             _ => trailing_logger(line).is_some(),
         };
-        prev = Some((key.map(str::to_string), (!json).then(logger)));
+        // A stream that cannot reach the share whatever its records left
+        // show is not counted further (its logger not read).
+        let judged = !json && !counts.certainly_not_bare(key, left);
+        prev = Some((key.map(str::to_string), judged.then(logger)));
     }
     if let Some((key, Some(logger))) = prev {
-        count(key, logger);
+        counts.count(key, logger);
     }
-    counts
-        .iter()
-        .any(|(_, n, bare)| *n >= MIN_RECORDS && *bare * 10 >= *n * 9)
+    counts.any_bare()
+}
+
+/// Per stream key of a head: (single-line records, of which without a
+/// logger).
+#[derive(Default)]
+struct Counts(Vec<(Option<String>, usize, usize)>);
+
+impl Counts {
+    fn count(&mut self, key: Option<String>, logger: bool) {
+        let i = match self.0.iter().position(|(k, _, _)| *k == key) {
+            Some(i) => i,
+            None => {
+                self.0.push((key, 0, 0));
+                self.0.len() - 1
+            }
+        };
+        self.0[i].1 += 1;
+        if !logger {
+            self.0[i].2 += 1;
+        }
+    }
+
+    /// Is a stream's layout bare: at least nine in ten of its (at least
+    /// [`MIN_RECORDS`]) records without a logger?
+    fn bare(n: usize, bare: usize) -> bool {
+        n >= MIN_RECORDS && bare * 10 >= n * 9
+    }
+
+    fn any_bare(&self) -> bool {
+        self.0.iter().any(|&(_, n, bare)| Counts::bare(n, bare))
+    }
+
+    /// Is some stream bare even if the `left` records still to be counted
+    /// all were its own and all had a logger?
+    fn certainly_bare(&self, left: usize) -> bool {
+        self.0
+            .iter()
+            .any(|&(_, n, bare)| n >= MIN_RECORDS && bare * 10 >= (n + left) * 9)
+    }
+
+    /// Is stream `key` not bare even if the `left` records still to be
+    /// counted all were its own and all had no logger?
+    fn certainly_not_bare(&self, key: Option<&str>, left: usize) -> bool {
+        self.0
+            .iter()
+            .find(|(k, _, _)| k.as_deref() == key)
+            .is_some_and(|&(_, n, bare)| (bare + left) * 10 < (n + left) * 9)
+    }
 }
 
 /// What a stream's layout shows of its loggers, as far as the stream has

@@ -57,6 +57,11 @@ pub enum FactKind {
     Start {
         resource: Resource,
         generation: Option<i32>,
+        /// In a start phase: the config offset it started with (`Starting
+        /// connectors and tasks using config offset N`), the snapshot the
+        /// config topic's replay reproduces (docs/topics.md).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        config_offset: Option<i64>,
     },
     /// A start that failed (the fact's line): no instance runs.
     StartFailed { resource: Resource },

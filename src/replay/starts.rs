@@ -49,6 +49,7 @@ impl WorkerReplay {
         self.inc.start_phase = Some(PhaseState {
             phase: StartPhase {
                 line: line.clone(),
+                offset,
                 started: Vec::new(),
                 failed: HashSet::default(),
                 mismatch,
@@ -178,6 +179,7 @@ impl WorkerReplay {
         }
 
         let generation = self.inc.generation;
+        let config_offset = self.inc.start_phase.as_ref().map(|p| p.phase.offset);
         // The start's outcome comes on the next lines: the facts wait for it.
         self.hold_facts();
         self.fact(
@@ -185,6 +187,7 @@ impl WorkerReplay {
             FactKind::Start {
                 resource: r.clone(),
                 generation,
+                config_offset,
             },
         );
         let judgeable = in_phase != Some(false);

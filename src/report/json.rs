@@ -4,10 +4,13 @@
 
 use super::RunSummary;
 use super::json_bytes;
+use super::json_out::{
+    ErrorOut, LineOut, ResourceOut, SummaryOut, WorkerOut, WorkersOut, write_line,
+};
 use super::quote::line_json;
 use crate::audit::{Names, Report};
 use crate::finding::{Evidence, Finding, Fingerprint};
-use crate::model::{RecordRef, Resource, SourceLine};
+use crate::model::{RecordRef, Resource};
 use crate::replay::{GenerationRecord, WorkerSummary};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -38,16 +41,6 @@ impl Serialize for RecordOut<'_> {
         st.serialize_field("topic", &self.0.topic.as_deref())?;
         st.end()
     }
-}
-
-/// One line as the findings print it; fields in the order a JSON object
-/// of [`line_json`](super::quote::line_json) prints them (sorted), so that the bytes are the same.
-#[derive(Serialize)]
-struct LineOut<'a> {
-    line: u64,
-    source: &'a str,
-    text: &'a str,
-    timestamp: Option<crate::model::Timestamp>,
 }
 
 #[derive(Serialize)]
@@ -113,33 +106,6 @@ impl<'a> FingerprintOut<'a> {
     }
 }
 
-/// A [`Resource`] with its fields in sorted order: `connector`, `id`,
-/// `task` (tasks), `type`.
-struct ResourceOut<'a>(&'a Resource);
-
-impl Serialize for ResourceOut<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        match self.0 {
-            Resource::Connector(n) => {
-                let mut st = s.serialize_struct("Resource", 3)?;
-                st.serialize_field("connector", &**n)?;
-                st.serialize_field("id", &**n)?;
-                st.serialize_field("type", "connector")?;
-                st.end()
-            }
-            Resource::Task(t) => {
-                let mut st = s.serialize_struct("Resource", 4)?;
-                st.serialize_field("connector", &*t.connector)?;
-                st.serialize_field("id", &t.to_string())?;
-                st.serialize_field("task", &t.index)?;
-                st.serialize_field("type", "task")?;
-                st.end()
-            }
-        }
-    }
-}
-
 struct ResourcesOut<'a>(&'a [Resource]);
 
 impl Serialize for ResourcesOut<'_> {
@@ -150,12 +116,6 @@ impl Serialize for ResourcesOut<'_> {
 
 impl<'a> FindingOut<'a> {
     fn of(names: &'a dyn Names, f: &'a Finding, line: bool) -> FindingOut<'a> {
-        let line_out = |l: &'a SourceLine| LineOut {
-            line: l.line,
-            source: names.source_name(l.source),
-            text: &l.text,
-            timestamp: l.ts,
-        };
         FindingOut {
             evidence: f
                 .evidence
@@ -179,7 +139,7 @@ impl<'a> FindingOut<'a> {
             schema_version: line.then_some(SCHEMA_VERSION),
             severity: f.severity(),
             started: ResourcesOut(&f.started),
-            trigger: line_out(&f.trigger),
+            trigger: LineOut::of(names, &f.trigger),
             kind_of_line: line.then_some("finding"),
             upstream: f.upstream,
             worker: &f.worker,
@@ -207,51 +167,12 @@ pub fn finding_json(report: &dyn Names, f: &Finding) -> Value {
     v
 }
 
-fn map_json<K: Serialize + Ord, V: Serialize>(m: &std::collections::BTreeMap<K, V>) -> Value {
-    serde_json::to_value(m).unwrap_or(Value::Null)
-}
-
 fn worker_json(report: &Report, s: &WorkerSummary) -> Value {
-    json!({
-        "worker": s.worker,
-        "group": s.group,
-        "client_id": s.client_id,
-        "member_id": s.member_id,
-        "rest_url": s.rest_url,
-        "kafka_cluster": s.kafka_cluster,
-        "identified_by": s.identified_by,
-        "protocol": s.protocol,
-        "lifecycle_events": s.events,
-        "restarts": s.restarts,
-        "generations": s.generations,
-        "first_generation": s.first_generation,
-        "last_generation": s.last_generation,
-        "starts": map_json(&s.starts),
-        "stops": map_json(&s.stops),
-        "findings": map_json(&s.findings),
-        "notes": s.notes.iter().map(|n| json!({
-            "source": n.line.map(|(src, _)| report.source_name(src).to_string()),
-            "line": n.line.map(|(_, l)| l),
-            "text": n.text,
-        })).collect::<Vec<_>>(),
-    })
+    serde_json::to_value(WorkerOut::of(report, s)).unwrap_or(Value::Null)
 }
 
 fn summary_json(sum: &RunSummary) -> Value {
-    json!({
-        "inputs": sum.inputs,
-        "bytes": sum.bytes,
-        "lines": sum.lines,
-        "workers": sum.workers,
-        "clusters": sum.groups,
-        "rebalances": sum.rebalances,
-        "generations": sum.generations,
-        "errors": sum.errors,
-        "findings": {"error": sum.errors_found, "warning": sum.warnings_found},
-        "findings_by_kind": map_json(&sum.by_kind),
-        "starts": map_json(&sum.starts),
-        "stops": map_json(&sum.stops),
-    })
+    serde_json::to_value(SummaryOut::of(sum)).unwrap_or(Value::Null)
 }
 
 fn inputs_json(report: &Report) -> Vec<Value> {
@@ -271,12 +192,8 @@ fn inputs_json(report: &Report) -> Vec<Value> {
         .collect()
 }
 
-fn errors_json(report: &Report) -> Vec<Value> {
-    report
-        .errors
-        .iter()
-        .map(|e| json!({"input": e.input, "message": e.message}))
-        .collect()
+fn errors_json(report: &Report) -> Vec<ErrorOut<'_>> {
+    ErrorOut::all(report, None)
 }
 
 fn tool() -> Value {
@@ -316,7 +233,7 @@ fn document_without_topics(report: &Report) -> Value {
         "workers": report.workers.iter().map(|w| worker_json(report, &w.summary)).collect::<Vec<_>>(),
         "summary": summary_json(&sum),
     });
-    for (k, v) in super::isolation::sections(report, &report.isolation) {
+    for (k, v) in super::isolation_json::sections(report, &report.isolation) {
         doc[k] = v;
     }
     doc
@@ -590,39 +507,34 @@ pub fn write_jsonl_tail(report: &Report, out: &mut dyn Write) -> io::Result<()> 
     write_jsonl_tail_with(report, &[], out)
 }
 
-/// [`write_jsonl_tail`] with more fields in the summary line.
+/// [`write_jsonl_tail`] with more fields in the summary line. Each line
+/// is serialized from typed views of the report ([`super::json_out`]),
+/// the bytes those of the value trees with their keys sorted; only a
+/// summary line with more fields is built as a tree, to place them.
 pub fn write_jsonl_tail_with(
     report: &Report,
     extra: &[(&str, Value)],
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    super::isolation::write_jsonl(report, &report.isolation, SCHEMA_VERSION, out)?;
-    for e in errors_json(report) {
-        let mut v = e;
-        v["type"] = json!("error");
-        v["schema_version"] = json!(SCHEMA_VERSION);
-        serde_json::to_writer(&mut *out, &v)?;
-        writeln!(out)?;
+    let mut buf = Vec::new();
+    super::isolation_json::write_jsonl(report, &report.isolation, SCHEMA_VERSION, &mut buf, out)?;
+    for e in ErrorOut::all(report, Some(SCHEMA_VERSION)) {
+        write_line(&e, &mut buf, out)?;
     }
     let sum = RunSummary::of(report);
-    let mut v = summary_json(&sum);
-    v["type"] = json!("summary");
-    v["schema_version"] = json!(SCHEMA_VERSION);
-    v["workers_detail"] = json!(
-        report
-            .workers
-            .iter()
-            .map(|w| worker_json(report, &w.summary))
-            .collect::<Vec<_>>()
-    );
-    if let Some(t) = &report.topics {
-        v["topics"] = json!(t);
+    let mut line = SummaryOut::of(&sum);
+    line.schema_version = Some(SCHEMA_VERSION);
+    line.kind_of_line = Some("summary");
+    line.workers_detail = Some(WorkersOut(report));
+    line.topics = report.topics.as_ref().map(|t| json!(t));
+    if extra.is_empty() {
+        return write_line(&line, &mut buf, out);
     }
+    let mut v = serde_json::to_value(&line)?;
     for (k, x) in extra {
         v[*k] = x.clone();
     }
-    serde_json::to_writer(&mut *out, &v)?;
-    writeln!(out)
+    write_line(&v, &mut buf, out)
 }
 
 /// The kept findings (`"type": "finding"`), then `write_jsonl_tail`.
@@ -679,7 +591,7 @@ mod tests {
     use super::*;
     use crate::audit::sink::SourceTable;
     use crate::finding::{Kind, fingerprint::WorkerIdentity};
-    use crate::model::{SourceId, TaskId, Timestamp};
+    use crate::model::{SourceId, SourceLine, TaskId, Timestamp};
     use std::sync::Arc;
 
     fn line(source: u32, n: u64, ts: Option<i64>, text: &str) -> SourceLine {

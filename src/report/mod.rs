@@ -4,8 +4,10 @@
 pub mod html;
 pub mod html_timeline;
 pub mod isolation;
+mod isolation_json;
 pub mod json;
 mod json_bytes;
+mod json_out;
 mod quote;
 pub mod sinks;
 pub mod text;

@@ -97,6 +97,12 @@ impl Topics {
     /// topic up to `offset` (exclusive: the `config offset N` a worker
     /// prints), when the records' offsets are known.
     pub fn snapshot_at(&self, family: Family, offset: i64) -> Snapshot {
+        self.replay_to(family, offset).snapshot
+    }
+
+    /// The config topic replayed up to `offset` (exclusive), histories
+    /// included: [`Topics::snapshot_at`] with how it came to be.
+    pub fn replay_to(&self, family: Family, offset: i64) -> Replay {
         let mut r = Replay::new(family);
         for &i in &self.config {
             let at = self.records[i].raw.at.offset;
@@ -107,7 +113,7 @@ impl Topics {
                 r.apply(i, at, c);
             }
         }
-        r.snapshot
+        r
     }
 
     /// The status timelines, each resource's in topic order.
@@ -121,7 +127,8 @@ impl Topics {
         t
     }
 
-    fn ev(&self, role: impl Into<String>, i: usize) -> Evidence {
+    /// Record `i` as evidence, its role `role`.
+    pub fn ev(&self, role: impl Into<String>, i: usize) -> Evidence {
         let r = &self.records[i].raw;
         Evidence {
             role: role.into(),

@@ -176,6 +176,14 @@ impl Witness {
         w
     }
 
+    /// What the disagreement checks read ([`super::disagree`]).
+    pub fn seen(&self) -> super::disagree::Seen<'_> {
+        super::disagree::Seen {
+            clusters: &self.clusters,
+            timelines: &self.timelines,
+        }
+    }
+
     /// The config and status records, each keyed by its time stamp
     /// (`i64::MIN` without one), in time order.
     pub fn keyed(&self) -> Vec<Keyed<'_>> {
@@ -240,6 +248,10 @@ pub struct Cross {
     pub handed: u64,
     /// The records fed so far (cluster, record, key), for [`Cross::renewed`].
     fed: Vec<(u32, u32, crate::model::Key)>,
+    /// Witnesses that disagree ([`super::disagree`]).
+    disagree: super::disagree::Disagree,
+    /// The config offset of each start in a start phase, by its line.
+    start_offsets: HashMap<(SourceId, u64), i64>,
 }
 
 impl Cross {
@@ -252,6 +264,8 @@ impl Cross {
             backed: 0,
             handed: 0,
             fed: Vec::new(),
+            disagree: super::disagree::Disagree::default(),
+            start_offsets: HashMap::new(),
             w,
         }
     }
@@ -272,6 +286,8 @@ impl Cross {
             .filter(|(_, d)| **d)
             .map(|(a, _)| id(&self.w.alone[a].finding))
             .collect();
+        let mut disagree = self.disagree;
+        disagree.renew();
         let mut c = Cross {
             alone: w
                 .alone
@@ -284,6 +300,8 @@ impl Cross {
             backed: self.backed,
             handed: self.handed,
             fed: Vec::new(),
+            disagree,
+            start_offsets: self.start_offsets,
             w,
         };
         for (cluster, record, key) in self.fed {
@@ -311,12 +329,40 @@ impl Cross {
     /// the findings it proves alone start their hold.
     pub fn record(&mut self, cluster: u32, record: u32, key: crate::model::Key) {
         self.fed.push((cluster, record, key));
+        self.disagree.record(self.w.seen(), cluster, record);
         if let Some(found) = self.w.by_trigger.get(&(cluster, record)) {
             for &a in found {
                 let deadline = key.ts.saturating_add(HOLD_MS);
                 self.waiting.push((deadline, a, key));
             }
         }
+    }
+
+    /// A fact of log worker `label` (its line `line`): the status topic's
+    /// disagreements with the logs it proves ([`super::disagree`]), as
+    /// findings of that worker.
+    pub fn log_fact(
+        &mut self,
+        label: &Arc<str>,
+        group: Option<&Arc<str>>,
+        kind: &crate::replay::FactKind,
+        line: &SourceLine,
+    ) -> Vec<Finding> {
+        if let crate::replay::FactKind::Start {
+            config_offset: Some(n),
+            ..
+        } = kind
+        {
+            self.start_offsets.insert((line.source, line.line), *n);
+        }
+        let Some(Some(id)) = self.ids.get(label).cloned() else {
+            return Vec::new();
+        };
+        self.disagree
+            .fact(self.w.seen(), &id, kind, line)
+            .into_iter()
+            .map(|d| super::disagree::finding(label, group, line, d))
+            .collect()
     }
 
     /// Findings of the topics alone whose hold ended before log time `now`.
@@ -461,6 +507,9 @@ impl Cross {
     /// of the same resource and workers whose records lie within
     /// [`HOLD_MS`] of its lines.
     pub fn absorb(&mut self, f: &mut Finding) {
+        if f.kind == Kind::StaleConfigStart {
+            self.stale_start(f);
+        }
         if f.kind != Kind::Zombie {
             return;
         }
@@ -542,6 +591,28 @@ impl Cross {
             );
         }
         f.evidence.extend(added);
+    }
+
+    /// A log's `stale-config-start` of a task started at a known config
+    /// offset gains the config records of the snapshot it was started
+    /// from ([`super::stale`]).
+    fn stale_start(&mut self, f: &mut Finding) {
+        let Some(Resource::Task(task)) = &f.resource else {
+            return;
+        };
+        let Some(&n) = self.start_offsets.get(&(f.trigger.source, f.trigger.line)) else {
+            return;
+        };
+        for t in &self.w.clusters {
+            let Some((mut records, why)) = super::stale::backing(t, task, n) else {
+                continue;
+            };
+            records.sort_by_key(|e| (e.line.ts, e.line.source, e.line.line));
+            self.backed += 1;
+            f.reason = format!("{}; {why}", f.reason.trim_end_matches('.'));
+            f.evidence.extend(records);
+            return;
+        }
     }
 
     /// The status records of the two workers' runs of `resource` in
@@ -664,13 +735,7 @@ impl Cross {
 }
 
 fn ev(t: &Topics, i: usize, role: String) -> Evidence {
-    let r = &t.records[i].raw;
-    Evidence {
-        role,
-        worker: None,
-        line: r.line.clone(),
-        record: Some(r.at.clone()),
-    }
+    t.ev(role, i)
 }
 
 /// What the topics witnessed in a run (docs/topics.md, "An incomplete

@@ -18,6 +18,10 @@
 //!   wrote which state at which generation.
 //! * [`check`] turns what the records prove by themselves into findings
 //!   whose evidence names each record (topic, partition, offset).
+//! * [`cross`] meets them with the logs' facts in the cross-worker stage;
+//!   [`disagree`] reports the status topic keeping a state the logs prove
+//!   wrong; [`stale`] backs a log's stale start with the config records
+//!   at the offset it started with.
 //!
 //! Every record keeps its place in the input it came from (a dump's file
 //! and line, or a live read's position) as a [`SourceLine`], so findings
@@ -27,9 +31,11 @@
 pub mod check;
 pub mod config;
 pub mod cross;
+pub mod disagree;
 pub mod dump;
 pub mod live;
 pub mod record;
+pub mod stale;
 pub mod status;
 
 pub use crate::model::RecordRef;

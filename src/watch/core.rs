@@ -257,6 +257,7 @@ impl Observe for Watcher {
                 },
             );
         }
+        core.metrics.readiness.looked();
         core.save(false);
     }
 

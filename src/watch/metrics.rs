@@ -143,6 +143,8 @@ pub struct Metrics {
     groups: HashMap<Arc<str>, i32>,
     worker_models: HashMap<Arc<str>, WorkerModel>,
     stream_models: HashMap<String, StreamModel>,
+    /// What readiness waits for besides the streams.
+    pub readiness: super::ready::Readiness,
     started: Instant,
 }
 
@@ -206,6 +208,7 @@ impl Metrics {
             groups: HashMap::new(),
             worker_models: HashMap::new(),
             stream_models: HashMap::new(),
+            readiness: Default::default(),
             started: Instant::now(),
         };
         add(
@@ -316,7 +319,7 @@ impl Metrics {
         add(
             &mut r,
             "ready",
-            "1 once every stream has been read up to its end once (caught up)",
+            "1 once ready (as /readyz): every stream read up to its end once, and the internal topics to theirs",
             None,
             m.ready.clone(),
         );
@@ -575,9 +578,21 @@ impl Metrics {
             .retain(|w, _| !(&**w == name || in_stream(w, name)));
     }
 
-    /// Every stream has read what was there at least once.
+    /// Ready: see [`super::ready`].
     pub fn caught_up(&self) -> bool {
-        self.stream_models.values().all(|s| s.caught_up)
+        self.not_ready().is_none()
+    }
+
+    /// Why the watcher is not ready yet (`None`: it is).
+    pub fn not_ready(&self) -> Option<String> {
+        let mut behind: Vec<&str> = self
+            .stream_models
+            .iter()
+            .filter(|(_, s)| !s.caught_up)
+            .map(|(n, _)| n.as_str())
+            .collect();
+        behind.sort_unstable();
+        self.readiness.why_not(&behind, self.stream_models.len())
     }
 
     /// The group of a stream's worker(s), as their facts named it.

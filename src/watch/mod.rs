@@ -19,6 +19,7 @@
 pub mod core;
 pub mod isolation;
 pub mod metrics;
+pub mod ready;
 pub mod server;
 pub mod state;
 pub mod topics;
@@ -138,9 +139,13 @@ fn watch(args: &WatchOptions) -> std::io::Result<()> {
         Some(p) => core::Output::file(p)?,
         None => core::Output::Stdout(std::io::stdout()),
     };
-    let metrics = metrics::Metrics::new(metrics::Limits {
+    let mut metrics = metrics::Metrics::new(metrics::Limits {
         connectors: args.max_connector_labels,
     });
+    if let Some(t) = &args.topics {
+        // Not ready before the topics were read to their end once.
+        metrics.readiness.expect_topics(&t.topics);
+    }
     let watcher = core::Watcher::new(core::Core::new(
         metrics,
         book,

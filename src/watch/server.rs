@@ -108,10 +108,10 @@ fn respond(req: tiny_http::Request, watcher: &Watcher, paths: &[PathBuf]) {
                 }
             }
             "/readyz" => {
-                if watcher.lock().metrics.caught_up() {
-                    text(200, "ready\n", PLAIN)
-                } else {
-                    text(503, "catching up with the logs on disk\n", PLAIN)
+                let why = watcher.lock().metrics.not_ready();
+                match why {
+                    None => text(200, "ready\n", PLAIN),
+                    Some(why) => text(503, format!("not ready: {why}\n"), PLAIN),
                 }
             }
             "/" => match query_value(query, "window").map(window::parse_window) {

@@ -16,7 +16,7 @@ use super::core::Watcher;
 use crate::audit::{RecordFeed, Wake};
 use crate::model::SourceId;
 use crate::topics::live::{Connection, LiveReader};
-use crate::topics::record;
+use crate::topics::{RawRecord, record};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -57,10 +57,26 @@ impl TopicsSource {
     }
 }
 
+/// What reads the topics: the live reader (a stand-in in tests).
+pub trait TopicReader: Send {
+    /// Every record of `topic` from where the last call stopped up to its
+    /// end as it is now (see [`LiveReader::poll`]).
+    fn poll(&mut self, topic: &str, source: SourceId) -> Result<Vec<RawRecord>, String>;
+}
+
+impl TopicReader for LiveReader {
+    fn poll(&mut self, topic: &str, source: SourceId) -> Result<Vec<RawRecord>, String> {
+        LiveReader::poll(self, topic, source)
+    }
+}
+
+/// Makes a reader (connects to the cluster); called again after a failure.
+pub type Connect = Box<dyn FnMut() -> Result<Box<dyn TopicReader>, String> + Send>;
+
 /// The reading thread's state.
 struct Poller {
     src: TopicsSource,
-    conn: Connection,
+    connect: Connect,
     feed: Arc<RecordFeed>,
     wake: Arc<Wake>,
     watcher: Watcher,
@@ -80,9 +96,23 @@ pub fn start(
     watcher: Watcher,
     stop: Arc<AtomicBool>,
 ) -> std::io::Result<()> {
+    let connect: Connect =
+        Box::new(move || LiveReader::connect(&conn).map(|r| Box::new(r) as Box<dyn TopicReader>));
+    start_with(src, connect, feed, wake, watcher, stop)
+}
+
+/// [`start`] with the reader `connect` makes.
+pub fn start_with(
+    src: &TopicsSource,
+    connect: Connect,
+    feed: Arc<RecordFeed>,
+    wake: Arc<Wake>,
+    watcher: Watcher,
+    stop: Arc<AtomicBool>,
+) -> std::io::Result<()> {
     let mut p = Poller {
         src: src.clone(),
-        conn,
+        connect,
         feed,
         wake,
         watcher,
@@ -98,11 +128,11 @@ pub fn start(
 
 impl Poller {
     fn run(&mut self) {
-        let mut reader: Option<LiveReader> = None;
+        let mut reader: Option<Box<dyn TopicReader>> = None;
         while !self.stop.load(Ordering::Relaxed) {
             let r = match &mut reader {
                 Some(r) => r,
-                None => match LiveReader::connect(&self.conn) {
+                None => match (self.connect)() {
                     Ok(r) => reader.insert(r),
                     Err(e) => {
                         self.trouble(&e);
@@ -110,7 +140,7 @@ impl Poller {
                     }
                 },
             };
-            let (records, skipped, error) = poll(r, &self.src.topics);
+            let (records, skipped, error) = poll(&mut **r, &self.src.topics);
             let mut per_topic: Vec<u64> = vec![0; self.src.topics.len()];
             for rec in &records {
                 if let Some(n) = per_topic.get_mut(rec.raw.line.source.0 as usize) {
@@ -148,6 +178,8 @@ impl Poller {
                     for t in &self.src.topics {
                         core.metrics.topics_up(t, true);
                     }
+                    // Every topic read to its end, the records handed on.
+                    core.metrics.readiness.topics_read();
                     drop(core);
                     self.backoff = BACKOFF_MIN;
                     self.sleep(Duration::from_secs_f64(
@@ -172,6 +204,7 @@ impl Poller {
         {
             let mut core = self.watcher.lock();
             core.metrics.input_error("kafka", 1);
+            core.metrics.readiness.topics_failed(e);
             for t in &self.src.topics {
                 core.metrics.topics_up(t, false);
             }
@@ -198,7 +231,7 @@ impl Poller {
 /// ended the poll early, if one did (what was read before it is kept: the
 /// reader goes on from there).
 fn poll(
-    r: &mut LiveReader,
+    r: &mut dyn TopicReader,
     topics: &[String],
 ) -> (
     Vec<record::Record>,
@@ -220,4 +253,95 @@ fn poll(
         }
     }
     (records, skipped, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::watch::{core, metrics, state};
+    use std::sync::Mutex;
+
+    /// A cluster that cannot be read at first, then can (and has no
+    /// records): each poll answers the next of `answers`, then `Ok`.
+    struct Stand {
+        answers: Arc<Mutex<Vec<Result<(), String>>>>,
+    }
+
+    impl TopicReader for Stand {
+        fn poll(&mut self, _topic: &str, _source: SourceId) -> Result<Vec<RawRecord>, String> {
+            let mut a = self.answers.lock().unwrap();
+            if a.is_empty() {
+                Ok(Vec::new())
+            } else {
+                a.remove(0).map(|()| Vec::new())
+            }
+        }
+    }
+
+    fn watcher() -> Watcher {
+        let (book, _) = state::Book::open(None, None, state::Retention::default()).unwrap();
+        let metrics = metrics::Metrics::new(metrics::Limits { connectors: 10 });
+        let w = Watcher::new(core::Core::new(
+            metrics,
+            book,
+            core::Output::Stdout(std::io::stdout()),
+            Duration::from_secs(1),
+        ));
+        w.lock().metrics.readiness.looked();
+        w
+    }
+
+    /// Waits (at most 20 s) until `cond` holds of the watcher's readiness.
+    fn until(w: &Watcher, cond: impl Fn(Option<String>) -> bool) -> Option<String> {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let why = w.lock().metrics.not_ready();
+            if cond(why.clone()) || Instant::now() > deadline {
+                return why;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    #[test]
+    fn ready_only_once_the_topics_were_read_to_their_end() {
+        let src = TopicsSource {
+            bootstrap: "127.0.0.1:9".into(),
+            topics: vec!["connect-status".into(), "connect-configs".into()],
+            kafka_config: None,
+            interval: 0.01,
+        };
+        let w = watcher();
+        w.lock().metrics.readiness.expect_topics(&src.topics);
+        let why = w.lock().metrics.not_ready().unwrap();
+        assert!(why.contains("connect-status, connect-configs"), "{why}");
+        // The first connection fails, then the first poll of the status
+        // topic: not ready until a poll reads every topic to its end.
+        let answers = Arc::new(Mutex::new(vec![Err("the leader moved".to_string())]));
+        let mut first = true;
+        let given = answers.clone();
+        let connect: Connect = Box::new(move || {
+            if std::mem::take(&mut first) {
+                return Err("connection refused".into());
+            }
+            Ok(Box::new(Stand {
+                answers: given.clone(),
+            }) as Box<dyn TopicReader>)
+        });
+        let stop = Arc::new(AtomicBool::new(false));
+        let feed = Arc::new(RecordFeed::new(src.inputs()));
+        let wake = Arc::new(Wake::default());
+        start_with(&src, connect, feed, wake, w.clone(), stop.clone()).unwrap();
+        let why = until(&w, |why| why.is_some_and(|y| y.contains("the last try")));
+        assert!(
+            why.as_deref()
+                .is_some_and(|y| y.contains("connection refused")),
+            "{why:?}"
+        );
+        let why = until(&w, |why| why.is_some_and(|y| y.contains("leader moved")));
+        assert!(why.is_some(), "not ready after a failed poll");
+        assert_eq!(until(&w, |why| why.is_none()), None, "ready once read");
+        assert!(answers.lock().unwrap().is_empty());
+        stop.store(true, Ordering::Relaxed);
+    }
 }

@@ -144,11 +144,20 @@ impl Run<'_> {
         // is told by its event.
         self.appear.watch(&live.roots);
         let (found, _) = crate::input::expand(&live.roots);
+        let present: std::collections::HashSet<&Input> = found.iter().collect();
+        self.ended.retain(|i, _| present.contains(i));
         let mut fresh: Vec<Input> = Vec::new();
         let mut fams = std::collections::HashSet::new();
         let observer = live.observer.clone();
         for i in found {
             if self.reading.contains(&i) || observer.as_ref().is_some_and(|o| !o.accept(&i)) {
+                continue;
+            }
+            if self
+                .ended
+                .get(&i)
+                .is_some_and(|m| FileMark::of(&i).as_ref() == Some(m))
+            {
                 continue;
             }
             match family_of(&i) {
@@ -294,6 +303,9 @@ impl Run<'_> {
                         self.families.remove(&f);
                     }
                     self.reading.remove(input);
+                    if let Some(m) = FileMark::of(input) {
+                        self.ended.insert(input.clone(), m);
+                    }
                 }
                 self.slots.remove(i);
                 self.segments.remove(i);
@@ -313,5 +325,17 @@ pub(super) fn observe_step(o: &dyn Observe, proc: &mut StreamReader, unordered: 
     let long = proc.take_too_long();
     if !long.is_empty() {
         o.too_long(&proc.name, &long);
+    }
+}
+
+/// What tells a file changed: its length and modification time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct FileMark(u64, Option<std::time::SystemTime>);
+
+impl FileMark {
+    /// The file's mark now; `None` for what is not a file on disk.
+    pub(super) fn of(input: &Input) -> Option<FileMark> {
+        let m = std::fs::metadata(input.named_path()?).ok()?;
+        Some(FileMark(m.len(), m.modified().ok()))
     }
 }

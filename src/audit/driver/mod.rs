@@ -84,6 +84,10 @@ struct Run<'a> {
     /// The inputs of the streams being read (those of streams dropped when
     /// they ended are not: a log created again at a path is read again).
     reading: std::collections::HashSet<Input>,
+    /// Files whose streams ended and were dropped while the file stayed
+    /// (a file that is no log, read to its end), as they were then: found
+    /// again unchanged, they are not read again.
+    ended: std::collections::HashMap<Input, live::FileMark>,
     last_rescan: Instant,
     /// The rank of the next stream added.
     next_rank: u32,
@@ -125,6 +129,7 @@ impl<'a> Run<'a> {
             names: SourceTable::default(),
             families: Default::default(),
             reading: Default::default(),
+            ended: Default::default(),
             last_rescan: Instant::now(),
             next_rank: 0,
             appear: super::appear::Appear::new(),

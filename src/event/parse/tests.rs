@@ -449,11 +449,10 @@ mod samples {
 
     /// Messages of the classified loggers that are not lifecycle lines.
     fn ignorable(msg: &str) -> bool {
-        const PREFIXES: [&str; 9] = [
+        const PREFIXES: [&str; 8] = [
             "Discovered coordinator ",
             "Discovered group coordinator ",
             "Join group failed with ",
-            "Rebalance failed.",
             "[Consumer clientId=",
             "Ignoring connector tasks configuration commit ",
             "Ignoring task configuration for task ",

@@ -132,12 +132,68 @@ fn is_fragment(next: &[u8]) -> bool {
 /// lines of their maximal length, and what follows them is a record, a
 /// stack trace or a dump (a record repeated with its stack trace has many).
 pub fn detect(head: &[u8]) -> Option<usize> {
-    let width = widest(head);
-    if width < MIN_WIDTH {
+    let widest = Widest::of(head);
+    if widest.width < MIN_WIDTH {
         return None;
     }
-    let (cuts, misses) = cuts_at(head, width);
-    (cuts >= MIN_CUTS && cuts >= CUTS_PER_MISS * misses).then_some(width)
+    let (cuts, misses) = widest.cuts(head);
+    (cuts >= MIN_CUTS && cuts >= CUTS_PER_MISS * misses).then_some(widest.width)
+}
+
+/// The widest lines of a head, found in one pass: the width in characters
+/// and, for each line of exactly that width, where the line after it lies
+/// (what [`cuts_at`] would look at for that width).
+struct Widest {
+    width: usize,
+    /// The range of the line after each line of `width` characters
+    /// (`None` after the last line).
+    next: Vec<Option<(usize, usize)>>,
+}
+
+impl Widest {
+    fn of(head: &[u8]) -> Widest {
+        // Characters never outnumber bytes: only lines at least as long in
+        // bytes as the widest so far are counted.
+        let mut w = Widest {
+            width: 0,
+            next: Vec::new(),
+        };
+        // Is the line just seen one of the widest (its follower pending)?
+        let mut pending = false;
+        for (start, end) in line_ranges(head) {
+            if pending {
+                w.next.push(Some((start, end)));
+                pending = false;
+            }
+            if end - start < w.width {
+                continue;
+            }
+            let chars = width_of(&head[start..end]);
+            if chars > w.width {
+                w.width = chars;
+                w.next.clear();
+            }
+            pending = chars == w.width;
+        }
+        if pending {
+            w.next.push(None);
+        }
+        w
+    }
+
+    /// Lines of the widest width followed by a fragment (cuts) and by
+    /// anything else (misses).
+    fn cuts(&self, head: &[u8]) -> (usize, usize) {
+        let (mut cuts, mut misses) = (0usize, 0usize);
+        for &(start, end) in self.next.iter().flatten() {
+            if is_fragment(&head[start..end]) {
+                cuts += 1;
+            } else {
+                misses += 1;
+            }
+        }
+        (cuts, misses)
+    }
 }
 
 /// The wrap width of a segment whose head is `head`, when an earlier
@@ -148,24 +204,23 @@ pub fn detect(head: &[u8]) -> Option<usize> {
 /// width, and a segment whose long records all come after its head shows
 /// no width of its own.
 pub fn detect_after(head: &[u8], earlier: Option<usize>) -> Option<usize> {
-    detect(head).or_else(|| {
-        let w = earlier?;
-        let (cuts, misses) = cuts_at(head, w);
-        (widest(head) <= w && cuts >= CUTS_PER_MISS * misses).then_some(w)
-    })
-}
-
-/// The widest line of `head`, in characters.
-fn widest(head: &[u8]) -> usize {
-    // Characters never outnumber bytes: only lines at least as long in
-    // bytes as the widest so far are counted.
-    let mut width = 0;
-    for line in lines(head) {
-        if line.len() >= width {
-            width = width.max(width_of(line));
+    let widest = Widest::of(head);
+    if widest.width >= MIN_WIDTH {
+        let (cuts, misses) = widest.cuts(head);
+        if cuts >= MIN_CUTS && cuts >= CUTS_PER_MISS * misses {
+            return Some(widest.width);
         }
     }
-    width
+    let w = earlier?;
+    if widest.width > w {
+        return None;
+    }
+    let (cuts, misses) = if widest.width == w {
+        widest.cuts(head)
+    } else {
+        cuts_at(head, w)
+    };
+    (cuts >= CUTS_PER_MISS * misses).then_some(w)
 }
 
 /// Lines of exactly `width` characters in `head` followed by a fragment
@@ -188,6 +243,11 @@ fn cuts_at(head: &[u8], width: usize) -> (usize, usize) {
 
 /// The lines of `text`, without terminators.
 fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+    line_ranges(text).map(|(start, end)| &text[start..end])
+}
+
+/// Where the lines of `text` lie, without terminators.
+fn line_ranges(text: &[u8]) -> impl Iterator<Item = (usize, usize)> {
     let mut start = 0;
     let mut ends = memchr::memchr_iter(b'\n', text);
     std::iter::from_fn(move || {
@@ -196,9 +256,12 @@ fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
             None if start < text.len() => text.len(),
             None => return None,
         };
-        let line = &text[start..end];
+        let line = (
+            start,
+            end - usize::from(end > start && text[end - 1] == b'\r'),
+        );
         start = end + 1;
-        Some(line.strip_suffix(b"\r").unwrap_or(line))
+        Some(line)
     })
 }
 
