@@ -13,9 +13,9 @@
 
 pub mod compare;
 mod price;
+mod sparse;
 #[cfg(test)]
 mod tests;
-mod sparse;
 mod tracker;
 
 pub use tracker::Tracker;

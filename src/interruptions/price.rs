@@ -36,12 +36,7 @@ pub(super) fn settle(t: Tracker) -> Isolation {
             .as_ref()
             .and_then(|b| t.assignment_lines.get(&(b.source, b.line)))
             .and_then(|k| by_generation.get(k).copied());
-        cause(
-            &t,
-            &mut it,
-            p,
-            rebalance.map(|i| (kept[i], &triggers[i])),
-        );
+        cause(&t, &mut it, p, rebalance.map(|i| (kept[i], &triggers[i])));
         interruptions.push(it);
     }
     // A deleted connector's work is gone, not interrupted.

@@ -119,7 +119,9 @@ impl Tracker {
         // later (or 1 s earlier).
         let near_stop = |t: i64| {
             let k = stops.partition_point(|&s| s < t.saturating_sub(1_000));
-            stops.get(k).is_some_and(|&s| s <= t.saturating_add(KEEP_BEFORE_MS))
+            stops
+                .get(k)
+                .is_some_and(|&s| s <= t.saturating_add(KEEP_BEFORE_MS))
         };
         let old = |l: &crate::model::SourceLine| ts(l).is_none_or(|t| t < since && !near_stop(t));
         // The changes a kept or coming rebalance names, or a connector's
