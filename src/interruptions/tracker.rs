@@ -496,32 +496,11 @@ impl Tracker {
     fn signal(&mut self, group: &Arc<str>, worker: &Arc<str>, s: &Signal, line: &SourceLine) {
         let seen = match s {
             Signal::Silence { last } => {
-                let ws = self.workers.entry(worker.clone()).or_default();
-                // The same silence seen again (a restarted process's
-                // preamble, then its `Kafka Connect starting`): what it
-                // already took over stays its.
-                let again = ws.silence.as_ref().is_some_and(|(l, _)| same_line(l, last));
-                ws.silence = Some((last.clone(), line.clone()));
-                if !again {
-                    ws.fell_silent.clear();
-                }
-                let last = last.clone();
-                self.resolve_takeovers(group, worker, &last, false);
+                self.silence(group, worker, last, line);
                 return;
             }
             Signal::ConfigUpdated { connector } => {
-                let known = self.group(group).latest_change.contains_key(connector)
-                    || self
-                        .group(group)
-                        .running
-                        .keys()
-                        .any(|r| r.connector_name() == connector);
-                let kind = if known {
-                    ChangeKind::ConfigUpdate
-                } else {
-                    ChangeKind::Creation
-                };
-                self.change(group, worker, connector, kind, line)
+                self.config_updated(group, worker, connector, line)
             }
             Signal::ConfigRemoved { connector } => {
                 self.change(group, worker, connector, ChangeKind::Deletion, line)
@@ -563,21 +542,7 @@ impl Tracker {
                 None
             }
             Signal::TaskRunning { resource } => {
-                let key = (resource.clone(), worker.clone());
-                let generation = self.workers.get(worker).and_then(|w| w.generation);
-                let g = self.group(group);
-                if let Some(i) = g.awaiting.remove(&key)
-                    && self.interruptions.get(i).is_some()
-                {
-                    let edge = Edge {
-                        worker: worker.clone(),
-                        line: line.clone(),
-                    };
-                    let g = &self.groups[group];
-                    let it = &mut self.interruptions[i];
-                    (it.ms, it.clock) = length(g, it, &edge, generation);
-                    it.running = Some(line.clone());
-                }
+                self.task_running(group, worker, resource, line);
                 None
             }
             Signal::WorkerStarting => Some(Seen::Joined(worker.clone(), line.clone())),
@@ -600,13 +565,7 @@ impl Tracker {
                 Some(Seen::Left(worker.clone(), how, line.clone()))
             }
             Signal::CutOff => {
-                let ws = self.workers.entry(worker.clone()).or_default();
-                ws.cut_off = true;
-                for &i in &ws.fell_silent {
-                    if let Some(p) = self.pending.get_mut(i) {
-                        p.fate = Some(super::CauseKind::WorkerCutOff);
-                    }
-                }
+                self.cut_off(worker);
                 Some(Seen::CutOff(worker.clone(), line.clone()))
             }
             Signal::Reason { text } => {
@@ -617,6 +576,86 @@ impl Tracker {
         };
         if let Some(s) = seen {
             self.group(group).seen.push(s);
+        }
+    }
+
+    /// `worker` was silent from `last` (a restart, or a worker heard again
+    /// after a freeze or a cut): what others took over meanwhile is
+    /// resolved.
+    fn silence(
+        &mut self,
+        group: &Arc<str>,
+        worker: &Arc<str>,
+        last: &SourceLine,
+        line: &SourceLine,
+    ) {
+        let ws = self.workers.entry(worker.clone()).or_default();
+        // The same silence seen again (a restarted process's preamble,
+        // then its `Kafka Connect starting`): what it already took over
+        // stays its.
+        let again = ws.silence.as_ref().is_some_and(|(l, _)| same_line(l, last));
+        ws.silence = Some((last.clone(), line.clone()));
+        if !again {
+            ws.fell_silent.clear();
+        }
+        self.resolve_takeovers(group, worker, last, false);
+    }
+
+    /// A connector's config written: its creation, or an update of one
+    /// the group knows.
+    fn config_updated(
+        &mut self,
+        group: &Arc<str>,
+        worker: &Arc<str>,
+        connector: &Arc<str>,
+        line: &SourceLine,
+    ) -> Option<Seen> {
+        let g = self.group(group);
+        let known = g.latest_change.contains_key(connector)
+            || g.running.keys().any(|r| r.connector_name() == connector);
+        let kind = if known {
+            ChangeKind::ConfigUpdate
+        } else {
+            ChangeKind::Creation
+        };
+        self.change(group, worker, connector, kind, line)
+    }
+
+    /// A task's first proof of running on `worker`: the interruption that
+    /// waited for it ends here.
+    fn task_running(
+        &mut self,
+        group: &Arc<str>,
+        worker: &Arc<str>,
+        resource: &Resource,
+        line: &SourceLine,
+    ) {
+        let key = (resource.clone(), worker.clone());
+        let generation = self.workers.get(worker).and_then(|w| w.generation);
+        let g = self.group(group);
+        if let Some(i) = g.awaiting.remove(&key)
+            && self.interruptions.get(i).is_some()
+        {
+            let edge = Edge {
+                worker: worker.clone(),
+                line: line.clone(),
+            };
+            let g = &self.groups[group];
+            let it = &mut self.interruptions[i];
+            (it.ms, it.clock) = length(g, it, &edge, generation);
+            it.running = Some(line.clone());
+        }
+    }
+
+    /// `worker` was cut off from the group: the work it fell silent on is
+    /// down for that reason.
+    fn cut_off(&mut self, worker: &Arc<str>) {
+        let ws = self.workers.entry(worker.clone()).or_default();
+        ws.cut_off = true;
+        for &i in &ws.fell_silent {
+            if let Some(p) = self.pending.get_mut(i) {
+                p.fate = Some(super::CauseKind::WorkerCutOff);
+            }
         }
     }
 
