@@ -12,6 +12,14 @@ use std::sync::Arc;
 /// Log time between two sweeps of the rebalances and changes.
 const SWEEP_EVERY_MS: i64 = 60_000;
 
+/// The sweep of generations, changes and rebalances is off: with it, a
+/// watcher's counts differ from a batch audit's (`tests/watch_interruptions.rs`
+/// never sees every ended interruption counted; over the simulated month 1
+/// interruption of 104,136 and 199 of 1,802 downtime series differ), most
+/// likely an anchor a length across two workers' clocks needs dropped too
+/// soon. Until that is found, only final interruptions are forgotten.
+const SWEEP: bool = false;
+
 /// How far before log time less [`FINAL_AFTER_MS`] a change or an
 /// `unnecessary-stop` finding is kept (or before a kept interruption's
 /// stop): further than `price::change_before` (60 s) or the same change's
@@ -51,7 +59,7 @@ impl Tracker {
                 w.fell_silent.retain(|i| !done.contains(i));
             }
         }
-        if now_ms >= self.swept_ms.saturating_add(SWEEP_EVERY_MS) {
+        if SWEEP && now_ms >= self.swept_ms.saturating_add(SWEEP_EVERY_MS) {
             self.swept_ms = now_ms;
             self.sweep(now_ms);
         }
