@@ -357,27 +357,9 @@ impl Reducer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::replay::{Fact, FactKind};
 
     fn item(ts: i64, stream: u32, seq: u64) -> Item {
-        Item {
-            key: Key { ts, stream, seq },
-            worker: Arc::from("w"),
-            fact: Fact {
-                group: None,
-                cluster: None,
-                identity: None,
-                line: crate::model::SourceLine {
-                    source: crate::model::SourceId(0),
-                    line: seq,
-                    seq,
-                    ts: None,
-                    text: Arc::from(""),
-                    msg: (0, 0),
-                },
-                kind: FactKind::Reset,
-            },
-        }
+        Item::bare(Key { ts, stream, seq }, "w")
     }
 
     /// Rounds of streams' runs (and an unsorted batch, as the topics'

@@ -102,27 +102,9 @@ impl Quiet {
 mod tests {
     use super::*;
     use crate::model::Key;
-    use crate::replay::{Fact, FactKind};
 
     fn item(worker: &str) -> Item {
-        Item {
-            key: Key::MIN,
-            worker: Arc::from(worker),
-            fact: Fact {
-                group: None,
-                cluster: None,
-                identity: None,
-                line: crate::model::SourceLine {
-                    source: crate::model::SourceId(0),
-                    line: 1,
-                    seq: 1,
-                    ts: None,
-                    text: Arc::from(""),
-                    msg: (0, 0),
-                },
-                kind: FactKind::Reset,
-            },
-        }
+        Item::bare(Key::MIN, worker)
     }
 
     #[test]

@@ -49,6 +49,32 @@ pub struct Item {
     pub fact: Fact,
 }
 
+#[cfg(test)]
+impl Item {
+    /// An item of `worker` at `key` whose fact says nothing (a reset at an
+    /// empty line numbered `key.seq`): for tests of what orders items.
+    pub(crate) fn bare(key: Key, worker: &str) -> Item {
+        Item {
+            key,
+            worker: Arc::from(worker),
+            fact: crate::replay::Fact {
+                group: None,
+                cluster: None,
+                identity: None,
+                line: crate::model::SourceLine {
+                    source: crate::model::SourceId(0),
+                    line: key.seq,
+                    seq: key.seq,
+                    ts: None,
+                    text: Arc::from(""),
+                    msg: (0, 0),
+                },
+                kind: crate::replay::FactKind::Reset,
+            },
+        }
+    }
+}
+
 /// What was read from one input.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct InputReport {
