@@ -49,11 +49,6 @@ impl<T> Sparse<T> {
         self.kept.remove(&i);
     }
 
-    /// Keeps the entries for which `keep` holds.
-    pub fn retain(&mut self, mut keep: impl FnMut(usize, &T) -> bool) {
-        self.kept.retain(|i, t| keep(*i, t));
-    }
-
     /// The kept entries with their indices, in order.
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = (usize, &T)> {
         self.kept.iter().map(|(i, t)| (*i, t))

@@ -64,10 +64,6 @@ struct WorkerState {
     /// Its session expired or it lost the coordinator, and it has not
     /// joined since: cut off (its records no longer reach Kafka).
     cut_off: bool,
-    /// The group of its latest assignment, and the log time of its latest
-    /// fact (what [`Tracker::forget`] weighs).
-    group: Option<Arc<str>>,
-    last_ms: i64,
 }
 
 /// Kafka Connect's default `session.timeout.ms`.
@@ -141,8 +137,6 @@ pub struct Tracker {
     /// matter is forgotten ([`Tracker::forget`]) and the end prices
     /// nothing.
     pub(super) forgetful: bool,
-    /// Log time of the latest sweep of the rebalances and changes.
-    swept_ms: i64,
 }
 
 fn ts(l: &SourceLine) -> Option<i64> {
@@ -176,15 +170,8 @@ impl Tracker {
         let Some(group) = fact.group.clone() else {
             return;
         };
-        match self.workers.get_mut(worker) {
-            Some(w) => w.last_ms = w.last_ms.max(ts(&fact.line).unwrap_or(i64::MIN)),
-            None => {
-                let w = WorkerState {
-                    last_ms: ts(&fact.line).unwrap_or(i64::MIN),
-                    ..WorkerState::default()
-                };
-                self.workers.insert(worker.clone(), w);
-            }
+        if !self.workers.contains_key(worker) {
+            self.workers.insert(worker.clone(), WorkerState::default());
         }
         let line = &fact.line;
         match &fact.kind {
@@ -250,7 +237,6 @@ impl Tracker {
             w.generation = Some(generation);
             w.shutting_down = false;
             w.cut_off = false;
-            w.group = Some(group.clone());
         }
         let g = self.groups.entry(group.clone()).or_default();
         if let Some(t) = ts(line) {
