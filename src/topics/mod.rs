@@ -29,6 +29,7 @@
 //! log items by their time stamps.
 
 pub mod check;
+pub mod compact;
 pub mod config;
 pub mod cross;
 pub mod disagree;
