@@ -167,8 +167,14 @@ fn topic(ops: &[(u8, u8, u8, u8, u16)]) -> String {
         let value = match s % 7 {
             6 => "null".to_string(),
             k => {
-                let state = ["RUNNING", "RUNNING", "UNASSIGNED", "FAILED", "PAUSED", "RESTARTING"]
-                    [k as usize];
+                let state = [
+                    "RUNNING",
+                    "RUNNING",
+                    "UNASSIGNED",
+                    "FAILED",
+                    "PAUSED",
+                    "RESTARTING",
+                ][k as usize];
                 format!(
                     r#"{{"state":"{state}","trace":null,"worker_id":"{worker}","generation":{gen_written}}}"#
                 )
