@@ -43,12 +43,12 @@ fn polls(days: i64, per_poll: usize) -> Vec<String> {
             line(&mut text, ts + 300, task, "RUNNING", to, generation);
             owner[task] = to;
         }
-        if r % 200 == 199 {
+        if (r + 1).is_multiple_of(200) {
             let task = next(10) as usize;
             let frozen = (owner[task] + 1) % 6;
             line(&mut text, ts + 900, task, "RUNNING", frozen, generation - 3);
         }
-        if (r as usize + 1) % per_poll == 0 {
+        if (r as usize + 1).is_multiple_of(per_poll) {
             out.push(std::mem::take(&mut text));
         }
     }
