@@ -43,7 +43,7 @@ fn polls(days: i64, per_poll: usize) -> Vec<String> {
             line(&mut text, ts + 300, task, "RUNNING", to, generation);
             owner[task] = to;
         }
-        if (r + 1).is_multiple_of(200) {
+        if r % 200 == 199 {
             let task = next(10) as usize;
             let frozen = (owner[task] + 1) % 6;
             line(&mut text, ts + 900, task, "RUNNING", frozen, generation - 3);
