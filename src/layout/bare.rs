@@ -31,6 +31,13 @@ const MIN_RECORDS: usize = 3;
 /// have no logger. (Records followed by other lines are not counted: the
 /// logger of a multi-line message, a config dump, is on its last line.)
 pub fn head_is_bare(head: &[u8]) -> bool {
+    let ends: Vec<u32> = memchr::memchr_iter(b'\n', head).map(|i| i as u32).collect();
+    head_is_bare_at(head, &ends)
+}
+
+/// [`head_is_bare`] of a head whose newlines are at `ends` (found once for
+/// every test of the head).
+pub fn head_is_bare_at(head: &[u8], ends: &[u32]) -> bool {
     let mut counts = Counts::default();
     // The record before the current line: its stream and whether it
     // ends with a logger (`None` for JSON records, which are not judged,
@@ -41,7 +48,8 @@ pub fn head_is_bare(head: &[u8]) -> bool {
     // met is certainly not bare (see below).
     let mut settled: Option<usize> = None;
     let mut start = 0;
-    for end in memchr::memchr_iter(b'\n', head).chain(std::iter::once(head.len())) {
+    let ends = ends.iter().map(|&e| e as usize);
+    for end in ends.chain(std::iter::once(head.len())) {
         if start >= head.len() {
             break;
         }

@@ -108,19 +108,31 @@ pub fn sort(places: &[Place], sources: &[Option<String>]) -> (Vec<usize>, Vec<bo
 /// Is the head a copy of a log newest first? Its record lines' time stamps
 /// go down, and (almost) never up.
 pub fn newest_first(lines: &[&[u8]]) -> bool {
-    let stamps: Vec<crate::model::Timestamp> = lines
-        .iter()
-        .filter_map(|l| {
-            let text = String::from_utf8_lossy(l);
-            super::timestamp_of(&text)
-        })
-        .collect();
     let (mut down, mut up) = (0usize, 0usize);
-    for w in stamps.windows(2) {
-        match w[1].cmp(&w[0]) {
-            std::cmp::Ordering::Less => down += 1,
-            std::cmp::Ordering::Greater => up += 1,
-            std::cmp::Ordering::Equal => {}
+    let mut last: Option<crate::model::Timestamp> = None;
+    for (i, l) in lines.iter().enumerate() {
+        // (`from_utf8_lossy` walks the bytes one by one even when they
+        // are valid.)
+        let text = match std::str::from_utf8(l) {
+            Ok(s) => std::borrow::Cow::Borrowed(s),
+            Err(_) => String::from_utf8_lossy(l),
+        };
+        let Some(ts) = super::timestamp_of(&text) else {
+            continue;
+        };
+        if let Some(before) = last {
+            match ts.cmp(&before) {
+                std::cmp::Ordering::Less => down += 1,
+                std::cmp::Ordering::Greater => up += 1,
+                std::cmp::Ordering::Equal => {}
+            }
+        }
+        last = Some(ts);
+        // Each line left adds one step down at most: once the steps up
+        // are more than a tenth of all the steps down there can be, the
+        // answer is no.
+        if up * 10 > down + (lines.len() - i - 1) {
+            return false;
         }
     }
     down >= 3 && up * 10 <= down
