@@ -316,6 +316,25 @@ mod tests {
         assert_eq!(json_record(r#"{"a":1}"#), None);
     }
 
+    /// Every pattern of lines that read as a format and lines that do not,
+    /// up to 12 lines: answered early as when all are counted.
+    #[test]
+    fn most_answers_as_counting_every_line() {
+        for len in 0..=12usize {
+            for bits in 0..1u32 << len {
+                let lines: Vec<&[u8]> = (0..len)
+                    .map(|i| if bits >> i & 1 == 1 { &b"y"[..] } else { b"n" })
+                    .collect();
+                let n = lines.iter().filter(|l| l[0] == b'y').count();
+                assert_eq!(
+                    most(&lines, &|l| l[0] == b'y'),
+                    n * 4 >= len * 3,
+                    "{len} lines, {bits:b}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn line_maps() {
         let m = LineMap(vec![5, 3]);
