@@ -1,6 +1,7 @@
-//! A long-running audit's tracker (`herder-audit watch`) forgets what no
-//! later line can reach, so that its memory stays flat over a month of
-//! logs: each interruption once final (it was counted in the metrics at
+//! When an interruption is final, and what a long-running audit's tracker
+//! (`herder-audit watch`) forgets because no later line can reach it, so
+//! that its memory does not grow with the history it read: each
+//! interruption once final (it was counted in the metrics at
 //! that very log time, `Tracker::settled`), and, once a minute of log
 //! time, the history the interruptions still to be settled cannot look up
 //! ([`Tracker::sweep`]). What a line can still look up, and why the rest
@@ -11,7 +12,7 @@
 //! With `HERDER_AUDIT_KEEP_HISTORY` set, a watcher's tracker forgets the
 //! final interruptions only (the comparison's reference).
 
-use super::{FINAL_AFTER_MS, Group, Seen, Tracker, WorkerState, ts};
+use super::{Group, Seen, Tracker, WorkerState, ts};
 use crate::model::SourceId;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
@@ -39,6 +40,50 @@ const CHANGES_KEPT_MS: i64 = FINAL_AFTER_MS + 2 * 60_000;
 /// `price::change_before`'s reach from a stop: back, and on.
 const CHANGE_BEFORE_MS: i64 = 60_000;
 const CHANGE_AFTER_MS: i64 = 1_000;
+
+/// After its start, this much log time passes before a closed
+/// interruption is counted as it stands even if a line could still change
+/// it (a task that never logs that it finished initialization, a silent
+/// worker that never logs again).
+const FINAL_AFTER_MS: i64 = 10 * 60 * 1000;
+
+/// A change logged up to this long after a stop may still be its cause
+/// (`price::change_before` reaches 1 s past the stop).
+const CAUSE_REACH_MS: i64 = 1_000;
+
+impl Tracker {
+    /// Interruptions recorded so far; their indices never change.
+    pub(crate) fn recorded(&self) -> usize {
+        self.interruptions.len()
+    }
+
+    /// Is interruption `i` final with log time at `now_ms`: closed, and no
+    /// later line can change its length or cause? Its task logged that it
+    /// runs again (or it is a connector), its worker's fate is no longer
+    /// open (a silent worker that may turn out crashed or cut off), and log
+    /// time passed its start far enough for a late change; or
+    /// [`FINAL_AFTER_MS`] passed its start. `price`'s `Tracker::settled`
+    /// settles its cause then.
+    pub(in crate::interruptions) fn is_final(&self, i: usize, now_ms: i64) -> bool {
+        let Some(it) = self.interruptions.get(i) else {
+            return false;
+        };
+        let Some(to) = &it.to else {
+            return false;
+        };
+        let to = ts(&to.line).unwrap_or(i64::MIN);
+        let from = ts(&it.from.line).unwrap_or(i64::MIN);
+        let open_fate = || {
+            self.groups
+                .values()
+                .any(|g| g.awaiting.values().any(|&j| j == i))
+                || self.workers.values().any(|w| w.fell_silent.contains(&i))
+        };
+        let last = from.max(to);
+        now_ms >= last.saturating_add(FINAL_AFTER_MS)
+            || (now_ms >= from.saturating_add(CAUSE_REACH_MS) && now_ms >= to && !open_fate())
+    }
+}
 
 /// A set of generation numbers, as sorted disjoint ranges (those swept
 /// are nearly all one run).
@@ -121,11 +166,8 @@ impl Tracker {
         // against the assignment line it is reading, and hands on its facts
         // in order, so once a newer assignment line of that worker came,
         // no judgement names an older one: each worker's latest stays.
-        let mut wanted: HashSet<(SourceId, u64)> = self
-            .workers
-            .values()
-            .filter_map(|w| w.assignment)
-            .collect();
+        let mut wanted: HashSet<(SourceId, u64)> =
+            self.workers.values().filter_map(|w| w.assignment).collect();
         for p in self.pending.values() {
             if let Some(b) = &p.because {
                 wanted.insert((b.source, b.line));
@@ -244,7 +286,7 @@ fn open_generations(
         .filter(|&(n, t)| {
             workers.values().any(|w| {
                 w.generation.is_none_or(|p| p < n)
-                    && (t - w.last_ms).abs() <= LATE_ASSIGNMENT_MS
+                    && t.abs_diff(w.last_ms) <= LATE_ASSIGNMENT_MS.unsigned_abs()
             })
         })
         .map(|(n, _)| n)
