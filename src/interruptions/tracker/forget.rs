@@ -349,7 +349,73 @@ fn sweep_anchors(g: &mut Group, open: &BTreeSet<i32>) {
 
 #[cfg(test)]
 mod tests {
-    use super::Generations;
+    use super::super::{Group, measure};
+    use super::{Generations, sweep_anchors};
+    use crate::interruptions::Edge;
+    use crate::model::{SourceId, SourceLine, Timestamp};
+    use std::collections::{BTreeSet, HashMap};
+    use std::sync::Arc;
+
+    fn edge(worker: &str, t: i64) -> Edge {
+        Edge {
+            worker: Arc::from(worker),
+            line: SourceLine {
+                source: SourceId(0),
+                line: 1,
+                seq: 1,
+                ts: Some(Timestamp(t)),
+                text: Arc::from(""),
+                msg: (0, 0),
+            },
+        }
+    }
+
+    /// Five workers in 60 generations, each in about two of three: every
+    /// length across two workers' clocks measures the same after the
+    /// sweep, which keeps far fewer anchors; an open generation keeps all.
+    #[test]
+    fn the_anchors_swept_are_none_a_length_looks_up() {
+        let names = ["a", "b", "c", "d", "e"];
+        let mut g = Group::default();
+        let mut latest: HashMap<&str, i32> = HashMap::new();
+        let mut seed: u64 = 7;
+        for n in 1..=60 {
+            for (k, w) in names.iter().enumerate() {
+                seed = seed
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                if (seed >> 33) % 3 != 0 {
+                    let t = i64::from(n) * 70_000 + k as i64 * 13;
+                    g.anchors.entry(n).or_default().insert(Arc::from(*w), t);
+                    latest.insert(w, n);
+                }
+            }
+        }
+        let count = |g: &Group| g.anchors.values().map(HashMap::len).sum::<usize>();
+        let before = g.clone();
+        sweep_anchors(&mut g, &BTreeSet::from([30]));
+        assert!(
+            count(&g) * 3 < count(&before),
+            "{} of {}",
+            count(&g),
+            count(&before)
+        );
+        assert_eq!(
+            g.anchors[&30], before.anchors[&30],
+            "an open generation keeps all"
+        );
+        for x in names {
+            for y in names {
+                let (from, to) = (edge(x, 1_000), edge(y, 5_000_000));
+                let c = latest.get(y).copied();
+                assert_eq!(
+                    measure(&before, &from, &to, c),
+                    measure(&g, &from, &to, c),
+                    "{x} -> {y}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn generations_are_kept_as_ranges() {
