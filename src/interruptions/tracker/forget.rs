@@ -390,7 +390,7 @@ mod tests {
                     "d" => n >= 20,
                     _ => true,
                 };
-                if member && (seed >> 33) % 3 != 0 {
+                if member && !(seed >> 33).is_multiple_of(3) {
                     let t = i64::from(n) * 70_000 + k as i64 * 13;
                     g.anchors.entry(n).or_default().insert(Arc::from(*w), t);
                     latest.insert(w, n);
