@@ -11,14 +11,7 @@
 #   BIN=path/to/herder-audit benches/watch-month.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin="${BIN:-target/release/herder-audit}"
-[ -n "${BIN:-}" ] || cargo build --release --locked --quiet
-out=target/watch-month
-mkdir -p "$out"
-if [ ! -f "$out/logs/truth.json" ]; then
-    rm -rf "$out/logs"
-    "$bin" simulate --workers 20 --events 24000 --connectors 30 --noise 0.3 --seed 7 --out "$out/logs" 2>"$out/simulate.log"
-fi
+. benches/month-logs.sh
 first=$(head -c 24 "$out/logs/connect-1.log")
 last=$(tail -n 1 "$out/logs/connect-1.log" | head -c 24)
 echo "logs: $(du -sh "$out/logs" | cut -f1), log time $first .. $last"

@@ -31,6 +31,13 @@ pub fn read_head<R: Read>(mut inner: R) -> (Vec<u8>, Option<io::Error>, R) {
     (head, error, inner)
 }
 
+/// Where the lines of a head end: its newlines, found once for every test
+/// of the head (the wrap width, the layout) instead of once by each.
+pub fn line_ends(head: &[u8]) -> Vec<u32> {
+    // A head is at most `HEAD_BYTES` long (a rejoined one no longer).
+    memchr::memchr_iter(b'\n', head).map(|i| i as u32).collect()
+}
+
 /// A stream read again from its start: the head already read (freed once
 /// handed on), the error that ended it if one did, then the rest.
 pub struct HeadThen<R> {

@@ -232,8 +232,8 @@ pub fn prepare_after(
     let mut bare = false;
     let (reader, wrap_width) = sources::terminal::reader_after(
         reader,
-        |head| {
-            bare = crate::layout::bare::head_is_bare(head);
+        |head, ends| {
+            bare = crate::layout::bare::head_is_bare_at(head, ends);
         },
         earlier,
     );
@@ -273,7 +273,7 @@ pub fn open_probed(
     let wrap_width = sources::terminal::probe_head(
         &head,
         error.is_some(),
-        |h| bare = crate::layout::bare::head_is_bare(h),
+        |h, ends| bare = crate::layout::bare::head_is_bare_at(h, ends),
         earlier,
     );
     let probed = Head {

@@ -64,6 +64,10 @@ struct WorkerState {
     /// Its session expired or it lost the coordinator, and it has not
     /// joined since: cut off (its records no longer reach Kafka).
     cut_off: bool,
+    /// Log time of its latest fact's line, and its latest assignment line
+    /// (what [`Tracker::forget`]'s sweep keeps within reach).
+    last_ms: i64,
+    assignment: Option<(SourceId, u64)>,
 }
 
 /// Kafka Connect's default `session.timeout.ms`.
@@ -102,6 +106,13 @@ struct Group {
     awaiting: HashMap<(Resource, Arc<str>), usize>,
     /// The latest rebalance starts, each worker's.
     rebalance_starts: std::collections::VecDeque<Edge>,
+    /// Generations whose rebalance was swept away (`forget.rs`): an
+    /// assignment line of one is not a new rebalance.
+    swept: forget::Generations,
+    /// A worker's generation went down (the group removed and made anew):
+    /// the lookups by generation can reach anything, so nothing of the
+    /// group's history is swept from then on.
+    reborn: bool,
 }
 
 impl Group {
@@ -137,6 +148,11 @@ pub struct Tracker {
     /// matter is forgotten ([`Tracker::forget`]) and the end prices
     /// nothing.
     pub(super) forgetful: bool,
+    /// Log time of the latest sweep of the history (`forget.rs`).
+    swept_ms: i64,
+    /// A forgetful tracker that keeps its history all the same (the
+    /// reference a sweeping one is compared with).
+    keep_history: bool,
 }
 
 fn ts(l: &SourceLine) -> Option<i64> {
@@ -170,8 +186,16 @@ impl Tracker {
         let Some(group) = fact.group.clone() else {
             return;
         };
-        if !self.workers.contains_key(worker) {
-            self.workers.insert(worker.clone(), WorkerState::default());
+        let t = ts(&fact.line).unwrap_or(i64::MIN);
+        match self.workers.get_mut(worker) {
+            Some(w) => w.last_ms = w.last_ms.max(t),
+            None => {
+                let w = WorkerState {
+                    last_ms: t,
+                    ..WorkerState::default()
+                };
+                self.workers.insert(worker.clone(), w);
+            }
         }
         let line = &fact.line;
         match &fact.kind {
@@ -233,12 +257,16 @@ impl Tracker {
     ) {
         self.assignment_lines
             .insert((line.source, line.line), (group.clone(), generation));
+        let mut went_down = false;
         if let Some(w) = self.workers.get_mut(worker) {
+            went_down = w.generation.is_some_and(|p| generation < p);
             w.generation = Some(generation);
+            w.assignment = Some((line.source, line.line));
             w.shutting_down = false;
             w.cut_off = false;
         }
         let g = self.groups.entry(group.clone()).or_default();
+        g.reborn |= went_down;
         if let Some(t) = ts(line) {
             g.anchors
                 .entry(generation)
@@ -248,7 +276,7 @@ impl Tracker {
         for (r, since) in live {
             run(g, r, worker, since);
         }
-        if !g.rebalances.contains_key(&generation) {
+        if !g.rebalances.contains_key(&generation) && !g.swept.contains(generation) {
             let running = g.running.iter().filter(|(_, w)| !w.is_empty());
             let (mut n, mut tasks) = (0, 0);
             for (r, _) in running {
@@ -783,48 +811,4 @@ fn measure(g: &Group, from: &Edge, to: &Edge, generation: Option<i32>) -> (Optio
         None => (Some(raw), Clock::Unanchored),
     };
     (ms.map(|m| m.max(0)), clock)
-}
-
-/// After its start, this much log time passes before a closed
-/// interruption is counted as it stands even if a line could still change
-/// it (a task that never logs that it finished initialization, a silent
-/// worker that never logs again).
-const FINAL_AFTER_MS: i64 = 10 * 60 * 1000;
-
-/// A change logged up to this long after a stop may still be its cause
-/// (`price::change_before` reaches 1 s past the stop).
-const CAUSE_REACH_MS: i64 = 1_000;
-
-impl Tracker {
-    /// Interruptions recorded so far; their indices never change.
-    pub(crate) fn recorded(&self) -> usize {
-        self.interruptions.len()
-    }
-
-    /// Is interruption `i` final with log time at `now_ms`: closed, and no
-    /// later line can change its length or cause? Its task logged that it
-    /// runs again (or it is a connector), its worker's fate is no longer
-    /// open (a silent worker that may turn out crashed or cut off), and log
-    /// time passed its start far enough for a late change; or
-    /// [`FINAL_AFTER_MS`] passed its start. `price`'s `Tracker::settled`
-    /// settles its cause then.
-    pub(super) fn is_final(&self, i: usize, now_ms: i64) -> bool {
-        let Some(it) = self.interruptions.get(i) else {
-            return false;
-        };
-        let Some(to) = &it.to else {
-            return false;
-        };
-        let to = ts(&to.line).unwrap_or(i64::MIN);
-        let from = ts(&it.from.line).unwrap_or(i64::MIN);
-        let open_fate = || {
-            self.groups
-                .values()
-                .any(|g| g.awaiting.values().any(|&j| j == i))
-                || self.workers.values().any(|w| w.fell_silent.contains(&i))
-        };
-        let last = from.max(to);
-        now_ms >= last.saturating_add(FINAL_AFTER_MS)
-            || (now_ms >= from.saturating_add(CAUSE_REACH_MS) && now_ms >= to && !open_fate())
-    }
 }

@@ -31,37 +31,60 @@ const MIN_RECORDS: usize = 3;
 /// have no logger. (Records followed by other lines are not counted: the
 /// logger of a multi-line message, a config dump, is on its last line.)
 pub fn head_is_bare(head: &[u8]) -> bool {
-    // The largest char boundary of `s` at most `n`.
-    let char_floor = |s: &str, n: usize| {
-        let mut k = n.min(s.len());
-        while !s.is_char_boundary(k) {
-            k -= 1;
-        }
-        k
-    };
+    let ends: Vec<u32> = memchr::memchr_iter(b'\n', head).map(|i| i as u32).collect();
+    head_is_bare_at(head, &ends)
+}
+
+/// [`head_is_bare`] of a head whose newlines are at `ends` (found once for
+/// every test of the head).
+pub fn head_is_bare_at(head: &[u8], ends: &[u32]) -> bool {
     let mut counts = Counts::default();
     // The record before the current line: its stream and whether it
     // ends with a logger (`None` for JSON records, which are not judged,
     // and for records of a stream whose answer is already certain).
     let mut prev: Option<(Option<String>, Option<bool>)> = None;
     let mut records = 0;
+    // Where the head's lines were last skipped from, once every stream
+    // met is certainly not bare (see below).
+    let mut settled: Option<usize> = None;
     let mut start = 0;
-    for end in memchr::memchr_iter(b'\n', head).chain(std::iter::once(head.len())) {
+    let ends = ends.iter().map(|&e| e as usize);
+    for end in ends.chain(std::iter::once(head.len())) {
         if start >= head.len() {
             break;
         }
+        let at = start;
         let line = &head[start..end];
         start = end + 1;
         let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let cut = &line[..line.len().min(512)];
+        if let Some(from) = settled {
+            // Every stream counted is certainly not bare, and its records
+            // are no longer judged: only a record of another stream can
+            // change the answer. A line that cannot carry a stream prefix
+            // is of the unprefixed stream; the records skipped since
+            // `from` are counted only when another stream's record shows
+            // up (the head ends at the 256th).
+            let met = if may_carry_prefix(cut) {
+                let decoded = std::str::from_utf8(cut).ok();
+                counts.has(split_stream(&text_of(decoded, cut)).0)
+            } else {
+                counts.has(None)
+            };
+            if met || !is_record(line, std::str::from_utf8(cut).ok()) {
+                continue;
+            }
+            records += count_records(&head[from..at]);
+            if records >= HEAD_RECORDS {
+                break;
+            }
+            settled = None;
+            prev = None;
+        }
         // The line's first 512 bytes decoded once: for the record test (its
         // first 320) and for the stream and logger.
-        let cut = &line[..line.len().min(512)];
         let decoded = std::str::from_utf8(cut).ok();
-        let record = match decoded {
-            Some(s) => starts_record_text(&s[..char_floor(s, 320)]),
-            None => starts_record(line),
-        };
-        if !record {
+        if !is_record(line, decoded) {
             prev = None;
             continue;
         }
@@ -77,12 +100,7 @@ pub fn head_is_bare(head: &[u8]) -> bool {
         if counts.certainly_bare(left) {
             return true;
         }
-        // (`from_utf8_lossy` walks the bytes one by one even when they
-        // are valid.)
-        let text = match decoded {
-            Some(s) => std::borrow::Cow::Borrowed(s),
-            None => String::from_utf8_lossy(cut),
-        };
+        let text = text_of(decoded, cut);
         let (key, rest) = split_stream(&text);
         let json = rest.trim_start().starts_with('{');
         // A whole line decoded: its logger read from the text.
@@ -94,11 +112,91 @@ pub fn head_is_bare(head: &[u8]) -> bool {
         // show is not counted further (its logger not read).
         let judged = !json && !counts.certainly_not_bare(key, left);
         prev = Some((key.map(str::to_string), judged.then(logger)));
+        // The records of a stream certainly not bare stay uncounted, and
+        // a stream's count only grows when its record is judged: once
+        // every stream met is certainly not bare (and this record is not
+        // judged), nothing met so far can change the answer.
+        if !judged && counts.all_certainly_not_bare(left) {
+            settled = Some(start.min(head.len()));
+        }
     }
     if let Some((key, Some(logger))) = prev {
         counts.count(key, logger);
     }
     counts.any_bare()
+}
+
+/// The largest char boundary of `s` at most `n`.
+fn char_floor(s: &str, n: usize) -> usize {
+    let mut k = n.min(s.len());
+    while !s.is_char_boundary(k) {
+        k -= 1;
+    }
+    k
+}
+
+/// Does a line start a record? `decoded` is its first 512 bytes as text,
+/// if they are UTF-8 (the record test reads the first 320).
+fn is_record(line: &[u8], decoded: Option<&str>) -> bool {
+    match decoded {
+        Some(s) => starts_record_text(&s[..char_floor(s, 320)]),
+        None => starts_record(line),
+    }
+}
+
+/// A line's first 512 bytes (`cut`) as text.
+fn text_of<'a>(decoded: Option<&'a str>, cut: &'a [u8]) -> std::borrow::Cow<'a, str> {
+    // (`from_utf8_lossy` walks the bytes one by one even when they are
+    // valid.)
+    match decoded {
+        Some(s) => std::borrow::Cow::Borrowed(s),
+        None => String::from_utf8_lossy(cut),
+    }
+}
+
+/// Records among the lines of `lines` (complete lines), as [`head_is_bare`]
+/// counts them.
+fn count_records(lines: &[u8]) -> usize {
+    let mut n = 0;
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', lines) {
+        let line = &lines[start..end];
+        start = end + 1;
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let cut = &line[..line.len().min(512)];
+        n += usize::from(is_record(line, std::str::from_utf8(cut).ok()));
+    }
+    n
+}
+
+/// May the text of `cut` (a line's first 512 bytes) begin with a stream
+/// prefix ([`split_stream`]: a compose service's `name  | ` or kubectl's
+/// `[pod/name/container] ` after blanks)? `false` only when neither can
+/// parse: no name bytes, blanks and `|` at its start, no `[`, name bytes
+/// and `/` after its leading white space (a line whose first other byte
+/// is not ASCII may).
+fn may_carry_prefix(cut: &[u8]) -> bool {
+    let name_byte = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-');
+    let name = cut.iter().take_while(|c| name_byte(c)).count();
+    if name > 0 {
+        let blanks = cut[name..].iter().take_while(|&&c| c == b' ').count();
+        if blanks > 0 && cut.get(name + blanks) == Some(&b'|') {
+            return true;
+        }
+    }
+    // `str::trim_start`'s ASCII white space: tab to carriage return, blank.
+    let lead = cut
+        .iter()
+        .take_while(|&&c| matches!(c, b'\t'..=b'\r' | b' '))
+        .count();
+    match cut.get(lead) {
+        Some(c) if !c.is_ascii() => true,
+        Some(b'[') => {
+            let pod = cut[lead + 1..].iter().take_while(|c| name_byte(c)).count();
+            pod > 0 && cut.get(lead + 1 + pod) == Some(&b'/')
+        }
+        _ => false,
+    }
 }
 
 /// Per stream key of a head: (single-line records, of which without a
@@ -125,6 +223,18 @@ impl Counts {
     /// [`MIN_RECORDS`]) records without a logger?
     fn bare(n: usize, bare: usize) -> bool {
         n >= MIN_RECORDS && bare * 10 >= n * 9
+    }
+
+    /// Has stream `key` been counted?
+    fn has(&self, key: Option<&str>) -> bool {
+        self.0.iter().any(|(k, _, _)| k.as_deref() == key)
+    }
+
+    /// Is every stream counted certainly not bare ([`Counts::certainly_not_bare`])?
+    fn all_certainly_not_bare(&self, left: usize) -> bool {
+        self.0
+            .iter()
+            .all(|&(_, n, bare)| (bare + left) * 10 < (n + left) * 9)
     }
 
     fn any_bare(&self) -> bool {
@@ -303,5 +413,136 @@ org.apache.kafka.connect.errors.ConnectException: boom
         assert!(b.reads_all(), "sticky");
         let n = b.notice(None, true).unwrap();
         assert!(!n.lines_missed);
+    }
+
+    /// [`head_is_bare`] as it was before it skipped the lines of settled
+    /// streams: every line walked and tested as a record.
+    fn head_is_bare_walked(head: &[u8]) -> bool {
+        // The largest char boundary of `s` at most `n`.
+        let char_floor = |s: &str, n: usize| {
+            let mut k = n.min(s.len());
+            while !s.is_char_boundary(k) {
+                k -= 1;
+            }
+            k
+        };
+        let mut counts = Counts::default();
+        // The record before the current line: its stream and whether it
+        // ends with a logger (`None` for JSON records, which are not judged,
+        // and for records of a stream whose answer is already certain).
+        let mut prev: Option<(Option<String>, Option<bool>)> = None;
+        let mut records = 0;
+        let mut start = 0;
+        for end in memchr::memchr_iter(b'\n', head).chain(std::iter::once(head.len())) {
+            if start >= head.len() {
+                break;
+            }
+            let line = &head[start..end];
+            start = end + 1;
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            // The line's first 512 bytes decoded once: for the record test (its
+            // first 320) and for the stream and logger.
+            let cut = &line[..line.len().min(512)];
+            let decoded = std::str::from_utf8(cut).ok();
+            let record = match decoded {
+                Some(s) => starts_record_text(&s[..char_floor(s, 320)]),
+                None => starts_record(line),
+            };
+            if !record {
+                prev = None;
+                continue;
+            }
+            if let Some((key, Some(logger))) = prev.take() {
+                counts.count(key, logger);
+            }
+            records += 1;
+            if records > HEAD_RECORDS {
+                break;
+            }
+            // Records still to be counted: this one and those after it.
+            let left = HEAD_RECORDS + 1 - records;
+            if counts.certainly_bare(left) {
+                return true;
+            }
+            // (`from_utf8_lossy` walks the bytes one by one even when they
+            // are valid.)
+            let text = match decoded {
+                Some(s) => std::borrow::Cow::Borrowed(s),
+                None => String::from_utf8_lossy(cut),
+            };
+            let (key, rest) = split_stream(&text);
+            let json = rest.trim_start().starts_with('{');
+            // A whole line decoded: its logger read from the text.
+            let logger = || match decoded {
+                Some(s) if s.len() == line.len() => trailing_logger_text(s).is_some(),
+                _ => trailing_logger(line).is_some(),
+            };
+            // A stream that cannot reach the share whatever its records left
+            // show is not counted further (its logger not read).
+            let judged = !json && !counts.certainly_not_bare(key, left);
+            prev = Some((key.map(str::to_string), judged.then(logger)));
+        }
+        if let Some((key, Some(logger))) = prev {
+            counts.count(key, logger);
+        }
+        counts.any_bare()
+    }
+
+    /// Heads of up to four streams (unprefixed, compose, kubectl), bare or
+    /// with loggers, with dumps, JSON records and blank lines, in random
+    /// mixtures: the settled walk answers as the full one.
+    #[test]
+    fn skipping_settled_streams_answers_as_walking_every_line() {
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) % n
+        };
+        let prefixes = ["", "connect-1  | ", "kafka-1    | ", "[pod/c-0/connect] "];
+        let bodies = [
+            "2024-05-01 10:00:00,100 INFO Stopping task a-0",
+            "[2024-05-01 10:00:00,100] INFO [a|task-0] Stopping task a-0 (org.apache.kafka.connect.runtime.Worker:1017)",
+            "[2024-05-01 10:00:00,100] INFO ProducerConfig values: ",
+            "\tacks = -1",
+            " (org.apache.kafka.common.config.AbstractConfig:376)",
+            "{\"@timestamp\":\"2024-05-01T10:00:00.123Z\",\"message\":\"x\"}",
+            "",
+            "\tat a.B.c(B.java:1)",
+            "2024-05-01 10:00:00,300 ERROR Failed http://x/y",
+        ];
+        let mut bare_heads = 0;
+        for case in 0..400 {
+            let streams = 1 + next(4) as usize;
+            let lines = [5, 40, 300, 700][case % 4];
+            // Each stream leans to some bodies.
+            let lean: Vec<u64> = (0..streams).map(|_| next(3)).collect();
+            let mut head = String::new();
+            for i in 0..lines {
+                let mut s = next(streams as u64) as usize;
+                // Some heads meet their other streams late (after the
+                // first has settled), some near the 256th record.
+                if case % 3 > 0 && i * streams < s * lines * (case % 3) / 3 {
+                    s = 0;
+                }
+                let b = match (lean[s], next(10)) {
+                    (0, 0..=8) => 0,
+                    (1, 0..=8) => 1,
+                    (2, 0..=5) => 0,
+                    _ => next(bodies.len() as u64) as usize,
+                };
+                head.push_str(prefixes[s]);
+                head.push_str(bodies[b]);
+                head.push_str(if next(20) == 0 { "\r\n" } else { "\n" });
+            }
+            let want = head_is_bare_walked(head.as_bytes());
+            bare_heads += usize::from(want);
+            assert_eq!(head_is_bare(head.as_bytes()), want, "case {case}:\n{head}");
+        }
+        assert!(
+            (50..350).contains(&bare_heads),
+            "{bare_heads} bare heads of 400"
+        );
     }
 }

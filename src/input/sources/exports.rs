@@ -74,10 +74,7 @@ impl Kind {
 /// are its first non-blank lines.
 pub fn detect(head: &[u8], lines: &[&[u8]]) -> Option<Kind> {
     let first = lines.first()?;
-    let most = |f: &dyn Fn(&[u8]) -> bool| {
-        let n = lines.iter().filter(|l| f(l)).count();
-        n * 4 >= lines.len() * 3
-    };
+    let most = |f: &dyn Fn(&[u8]) -> bool| super::most(lines, f);
     if first.starts_with(b"__CURSOR=")
         || (most(&text::export_field)
             && memchr::memmem::find(head, b"\n__REALTIME_TIMESTAMP=").is_some())

@@ -132,10 +132,7 @@ pub fn detect(head: &[u8]) -> Option<Format> {
     if lines.is_empty() {
         return None;
     }
-    let most = |f: &dyn Fn(&[u8]) -> bool| {
-        let n = lines.iter().filter(|l| f(l)).count();
-        n * 4 >= lines.len() * 3
-    };
+    let most = |f: &dyn Fn(&[u8]) -> bool| most(&lines, f);
     if most(&|l| runtime::Runtime::Cri.matches(l)) {
         return Some(Format::Cri);
     }
@@ -149,6 +146,24 @@ pub fn detect(head: &[u8]) -> Option<Format> {
         return Some(Format::NewestFirst);
     }
     None
+}
+
+/// Do at least three in four of `lines` read as `f` says? Answered as soon
+/// as the lines that do not are more than a quarter (the head of every
+/// segment is tested for each format: most are none after a few lines).
+pub(super) fn most(lines: &[&[u8]], f: &dyn Fn(&[u8]) -> bool) -> bool {
+    // `n * 4 >= len * 3` for `n` lines that do: at most `len / 4` that do not.
+    let allowed = lines.len() / 4;
+    let mut misses = 0;
+    for l in lines {
+        if !f(l) {
+            misses += 1;
+            if misses > allowed {
+                return false;
+            }
+        }
+    }
+    true
 }
 
 /// The envelope shown by a head read with [`super::head::read_head`]
@@ -299,6 +314,25 @@ mod tests {
             Some("2024-05-01 10:00:00,123")
         );
         assert_eq!(json_record(r#"{"a":1}"#), None);
+    }
+
+    /// Every pattern of lines that read as a format and lines that do not,
+    /// up to 12 lines: answered early as when all are counted.
+    #[test]
+    fn most_answers_as_counting_every_line() {
+        for len in 0..=12usize {
+            for bits in 0..1u32 << len {
+                let lines: Vec<&[u8]> = (0..len)
+                    .map(|i| if bits >> i & 1 == 1 { &b"y"[..] } else { b"n" })
+                    .collect();
+                let n = lines.iter().filter(|l| l[0] == b'y').count();
+                assert_eq!(
+                    most(&lines, &|l| l[0] == b'y'),
+                    n * 4 >= len * 3,
+                    "{len} lines, {bits:b}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -108,19 +108,31 @@ pub fn sort(places: &[Place], sources: &[Option<String>]) -> (Vec<usize>, Vec<bo
 /// Is the head a copy of a log newest first? Its record lines' time stamps
 /// go down, and (almost) never up.
 pub fn newest_first(lines: &[&[u8]]) -> bool {
-    let stamps: Vec<crate::model::Timestamp> = lines
-        .iter()
-        .filter_map(|l| {
-            let text = String::from_utf8_lossy(l);
-            super::timestamp_of(&text)
-        })
-        .collect();
     let (mut down, mut up) = (0usize, 0usize);
-    for w in stamps.windows(2) {
-        match w[1].cmp(&w[0]) {
-            std::cmp::Ordering::Less => down += 1,
-            std::cmp::Ordering::Greater => up += 1,
-            std::cmp::Ordering::Equal => {}
+    let mut last: Option<crate::model::Timestamp> = None;
+    for (i, l) in lines.iter().enumerate() {
+        // (`from_utf8_lossy` walks the bytes one by one even when they
+        // are valid.)
+        let text = match std::str::from_utf8(l) {
+            Ok(s) => std::borrow::Cow::Borrowed(s),
+            Err(_) => String::from_utf8_lossy(l),
+        };
+        let Some(ts) = super::timestamp_of(&text) else {
+            continue;
+        };
+        if let Some(before) = last {
+            match ts.cmp(&before) {
+                std::cmp::Ordering::Less => down += 1,
+                std::cmp::Ordering::Greater => up += 1,
+                std::cmp::Ordering::Equal => {}
+            }
+        }
+        last = Some(ts);
+        // Each line left adds one step down at most: once the steps up
+        // are more than a tenth of all the steps down there can be, the
+        // answer is no.
+        if up * 10 > down + (lines.len() - i - 1) {
+            return false;
         }
     }
     down >= 3 && up * 10 <= down
@@ -235,6 +247,67 @@ mod tests {
         r.read_to_string(&mut s).unwrap();
         assert_eq!(s, "a\nb\nc\n");
         assert_eq!(d.unwrap().lines.unwrap().0, vec![3, 2, 1]);
+    }
+
+    /// `newest_first` as it was before it stopped early: every line's
+    /// stamp read, then the steps counted.
+    fn newest_first_counted(lines: &[&[u8]]) -> bool {
+        let stamps: Vec<crate::model::Timestamp> = lines
+            .iter()
+            .filter_map(|l| super::super::timestamp_of(&String::from_utf8_lossy(l)))
+            .collect();
+        let (mut down, mut up) = (0usize, 0usize);
+        for w in stamps.windows(2) {
+            match w[1].cmp(&w[0]) {
+                std::cmp::Ordering::Less => down += 1,
+                std::cmp::Ordering::Greater => up += 1,
+                std::cmp::Ordering::Equal => {}
+            }
+        }
+        down >= 3 && up * 10 <= down
+    }
+
+    /// Heads whose stamps go down with a few steps up (or up with a few
+    /// down), equal stamps and lines without one: stopping early answers
+    /// as counting every step.
+    #[test]
+    fn newest_first_stops_early_with_the_same_answer() {
+        let mut seed: u64 = 7;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) % n
+        };
+        let mut yes = 0;
+        for case in 0..300 {
+            let len = 1 + next(64) as usize;
+            let mut sec: i64 = 3000;
+            let texts: Vec<String> = (0..len)
+                .map(|_| {
+                    let r = next(100);
+                    // Mostly down, some up, some equal, some unstamped.
+                    let step = match (case % 3, r) {
+                        (_, 0..=9) => return "\tat x.Y(Y.java:1)".to_string(),
+                        (_, 10..=19) => 0,
+                        (0, 20..=23) | (1, 20..=40) => 1,
+                        (2, _) => 1,
+                        _ => -1,
+                    };
+                    sec += step;
+                    format!(
+                        "[2024-05-01 10:{:02}:{:02},000] INFO m (a.B)",
+                        sec / 60 % 60,
+                        sec % 60
+                    )
+                })
+                .collect();
+            let lines: Vec<&[u8]> = texts.iter().map(|t| t.as_bytes()).collect();
+            let want = newest_first_counted(&lines);
+            yes += usize::from(want);
+            assert_eq!(newest_first(&lines), want, "case {case}: {texts:?}");
+        }
+        assert!((20..280).contains(&yes), "{yes} newest-first heads of 300");
     }
 
     #[test]

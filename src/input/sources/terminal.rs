@@ -12,7 +12,7 @@
 //! A stream whose head shows no wrapping is handed on as it is, after its
 //! head was read once.
 
-use crate::input::head::{HEAD_BYTES, HeadThen, read_head};
+use crate::input::head::{HEAD_BYTES, HeadThen, line_ends, read_head};
 use crate::input::scan::MAX_LINE;
 use crate::layout::starts_record;
 use nom::branch::alt;
@@ -132,7 +132,7 @@ fn is_fragment(next: &[u8]) -> bool {
 /// lines of their maximal length, and what follows them is a record, a
 /// stack trace or a dump (a record repeated with its stack trace has many).
 pub fn detect(head: &[u8]) -> Option<usize> {
-    let widest = Widest::of(head);
+    let widest = Widest::of(head, &line_ends(head));
     if widest.width < MIN_WIDTH {
         return None;
     }
@@ -151,7 +151,8 @@ struct Widest {
 }
 
 impl Widest {
-    fn of(head: &[u8]) -> Widest {
+    /// The widest lines of `head`, whose newlines are at `ends`.
+    fn of(head: &[u8], ends: &[u32]) -> Widest {
         // Characters never outnumber bytes: only lines at least as long in
         // bytes as the widest so far are counted.
         let mut w = Widest {
@@ -160,7 +161,7 @@ impl Widest {
         };
         // Is the line just seen one of the widest (its follower pending)?
         let mut pending = false;
-        for (start, end) in line_ranges(head) {
+        for (start, end) in ranges_at(head, ends) {
             if pending {
                 w.next.push(Some((start, end)));
                 pending = false;
@@ -203,8 +204,14 @@ impl Widest {
 /// too few fragments). A terminal copy of a rotated log is cut at one
 /// width, and a segment whose long records all come after its head shows
 /// no width of its own.
+#[cfg(test)]
 pub fn detect_after(head: &[u8], earlier: Option<usize>) -> Option<usize> {
-    let widest = Widest::of(head);
+    detect_after_at(head, &line_ends(head), earlier)
+}
+
+/// [`detect_after`] of a head whose newlines are at `ends`.
+fn detect_after_at(head: &[u8], ends: &[u32], earlier: Option<usize>) -> Option<usize> {
+    let widest = Widest::of(head, ends);
     if widest.width >= MIN_WIDTH {
         let (cuts, misses) = widest.cuts(head);
         if cuts >= MIN_CUTS && cuts >= CUTS_PER_MISS * misses {
@@ -248,8 +255,22 @@ fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
 
 /// Where the lines of `text` lie, without terminators.
 fn line_ranges(text: &[u8]) -> impl Iterator<Item = (usize, usize)> {
+    let ends = memchr::memchr_iter(b'\n', text);
+    ranges(text, ends)
+}
+
+/// [`line_ranges`] of a text whose newlines are at `ends`.
+fn ranges_at<'a>(text: &'a [u8], ends: &'a [u32]) -> impl Iterator<Item = (usize, usize)> + 'a {
+    ranges(text, ends.iter().map(|&e| e as usize))
+}
+
+/// Where the lines of `text` lie, without terminators, its newlines at
+/// `ends`.
+fn ranges(
+    text: &[u8],
+    mut ends: impl Iterator<Item = usize>,
+) -> impl Iterator<Item = (usize, usize)> {
     let mut start = 0;
-    let mut ends = memchr::memchr_iter(b'\n', text);
     std::iter::from_fn(move || {
         let end = match ends.next() {
             Some(e) => e,
@@ -275,16 +296,16 @@ fn line_ranges(text: &[u8]) -> impl Iterator<Item = (usize, usize)> {
 /// read before it are consumed.
 pub fn reader<R: Read + Send + 'static>(
     inner: R,
-    probe: impl FnOnce(&[u8]),
+    probe: impl FnOnce(&[u8], &[u32]),
 ) -> (Box<dyn Read + Send>, Option<usize>) {
     reader_after(inner, probe, None)
 }
 
 /// [`reader`] for a segment of a stream whose earlier segment was wrapped
-/// at `earlier` ([`detect_after`]).
+/// at `earlier` (`detect_after`).
 pub fn reader_after<R: Read + Send + 'static>(
     inner: R,
-    probe: impl FnOnce(&[u8]),
+    probe: impl FnOnce(&[u8], &[u32]),
     earlier: Option<usize>,
 ) -> (Box<dyn Read + Send>, Option<usize>) {
     let (head, error, inner) = read_head(inner);
@@ -303,7 +324,7 @@ pub fn reader_after<R: Read + Send + 'static>(
 pub fn probe_head(
     head: &[u8],
     ended: bool,
-    probe: impl FnOnce(&[u8]),
+    probe: impl FnOnce(&[u8], &[u32]),
     earlier: Option<usize>,
 ) -> Option<usize> {
     let eof = ended || head.len() < HEAD_BYTES;
@@ -313,14 +334,15 @@ pub fn probe_head(
     } else {
         memchr::memrchr(b'\n', head).map_or(0, |i| i + 1)
     };
-    let width = detect_after(&head[..complete], earlier);
+    let ends = line_ends(&head[..complete]);
+    let width = detect_after_at(&head[..complete], &ends, earlier);
     match width {
-        None => probe(&head[..complete]),
+        None => probe(&head[..complete], &ends),
         Some(w) => {
             let mut joined = Vec::with_capacity(complete);
             // The head alone, rejoined, for the probe.
             let _ = Rejoin::new(&head[..complete], w).read_to_end(&mut joined);
-            probe(&joined);
+            probe(&joined, &line_ends(&joined));
         }
     }
     width

@@ -96,7 +96,7 @@ fn wrapped_simulated_logs_are_detected_and_rejoined() {
         for w in WIDTHS {
             let wrapped = wrap(&log, w);
             assert_eq!(detect(&wrapped), Some(w), "seed {seed}, width {w}");
-            let (r, width) = reader(io::Cursor::new(wrapped.clone()), |_| {});
+            let (r, width) = reader(io::Cursor::new(wrapped.clone()), |_, _| {});
             assert_eq!(width, Some(w));
             let got = read_all(r);
             assert_eq!(got.len(), wrapped.len(), "bytes are kept");
@@ -121,7 +121,7 @@ fn the_probe_sees_the_rejoined_head() {
     let log = simulated(8, Version::V3_6, Layout::ApacheMdc, 10);
     let wrapped = wrap(&log, 100);
     let mut seen = Vec::new();
-    let (_, width) = reader(io::Cursor::new(wrapped), |h| seen = h.to_vec());
+    let (_, width) = reader(io::Cursor::new(wrapped), |h, _| seen = h.to_vec());
     assert_eq!(width, Some(100));
     let want = rejoined(&log, 100);
     // Up to its last record, which may go on past the head.
@@ -180,7 +180,7 @@ org.apache.kafka.connect.errors.ConnectException: Failed to connect to and descr
     // One long record and its fragment: too little to tell.
     let one = wrap(&short[..101], 60);
     assert_eq!(detect(&one), None);
-    let (r, width) = reader(io::Cursor::new(short.to_vec()), |_| {});
+    let (r, width) = reader(io::Cursor::new(short.to_vec()), |_, _| {});
     assert_eq!(width, None);
     assert_eq!(read_all(r), short.to_vec());
 }
@@ -197,7 +197,7 @@ fn widths_are_counted_in_characters() {
     }
     let wrapped = wrap(s.as_bytes(), 80);
     assert_eq!(detect(&wrapped), Some(80));
-    let (r, _) = reader(io::Cursor::new(wrapped), |_| {});
+    let (r, _) = reader(io::Cursor::new(wrapped), |_, _| {});
     assert_eq!(read_all(r), rejoined(s.as_bytes(), 80));
 }
 
@@ -210,7 +210,7 @@ fn crlf_copies_keep_their_terminators() {
         .into_bytes();
     let wrapped = wrap(&crlf, 120);
     assert_eq!(detect(&wrapped), Some(120));
-    let (r, _) = reader(io::Cursor::new(wrapped.clone()), |_| {});
+    let (r, _) = reader(io::Cursor::new(wrapped.clone()), |_, _| {});
     let got = read_all(r);
     assert_eq!(got.len(), wrapped.len());
     assert!(got == rejoined(&crlf, 120));
@@ -221,7 +221,7 @@ fn stack_frames_after_a_record_of_exactly_the_width_stay_apart() {
     let mut s = repeated_failure(3);
     s.extend(simulated(11, Version::V3_6, Layout::ApacheMdc, 10));
     let wrapped = wrap(&s, 90);
-    let (r, w) = reader(io::Cursor::new(wrapped), |_| {});
+    let (r, w) = reader(io::Cursor::new(wrapped), |_, _| {});
     assert_eq!(w, Some(90));
     assert!(read_all(r) == rejoined(&s, 90));
     // A record of exactly 90 characters, then a stack frame and a record.
@@ -256,7 +256,7 @@ fn read_errors_come_after_the_lines_read_before_them() {
         // Within the head, and past it.
         for cut in [60_000, 300_000] {
             let data = data[..data.len().min(cut)].to_vec();
-            let (mut r, _) = reader(Failing(data.clone(), 0), |_| {});
+            let (mut r, _) = reader(Failing(data.clone(), 0), |_, _| {});
             let mut got = Vec::new();
             let err = r.read_to_end(&mut got).expect_err("the error is passed on");
             assert_eq!(err.to_string(), "disk on fire");
@@ -400,7 +400,7 @@ mod props {
             b.sort_unstable();
             prop_assert_eq!(a, b);
             // Whatever the bytes, the reader hands them all on.
-            let (r, _) = reader(io::Cursor::new(data.clone()), |_| {});
+            let (r, _) = reader(io::Cursor::new(data.clone()), |_, _| {});
             prop_assert_eq!(read_all(r).len(), data.len());
         }
     }
