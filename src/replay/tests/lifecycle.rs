@@ -49,9 +49,9 @@ fn unknown_protocol_judges_no_rebalance_stop() {
             protocol_version: None,
             assignment: Assignment {
                 offset: -1,
-                tasks: vec![t("a", 0)],
-                revoked_connectors: Some(vec![]),
-                revoked_tasks: Some(vec![]),
+                tasks: vec![t("a", 0)].into(),
+                revoked_connectors: Some(vec![].into()),
+                revoked_tasks: Some(vec![].into()),
                 delay: Some(0),
                 ..Assignment::default()
             },
@@ -68,9 +68,9 @@ fn unknown_protocol_judges_no_rebalance_stop() {
             protocol_version: None,
             assignment: Assignment {
                 offset: -1,
-                tasks: vec![t("a", 0)],
-                revoked_connectors: Some(vec![]),
-                revoked_tasks: Some(vec![]),
+                tasks: vec![t("a", 0)].into(),
+                revoked_connectors: Some(vec![].into()),
+                revoked_tasks: Some(vec![].into()),
                 delay: Some(0),
                 ..Assignment::default()
             },
@@ -123,7 +123,7 @@ fn task_config_stop_without_a_change_is_unnecessary() {
     let mut r = started(&[t("a", 0), t("b", 0)]);
     r.ev(Event::TaskConfigsUpdated(vec![t("a", 0), t("b", 0)]))
         .ev(Event::HandlingTaskUpdate {
-            tasks: vec![t("a", 0), t("b", 0)],
+            tasks: vec![t("a", 0), t("b", 0)].into(),
             wording: TaskUpdateWording::Restarting,
         })
         .ev(Event::Stopping(task("a", 0)))
@@ -143,7 +143,7 @@ fn reconfigured_task_moved_away_must_not_restart() {
     let mut r = started(&[t("a", 0)]);
     r.ev(Event::TaskConfigsUpdated(vec![t("a", 0)]))
         .ev(Event::HandlingTaskUpdate {
-            tasks: vec![t("a", 0)],
+            tasks: vec![t("a", 0)].into(),
             wording: TaskUpdateWording::Stopping,
         })
         .ev(Event::Stopping(task("a", 0)));
