@@ -150,8 +150,8 @@ impl Reducer {
     /// to `sink`.
     pub fn push(&mut self, item: Item, names: &dyn Names, sink: &mut dyn Sink) -> io::Result<()> {
         if let Some(x) = &mut self.witness {
-            if let crate::replay::FactKind::Record { cluster, record } = item.fact.kind {
-                x.record(cluster, record, item.key);
+            if let crate::replay::FactKind::Record { .. } = item.fact.kind {
+                x.record(&item.fact.line, item.key);
                 self.now = self.now.max(item.key.ts);
                 self.checker.advance_to(item.key.ts);
                 return self.drain(names, sink);
@@ -212,6 +212,11 @@ impl Reducer {
             self.checker.emit_witnessed(w, f);
         }
         self.drain(names, sink)
+    }
+
+    /// The log time reached: the latest item's key or watermark.
+    pub fn now(&self) -> i64 {
+        self.now
     }
 
     /// The internal topics' witness, renewed with the records read live

@@ -16,7 +16,7 @@ pub struct StreamStat<'a> {
     /// Bytes and lines read so far (bytes of a gzip segment: compressed).
     pub bytes: u64,
     pub lines: u64,
-    /// Live input with nothing more for now.
+    /// Live input with nothing more for now (an ended stream is idle).
     pub idle: bool,
     /// The latest generation a worker of the stream is in.
     pub generation: Option<i32>,

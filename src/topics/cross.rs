@@ -116,6 +116,11 @@ pub struct Witness {
     by_trigger: HashMap<(u32, u32), Vec<usize>>,
     /// Records skipped as unreadable.
     pub skipped: u64,
+    /// Each record's cluster and place there, by its input line.
+    places: HashMap<(SourceId, u64), (u32, usize)>,
+    /// A live run's compaction: status records stamped before this were
+    /// compacted ([`super::compact`]); `i64::MIN` when none was.
+    pub cut: i64,
 }
 
 /// A record as an item of the audit: its time stamp, place and line.
@@ -131,17 +136,21 @@ impl Witness {
         let clusters = check::by_cluster(records);
         let mut w = Witness {
             skipped: skipped.len() as u64,
+            cut: i64::MIN,
             ..Witness::default()
         };
         for (c, t) in clusters.iter().enumerate() {
-            let place: HashMap<(SourceId, u64), usize> = t
-                .records
-                .iter()
-                .enumerate()
-                .map(|(i, r)| ((r.raw.line.source, r.raw.line.line), i))
-                .collect();
+            for (i, r) in t.records.iter().enumerate() {
+                w.places
+                    .insert((r.raw.line.source, r.raw.line.line), (c as u32, i));
+            }
+            let place = &w.places;
             for f in check::check(t) {
-                let at = |l: &SourceLine| place.get(&(l.source, l.line)).copied();
+                let at = |l: &SourceLine| {
+                    place
+                        .get(&(l.source, l.line))
+                        .and_then(|&(k, i)| (k == c as u32).then_some(i))
+                };
                 let Some(trigger) = at(&f.trigger) else {
                     continue;
                 };
@@ -174,6 +183,12 @@ impl Witness {
             .collect();
         w.clusters = clusters;
         w
+    }
+
+    /// The cluster and place of the record read as `line`, if the witness
+    /// holds it.
+    pub fn place(&self, line: &SourceLine) -> Option<(u32, usize)> {
+        self.places.get(&(line.source, line.line)).copied()
     }
 
     /// What the disagreement checks read ([`super::disagree`]).
@@ -221,6 +236,28 @@ pub fn worker_id(identity: &str) -> Option<&str> {
     (!id.is_empty()).then_some(id)
 }
 
+/// What knows a finding of the topics alone across renewed witnesses.
+type AloneId = (Kind, Option<Resource>, SourceId, u64);
+
+/// The identities of a finding of the topics alone: its kind, resource
+/// and trigger record; a `stale-config-start` also by its re-creation
+/// record (its trigger, the first RUNNING after it, changes when a live
+/// run compacts the earlier ones away).
+fn alone_ids(f: &Finding) -> Vec<AloneId> {
+    let mut v = vec![(f.kind, f.resource.clone(), f.trigger.source, f.trigger.line)];
+    if f.kind == Kind::StaleConfigStart
+        && let Some(created) = f.evidence.get(1)
+    {
+        v.push((
+            f.kind,
+            f.resource.clone(),
+            created.line.source,
+            created.line.line,
+        ));
+    }
+    v
+}
+
 /// A finding the witness hands on, with its place in the run's order:
 /// the log time it became final (past its record's hold) and the key
 /// of its record's item.
@@ -246,8 +283,12 @@ pub struct Cross {
     pub backed: u64,
     /// Findings of the topics alone handed on.
     pub handed: u64,
-    /// The records fed so far (cluster, record, key), for [`Cross::renewed`].
-    fed: Vec<(u32, u32, crate::model::Key)>,
+    /// The records fed so far (by their lines) and their keys, for
+    /// [`Cross::renewed`].
+    fed: Vec<((SourceId, u64), crate::model::Key)>,
+    /// The findings of the topics alone handed on or taken in, over every
+    /// witness of the run (a live run's witness drops records).
+    done: BTreeSet<AloneId>,
     /// Witnesses that disagree ([`super::disagree`]).
     disagree: super::disagree::Disagree,
     /// The config offset of each start in a start phase, by its line.
@@ -264,6 +305,7 @@ impl Cross {
             backed: 0,
             handed: 0,
             fed: Vec::new(),
+            done: BTreeSet::new(),
             disagree: super::disagree::Disagree::default(),
             start_offsets: HashMap::new(),
             w,
@@ -271,43 +313,56 @@ impl Cross {
     }
 
     /// The same run over a witness of more records (the topics read live
-    /// since; the records fed so far keep their places): what was handed
-    /// on or taken in stays so (a finding of the topics alone known by its
-    /// kind, resource and trigger record), and the records fed so far start
-    /// their holds again in the new witness.
+    /// since; the records fed so far keep their places, unless compacted
+    /// away): what was handed on or taken in stays so (a finding of the
+    /// topics alone known by [`alone_ids`]), the records fed so far start
+    /// their holds again in the new witness, and a record compacted or
+    /// older than the new witness's cut triggers nothing again (its
+    /// findings were handed on when it was read).
     pub fn renewed(self, w: Arc<Witness>) -> Cross {
-        type Id = (Kind, Option<Resource>, SourceId, u64);
-        let id =
-            |f: &Finding| -> Id { (f.kind, f.resource.clone(), f.trigger.source, f.trigger.line) };
-        let done: BTreeSet<Id> = self
-            .alone
-            .iter()
-            .enumerate()
-            .filter(|(_, d)| **d)
-            .map(|(a, _)| id(&self.w.alone[a].finding))
-            .collect();
+        let mut done = self.done;
+        for (a, _) in self.alone.iter().enumerate().filter(|(_, d)| **d) {
+            done.extend(alone_ids(&self.w.alone[a].finding));
+        }
         let mut disagree = self.disagree;
         disagree.renew();
+        let cut = w.cut;
+        let alone = w
+            .alone
+            .iter()
+            .map(|a| {
+                a.finding.trigger.ts.is_some_and(|t| t.0 < cut)
+                    || alone_ids(&a.finding).iter().any(|id| done.contains(id))
+            })
+            .collect();
         let mut c = Cross {
-            alone: w
-                .alone
-                .iter()
-                .map(|a| done.contains(&id(&a.finding)))
-                .collect(),
+            alone,
             waiting: Vec::new(),
             ids: self.ids,
             merged: self.merged,
             backed: self.backed,
             handed: self.handed,
             fed: Vec::new(),
+            done,
             disagree,
             start_offsets: self.start_offsets,
             w,
         };
-        for (cluster, record, key) in self.fed {
-            c.record(cluster, record, key);
+        for ((source, line), key) in self.fed {
+            c.refeed(source, line, key);
         }
         c
+    }
+
+    /// A record fed before is fed again to a renewed witness, if it holds
+    /// it still.
+    fn refeed(&mut self, source: SourceId, line: u64, key: crate::model::Key) {
+        let Some(&(cluster, record)) = self.w.places.get(&(source, line)) else {
+            return;
+        };
+        self.fed.push(((source, line), key));
+        self.disagree.record(self.w.seen(), cluster, record as u32);
+        self.hold(cluster, record, key);
     }
 
     /// A log worker's label and identity, as its latest fact gave them.
@@ -325,12 +380,17 @@ impl Cross {
         }
     }
 
-    /// Record `record` of cluster `cluster` comes, its item keyed `key`:
-    /// the findings it proves alone start their hold.
-    pub fn record(&mut self, cluster: u32, record: u32, key: crate::model::Key) {
-        self.fed.push((cluster, record, key));
-        self.disagree.record(self.w.seen(), cluster, record);
-        if let Some(found) = self.w.by_trigger.get(&(cluster, record)) {
+    /// The record read as `line` comes, its item keyed `key`: the
+    /// findings it proves alone start their hold. (A record a live run's
+    /// witness compacted away since its item was made is passed over.)
+    pub fn record(&mut self, line: &SourceLine, key: crate::model::Key) {
+        self.refeed(line.source, line.line, key);
+    }
+
+    /// The findings record `record` of cluster `cluster` proves alone start
+    /// their hold.
+    fn hold(&mut self, cluster: u32, record: usize, key: crate::model::Key) {
+        if let Some(found) = self.w.by_trigger.get(&(cluster, record as u32)) {
             for &a in found {
                 let deadline = key.ts.saturating_add(HOLD_MS);
                 self.waiting.push((deadline, a, key));

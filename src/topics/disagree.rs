@@ -27,7 +27,7 @@ use super::check::Topics;
 use super::record::{Body, State, StateKind, Status};
 use super::status::Timelines;
 use crate::finding::{Evidence, Finding, Kind};
-use crate::model::{Resource, SourceLine};
+use crate::model::{Resource, SourceId, SourceLine};
 use crate::replay::FactKind;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -62,8 +62,9 @@ pub struct Disagree {
     latest: HashMap<(u32, Resource), usize>,
     /// Per worker id and resource: the log's latest instance.
     instances: HashMap<(Arc<str>, Resource), Instance>,
-    /// Records already reported as disagreeing (cluster, record).
-    reported: HashSet<(u32, usize)>,
+    /// Records already reported as disagreeing, by their lines (a live
+    /// run's witness renewed keeps the lines, not the places).
+    reported: HashSet<(SourceId, u64)>,
 }
 
 fn status_of(t: &Topics, i: usize) -> Option<(Resource, Option<&State>)> {
@@ -76,6 +77,12 @@ fn status_of(t: &Topics, i: usize) -> Option<(Resource, Option<&State>)> {
         }
         _ => None,
     }
+}
+
+/// Record `i`'s input line.
+fn place(t: &Topics, i: usize) -> (SourceId, u64) {
+    let l = &t.records[i].raw.line;
+    (l.source, l.line)
 }
 
 fn ts(line: &SourceLine) -> Option<i64> {
@@ -215,7 +222,7 @@ impl Disagree {
                 && st.worker != *id
                 && lt > s0
                 && p >= lt.saturating_add(SETTLE_MS);
-            if !fits || !self.reported.insert((c as u32, l)) {
+            if !fits || !self.reported.insert(place(t, l)) {
                 continue;
             }
             let mut ev = vec![
@@ -275,7 +282,7 @@ impl Disagree {
             let fits = st.state == StateKind::Running
                 && st.worker == *id
                 && t.records[l].raw.timestamp.is_some_and(|x| x <= s);
-            if !fits || !self.reported.insert((c as u32, l)) {
+            if !fits || !self.reported.insert(place(t, l)) {
                 continue;
             }
             let ev = vec![

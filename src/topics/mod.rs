@@ -22,6 +22,8 @@
 //!   [`disagree`] reports the status topic keeping a state the logs prove
 //!   wrong; [`stale`] backs a log's stale start with the config records
 //!   at the offset it started with.
+//! * [`compact`] keeps a long-running audit's status records bounded: past
+//!   an hour of log time, only the state they leave.
 //!
 //! Every record keeps its place in the input it came from (a dump's file
 //! and line, or a live read's position) as a [`SourceLine`], so findings
@@ -29,6 +31,7 @@
 //! log items by their time stamps.
 
 pub mod check;
+pub mod compact;
 pub mod config;
 pub mod cross;
 pub mod disagree;

@@ -280,7 +280,10 @@ impl Run<'_> {
                 name: &s.proc.name,
                 bytes: s.read_before,
                 lines: s.proc.lines_read(),
-                idle: s.proc.state() == Advance::Idle,
+                // an ended stream reads nothing more: idle, so that a
+                // stream added and ended within one round does not hold
+                // readiness back until `ended` removes it
+                idle: s.end.is_some() || s.proc.state() == Advance::Idle,
                 generation: s.proc.generation(),
             })
             .collect();

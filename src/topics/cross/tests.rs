@@ -166,7 +166,7 @@ fn feed(x: &mut Cross, until: i64) {
     let w = x.w.clone();
     for (n, k) in w.keyed().into_iter().enumerate() {
         if k.ts <= until {
-            x.record(k.cluster, k.record, key(k.ts, n as u64 + 1));
+            x.record(k.line, key(k.ts, n as u64 + 1));
         }
     }
 }
