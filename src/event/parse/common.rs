@@ -364,10 +364,13 @@ struct Lists {
 /// again, and its elements cloned. Only lists that parsed are kept, so the
 /// answer is the parser's for every text.
 struct ListMemo<T> {
-    slots: [Option<(Box<str>, Arc<[T]>)>; RECENT],
+    slots: [Option<Kept<T>>; RECENT],
     /// The empty list (most revoked lists), shared too.
     empty: Arc<[T]>,
 }
+
+/// A list kept, with its text.
+type Kept<T> = (Box<str>, Arc<[T]>);
 
 impl<T> Default for ListMemo<T> {
     fn default() -> ListMemo<T> {
@@ -452,17 +455,18 @@ pub fn assignment(input: &str) -> IResult<&str, Assignment> {
         return broken();
     };
     // The extension is all three fields or none.
-    let extension = || -> Option<(&str, Arc<[Name]>, Arc<[TaskId]>, i64)> {
+    type Revoked = (Arc<[Name]>, Arc<[TaskId]>);
+    let extension = || -> Option<(&str, Revoked, i64)> {
         let e = i.strip_prefix(", revokedConnectorIds=")?;
         let (e, c) = shared_names(e).ok()?;
         let e = e.strip_prefix(", revokedTaskIds=")?;
         let (e, t) = shared_tasks(e).ok()?;
         let e = e.strip_prefix(", delay=")?;
         let (d, e) = int::<i64>(e)?;
-        Some((e, c, t, d))
+        Some((e, (c, t), d))
     };
     let (i, revoked_connectors, revoked_tasks, delay) = match extension() {
-        Some((e, c, t, d)) => (e, Some(c), Some(t), Some(d)),
+        Some((e, (c, t), d)) => (e, Some(c), Some(t), Some(d)),
         None => (i, None, None, None),
     };
     let Some(i) = i.strip_prefix('}') else {
