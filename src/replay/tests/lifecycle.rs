@@ -123,7 +123,7 @@ fn task_config_stop_without_a_change_is_unnecessary() {
     let mut r = started(&[t("a", 0), t("b", 0)]);
     r.ev(Event::TaskConfigsUpdated(vec![t("a", 0), t("b", 0)]))
         .ev(Event::HandlingTaskUpdate {
-            tasks: vec![t("a", 0), t("b", 0)].into(),
+            tasks: vec![t("a", 0), t("b", 0)],
             wording: TaskUpdateWording::Restarting,
         })
         .ev(Event::Stopping(task("a", 0)))
@@ -143,7 +143,7 @@ fn reconfigured_task_moved_away_must_not_restart() {
     let mut r = started(&[t("a", 0)]);
     r.ev(Event::TaskConfigsUpdated(vec![t("a", 0)]))
         .ev(Event::HandlingTaskUpdate {
-            tasks: vec![t("a", 0)].into(),
+            tasks: vec![t("a", 0)],
             wording: TaskUpdateWording::Stopping,
         })
         .ev(Event::Stopping(task("a", 0)));

@@ -377,21 +377,21 @@ fn config_updates() {
         (
             "Handling task config update by restarting tasks []",
             Some(Event::HandlingTaskUpdate {
-                tasks: vec![].into(),
+                tasks: vec![],
                 wording: TaskUpdateWording::Restarting,
             }),
         ),
         (
             "Handling task config update by restarting tasks [replicate-europe-to-us-0]",
             Some(Event::HandlingTaskUpdate {
-                tasks: vec![t("replicate-europe-to-us", 0)].into(),
+                tasks: vec![t("replicate-europe-to-us", 0)],
                 wording: TaskUpdateWording::Restarting,
             }),
         ),
         (
             "Handling task config update by stopping tasks [a-0, b c-1], which will be restarted after rebalance if still assigned to this worker",
             Some(Event::HandlingTaskUpdate {
-                tasks: vec![t("a", 0), t("b c", 1)].into(),
+                tasks: vec![t("a", 0), t("b c", 1)],
                 wording: TaskUpdateWording::Stopping,
             }),
         ),
