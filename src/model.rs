@@ -158,11 +158,14 @@ pub struct Assignment {
     pub leader: String,
     pub leader_url: String,
     pub offset: i64,
-    pub connectors: Vec<Name>,
-    pub tasks: Vec<TaskId>,
+    /// The lists are shared: the parser hands on the same lists for the
+    /// same text (`event::parse::common`'s list memo), and the replay keeps
+    /// them.
+    pub connectors: Arc<[Name]>,
+    pub tasks: Arc<[TaskId]>,
     /// `None` for the V0 shape, which has no revoked sets.
-    pub revoked_connectors: Option<Vec<Name>>,
-    pub revoked_tasks: Option<Vec<TaskId>>,
+    pub revoked_connectors: Option<Arc<[Name]>>,
+    pub revoked_tasks: Option<Arc<[TaskId]>>,
     pub delay: Option<i64>,
 }
 
@@ -182,12 +185,12 @@ impl Assignment {
     pub fn revoked(&self) -> impl Iterator<Item = Resource> + '_ {
         self.revoked_connectors
             .iter()
-            .flatten()
+            .flat_map(|v| v.iter())
             .map(|c| Resource::Connector(c.clone()))
             .chain(
                 self.revoked_tasks
                     .iter()
-                    .flatten()
+                    .flat_map(|v| v.iter())
                     .map(|t| Resource::Task(t.clone())),
             )
     }
@@ -406,10 +409,10 @@ mod tests {
     #[test]
     fn assignment_queries() {
         let a = Assignment {
-            connectors: vec![Arc::from("a")],
-            tasks: vec![TaskId::new("a", 0)],
-            revoked_connectors: Some(vec![]),
-            revoked_tasks: Some(vec![TaskId::new("b", 1)]),
+            connectors: Arc::from([Arc::from("a")]),
+            tasks: Arc::from([TaskId::new("a", 0)]),
+            revoked_connectors: Some(Arc::from([])),
+            revoked_tasks: Some(Arc::from([TaskId::new("b", 1)])),
             ..Default::default()
         };
         assert!(a.holds(&Resource::Task(TaskId::new("a", 0))));

@@ -25,7 +25,7 @@ fn assignment(tasks: &[(&str, u32)], revoked: &[(&str, u32)]) -> Assignment {
     Assignment {
         offset: 10,
         tasks: tasks.iter().map(|(c, i)| TaskId::new(c, *i)).collect(),
-        revoked_connectors: Some(vec![]),
+        revoked_connectors: Some(vec![].into()),
         revoked_tasks: Some(revoked.iter().map(|(c, i)| TaskId::new(c, *i)).collect()),
         delay: Some(0),
         ..Assignment::default()

@@ -491,13 +491,13 @@ fn names(ev: &Event) -> Vec<Named> {
         E::Assignment { assignment: a, .. } => a
             .connectors
             .iter()
-            .chain(a.revoked_connectors.iter().flatten())
+            .chain(a.revoked_connectors.iter().flat_map(|v| v.iter()))
             .cloned()
             .map(Named::Conn)
             .chain(
                 a.tasks
                     .iter()
-                    .chain(a.revoked_tasks.iter().flatten())
+                    .chain(a.revoked_tasks.iter().flat_map(|v| v.iter()))
                     .cloned()
                     .map(Named::Task),
             )
@@ -770,9 +770,9 @@ mod tests {
             leader: "l".into(),
             leader_url: "u".into(),
             offset: 1,
-            connectors: vec![Arc::from("c")],
-            tasks: vec![TaskId::new("d", 0)],
-            revoked_connectors: Some(vec![Arc::from("e")]),
+            connectors: vec![Arc::from("c")].into(),
+            tasks: vec![TaskId::new("d", 0)].into(),
+            revoked_connectors: Some(vec![Arc::from("e")].into()),
             revoked_tasks: None,
             delay: None,
         };

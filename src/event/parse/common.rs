@@ -280,29 +280,58 @@ fn list_room<T>(body: &str) -> Vec<T> {
     Vec::with_capacity(body.bytes().filter(|&b| b == b',').count() + 1)
 }
 
-/// `[a, b]` / `[]` of connector names.
+/// `[a, b]` / `[]` of connector names (the assignment reads
+/// [`shared_names`]).
+#[cfg(test)]
 pub fn name_list(input: &str) -> IResult<&str, Vec<Name>> {
+    map(shared_names, |n| n.to_vec()).parse(input)
+}
+
+/// [`name_list`], the list shared with the other lists of the same text
+/// read lately.
+fn shared_names(input: &str) -> IResult<&str, Arc<[Name]>> {
     let (rest, body) = list_body(input)?;
+    match LISTS.with_borrow_mut(|m| m.names.get_or_parse(body, names_of)) {
+        Some(names) => Ok((rest, names)),
+        None => reject(input, ErrorKind::TakeTill1),
+    }
+}
+
+/// The names of a non-empty list body (`None`: an element is empty).
+fn names_of(body: &str) -> Option<Vec<Name>> {
     let mut names = list_room(body);
     for item in Items::of(body) {
         if item.is_empty() {
-            return reject(input, ErrorKind::TakeTill1);
+            return None;
         }
         names.push(name(item));
     }
-    Ok((rest, names))
+    Some(names)
 }
 
 /// `[a-0, b-1]` / `[]` of task ids; every element must be a valid task id.
-/// The tasks of one connector come in a row: its name is looked up once.
 pub fn task_list(input: &str) -> IResult<&str, Vec<TaskId>> {
+    map(shared_tasks, |t| t.to_vec()).parse(input)
+}
+
+/// [`task_list`], the list shared with the other lists of the same text
+/// read lately.
+fn shared_tasks(input: &str) -> IResult<&str, Arc<[TaskId]>> {
     let (rest, body) = list_body(input)?;
+    match LISTS.with_borrow_mut(|m| m.tasks.get_or_parse(body, tasks_of)) {
+        Some(tasks) => Ok((rest, tasks)),
+        None => reject(input, ErrorKind::MapOpt),
+    }
+}
+
+/// The task ids of a non-empty list body (`None`: an element is no task
+/// id). The tasks of one connector come in a row: its name is looked up
+/// once.
+fn tasks_of(body: &str) -> Option<Vec<TaskId>> {
     let mut tasks = list_room(body);
     let mut last: Option<Name> = None;
     for item in Items::of(body) {
-        let Some((connector, index)) = split_task_id(item) else {
-            return reject(input, ErrorKind::MapOpt);
-        };
+        let (connector, index) = split_task_id(item)?;
         let connector = match &last {
             Some(n) if **n == *connector => n.clone(),
             _ => {
@@ -313,7 +342,62 @@ pub fn task_list(input: &str) -> IResult<&str, Vec<TaskId>> {
         };
         tasks.push(TaskId { connector, index });
     }
-    Ok((rest, tasks))
+    Some(tasks)
+}
+
+thread_local! {
+    static LISTS: RefCell<Lists> = RefCell::new(Lists::default());
+}
+
+/// The lists of connectors and of tasks read lately, by their text.
+#[derive(Default)]
+struct Lists {
+    names: ListMemo<Name>,
+    tasks: ListMemo<TaskId>,
+}
+
+/// Lists read lately, each kept with its text in the slot a cheap hash of
+/// the text gives it (as [`Interner::recent`]; bounded). A worker's
+/// assignment line nearly always lists the connectors and tasks of its line
+/// before (nine lines in ten on the simulated archives, and on a cluster
+/// whose membership moves little): such a list is compared, not parsed
+/// again, and its elements cloned. Only lists that parsed are kept, so the
+/// answer is the parser's for every text.
+struct ListMemo<T> {
+    slots: [Option<Kept<T>>; RECENT],
+    /// The empty list (most revoked lists), shared too.
+    empty: Arc<[T]>,
+}
+
+/// A list kept, with its text.
+type Kept<T> = (Box<str>, Arc<[T]>);
+
+impl<T> Default for ListMemo<T> {
+    fn default() -> ListMemo<T> {
+        ListMemo {
+            slots: [const { None }; RECENT],
+            empty: Arc::from([]),
+        }
+    }
+}
+
+impl<T> ListMemo<T> {
+    /// The list `body` says: the one kept for the same text, else
+    /// `parse`'s (kept when it parsed).
+    fn get_or_parse(&mut self, body: &str, parse: fn(&str) -> Option<Vec<T>>) -> Option<Arc<[T]>> {
+        if body.is_empty() {
+            return Some(self.empty.clone());
+        }
+        let slot = &mut self.slots[recent_slot(body.as_bytes())];
+        if let Some((text, list)) = slot
+            && **text == *body
+        {
+            return Some(list.clone());
+        }
+        let list: Arc<[T]> = Arc::from(parse(body)?);
+        *slot = Some((Box::from(body), list.clone()));
+        Some(list)
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -361,27 +445,28 @@ pub fn assignment(input: &str) -> IResult<&str, Assignment> {
     let Some(i) = i.strip_prefix(", connectorIds=") else {
         return broken();
     };
-    let Ok((i, connectors)) = name_list(i) else {
+    let Ok((i, connectors)) = shared_names(i) else {
         return broken();
     };
     let Some(i) = i.strip_prefix(", taskIds=") else {
         return broken();
     };
-    let Ok((i, tasks)) = task_list(i) else {
+    let Ok((i, tasks)) = shared_tasks(i) else {
         return broken();
     };
     // The extension is all three fields or none.
-    let extension = || -> Option<(&str, Vec<Name>, Vec<TaskId>, i64)> {
+    type Revoked = (Arc<[Name]>, Arc<[TaskId]>);
+    let extension = || -> Option<(&str, Revoked, i64)> {
         let e = i.strip_prefix(", revokedConnectorIds=")?;
-        let (e, c) = name_list(e).ok()?;
+        let (e, c) = shared_names(e).ok()?;
         let e = e.strip_prefix(", revokedTaskIds=")?;
-        let (e, t) = task_list(e).ok()?;
+        let (e, t) = shared_tasks(e).ok()?;
         let e = e.strip_prefix(", delay=")?;
         let (d, e) = int::<i64>(e)?;
-        Some((e, c, t, d))
+        Some((e, (c, t), d))
     };
     let (i, revoked_connectors, revoked_tasks, delay) = match extension() {
-        Some((e, c, t, d)) => (e, Some(c), Some(t), Some(d)),
+        Some((e, (c, t), d)) => (e, Some(c), Some(t), Some(d)),
         None => (i, None, None, None),
     };
     let Some(i) = i.strip_prefix('}') else {

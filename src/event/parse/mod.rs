@@ -34,9 +34,11 @@ use nom::Parser;
 use super::{Event, LoggerKind};
 
 pub use attribution::attribute;
-pub use common::{assignment, task_id, task_list};
 #[cfg(test)]
-use common::{generation, name_list};
+use common::generation;
+#[cfg(test)]
+use common::name_list;
+pub use common::{assignment, task_id, task_list};
 pub use continuation::{parse_already_exists, parse_config_value};
 
 /// Parses the `%m` part of a line from a classified logger into an [`Event`].

@@ -49,9 +49,9 @@ fn unknown_protocol_judges_no_rebalance_stop() {
             protocol_version: None,
             assignment: Assignment {
                 offset: -1,
-                tasks: vec![t("a", 0)],
-                revoked_connectors: Some(vec![]),
-                revoked_tasks: Some(vec![]),
+                tasks: vec![t("a", 0)].into(),
+                revoked_connectors: Some(vec![].into()),
+                revoked_tasks: Some(vec![].into()),
                 delay: Some(0),
                 ..Assignment::default()
             },
@@ -68,9 +68,9 @@ fn unknown_protocol_judges_no_rebalance_stop() {
             protocol_version: None,
             assignment: Assignment {
                 offset: -1,
-                tasks: vec![t("a", 0)],
-                revoked_connectors: Some(vec![]),
-                revoked_tasks: Some(vec![]),
+                tasks: vec![t("a", 0)].into(),
+                revoked_connectors: Some(vec![].into()),
+                revoked_tasks: Some(vec![].into()),
                 delay: Some(0),
                 ..Assignment::default()
             },

@@ -103,9 +103,9 @@ fn coop(
             leader_url: "http://l:8083/".into(),
             offset,
             connectors: conns.iter().map(|c| n(c)).collect(),
-            tasks: tasks.to_vec(),
-            revoked_connectors: Some(vec![]),
-            revoked_tasks: Some(revoked.to_vec()),
+            tasks: tasks.into(),
+            revoked_connectors: Some(vec![].into()),
+            revoked_tasks: Some(revoked.into()),
             delay: Some(0),
         },
         rebalance_delay: Some(0),
@@ -119,7 +119,7 @@ fn eager_v0(offset: i64, conns: &[&str], tasks: &[TaskId]) -> Event {
         assignment: Assignment {
             offset,
             connectors: conns.iter().map(|c| n(c)).collect(),
-            tasks: tasks.to_vec(),
+            tasks: tasks.into(),
             ..Assignment::default()
         },
         rebalance_delay: None,

@@ -154,10 +154,10 @@ fn nom_assignment(input: &str) -> PResult<'_, Assignment> {
             leader: leader.to_string(),
             leader_url: leader_url.to_string(),
             offset,
-            connectors,
-            tasks,
-            revoked_connectors,
-            revoked_tasks,
+            connectors: connectors.into(),
+            tasks: tasks.into(),
+            revoked_connectors: revoked_connectors.map(Into::into),
+            revoked_tasks: revoked_tasks.map(Into::into),
             delay,
         },
     ))
@@ -219,10 +219,13 @@ fn extended_assignment() {
     assert!(a.failed());
     assert_eq!(a.leader_url, "http://10.244.3.7:8083/");
     assert_eq!(a.offset, 45);
-    assert_eq!(a.connectors, vec![name("a"), name("my conn")]);
-    assert_eq!(a.tasks, vec![t("a", 0), t("b-c", 1)]);
-    assert_eq!(a.revoked_connectors, Some(vec![name("x.y")]));
-    assert_eq!(a.revoked_tasks, Some(vec![t("x.y", 3)]));
+    assert_eq!(*a.connectors, vec![name("a"), name("my conn")]);
+    assert_eq!(*a.tasks, vec![t("a", 0), t("b-c", 1)]);
+    assert_eq!(
+        a.revoked_connectors.as_deref(),
+        Some(&vec![name("x.y")][..])
+    );
+    assert_eq!(a.revoked_tasks.as_deref(), Some(&vec![t("x.y", 3)][..]));
     assert_eq!(a.delay, Some(300000));
 }
 
@@ -232,8 +235,8 @@ fn empty_extended_assignment_keeps_null() {
     let (_, a) = assignment(s).unwrap();
     assert_eq!(a.leader, "null");
     assert_eq!(a.leader_url, "null");
-    assert_eq!(a.revoked_connectors, Some(vec![]));
-    assert_eq!(a.revoked_tasks, Some(vec![]));
+    assert_eq!(a.revoked_connectors.as_deref(), Some(&vec![][..]));
+    assert_eq!(a.revoked_tasks.as_deref(), Some(&vec![][..]));
     assert_eq!(a.delay, Some(0));
     assert!(a.is_extended());
 }
@@ -346,4 +349,33 @@ fn suffix_helpers() {
         Ok(("c", "a of type b"))
     );
     assert!(until_last(" x")(" x").is_err());
+}
+
+#[test]
+fn a_list_read_again_is_the_same_list() {
+    // The same text: the list kept, not another.
+    let (_, a) = task_list_shared_for_test("[memo-a-0, memo-b-1]");
+    let (_, b) = task_list_shared_for_test("[memo-a-0, memo-b-1]");
+    assert!(Arc::ptr_eq(&a, &b));
+    assert_eq!(*a, vec![t("memo-a", 0), t("memo-b", 1)]);
+    // Another text is parsed, whatever slot it falls in.
+    let (_, c) = task_list_shared_for_test("[memo-a-0]");
+    assert_eq!(*c, vec![t("memo-a", 0)]);
+    // A list that does not parse is not kept: it fails again.
+    assert!(shared_tasks("[memo-a-x]").is_err());
+    assert!(shared_tasks("[memo-a-x]").is_err());
+    assert!(shared_names("[a, ]").is_err());
+    let (_, n) = shared_names("[memo-c, memo d]").unwrap();
+    let (_, m) = shared_names("[memo-c, memo d]").unwrap();
+    assert!(Arc::ptr_eq(&n, &m));
+    assert_eq!(*n, vec![name("memo-c"), name("memo d")]);
+    // The empty lists are one list each.
+    assert!(Arc::ptr_eq(
+        &shared_tasks("[]").unwrap().1,
+        &shared_tasks("[]").unwrap().1
+    ));
+}
+
+fn task_list_shared_for_test(s: &str) -> (&str, Arc<[TaskId]>) {
+    shared_tasks(s).unwrap()
 }
