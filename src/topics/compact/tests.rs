@@ -89,27 +89,34 @@ fn the_real_dumps_findings_survive_every_cut() {
     assert!(checked > 100, "{checked} cuts");
 }
 
+/// A status topic of one partition, record by record: (time stamp, key,
+/// state, worker, generation), offsets from 0.
+fn status(rows: &[(i64, &str, &str, &str, i32)]) -> Vec<Record> {
+    let text: String = rows
+        .iter()
+        .enumerate()
+        .map(|(o, (ts, key, s, w, g))| {
+            format!(
+                "CreateTime:{ts}\tPartition:0\tOffset:{o}\t{key}\t{{\"state\":\"{s}\",\"trace\":null,\"worker_id\":\"{w}\",\"generation\":{g}}}\n"
+            )
+        })
+        .collect();
+    records(&[("connect-status".into(), text)])
+}
+
 #[test]
 fn old_runs_closed_are_dropped_open_ones_kept() {
-    let line = |o: usize, ts: i64, key: &str, value: &str| {
-        format!("CreateTime:{ts}\tPartition:0\tOffset:{o}\t{key}\t{value}\n")
-    };
-    let st = |s: &str, w: &str, g: i32| {
-        format!(r#"{{"state":"{s}","trace":null,"worker_id":"{w}","generation":{g}}}"#)
-    };
-    let text = [
-        line(0, 1_000, "status-task-c-0", &st("RUNNING", "a:1", 1)),
-        line(1, 2_000, "status-task-c-0", &st("UNASSIGNED", "a:1", 2)),
-        line(2, 3_000, "status-task-c-0", &st("RUNNING", "b:1", 2)),
-        line(3, 4_000, "status-task-c-1", &st("RUNNING", "a:1", 2)),
-        line(4, 5_000, "status-task-c-1", &st("UNASSIGNED", "a:1", 3)),
-        line(5, 6_000, "status-task-c-1", &st("RUNNING", "b:1", 3)),
-        line(6, 7_000, "status-task-c-1", &st("UNASSIGNED", "b:1", 4)),
-        line(7, 8_000, "status-task-c-1", &st("RUNNING", "a:1", 4)),
-        line(8, 20_000, "status-task-c-0", &st("RUNNING", "a:1", 5)),
-    ]
-    .concat();
-    let recs = records(&[("connect-status".into(), text)]);
+    let recs = status(&[
+        (1_000, "status-task-c-0", "RUNNING", "a:1", 1),
+        (2_000, "status-task-c-0", "UNASSIGNED", "a:1", 2),
+        (3_000, "status-task-c-0", "RUNNING", "b:1", 2),
+        (4_000, "status-task-c-1", "RUNNING", "a:1", 2),
+        (5_000, "status-task-c-1", "UNASSIGNED", "a:1", 3),
+        (6_000, "status-task-c-1", "RUNNING", "b:1", 3),
+        (7_000, "status-task-c-1", "UNASSIGNED", "b:1", 4),
+        (8_000, "status-task-c-1", "RUNNING", "a:1", 4),
+        (20_000, "status-task-c-0", "RUNNING", "a:1", 5),
+    ]);
     // c-0: a's closed run dropped, b's open run kept (also c-0's latest);
     // c-1: a's open run kept (also a's highest and c-1's latest), b's
     // highest (its close, alone: it opens nothing); the newer record kept.
@@ -119,25 +126,17 @@ fn old_runs_closed_are_dropped_open_ones_kept() {
 
 #[test]
 fn a_run_a_new_process_replaced_stays_ended() {
-    let line = |o: usize, ts: i64, key: &str, value: &str| {
-        format!("CreateTime:{ts}\tPartition:0\tOffset:{o}\t{key}\t{value}\n")
-    };
-    let st = |s: &str, w: &str, g: i32| {
-        format!(r#"{{"state":"{s}","trace":null,"worker_id":"{w}","generation":{g}}}"#)
-    };
     // a runs c-0 at generation 5, restarts (generation 1), stops it; b
     // runs it; then, past the cut, x starts it at 4 and a record at 6
     // shows the group newer: no run at 5 was open, so no zombie
-    let text = [
-        line(0, 1_000, "status-task-c-0", &st("RUNNING", "a:1", 5)),
-        line(1, 2_000, "status-task-c-0", &st("RUNNING", "a:1", 1)),
-        line(2, 3_000, "status-task-c-0", &st("UNASSIGNED", "a:1", 1)),
-        line(3, 4_000, "status-task-c-0", &st("RUNNING", "b:1", 2)),
-        line(4, 20_000, "status-task-c-0", &st("RUNNING", "x:1", 4)),
-        line(5, 21_000, "status-task-c-1", &st("RUNNING", "y:1", 6)),
-    ]
-    .concat();
-    let recs = records(&[("connect-status".into(), text)]);
+    let recs = status(&[
+        (1_000, "status-task-c-0", "RUNNING", "a:1", 5),
+        (2_000, "status-task-c-0", "RUNNING", "a:1", 1),
+        (3_000, "status-task-c-0", "UNASSIGNED", "a:1", 1),
+        (4_000, "status-task-c-0", "RUNNING", "b:1", 2),
+        (20_000, "status-task-c-0", "RUNNING", "x:1", 4),
+        (21_000, "status-task-c-1", "RUNNING", "y:1", 6),
+    ]);
     // a's highest (0) with what ended it (1), and what ended that (2)
     assert_eq!(kept(&recs, 10_000), vec![0, 1, 2, 3, 4, 5]);
     same_after(&recs, 10_000);
