@@ -76,8 +76,21 @@ fn bench(c: &mut Criterion) {
     let dh = envelope(DH_LINE).unwrap().message;
     let w = envelope(W_LINE).unwrap().message;
     let noise = envelope(NOISE_RUNTIME).unwrap().message;
-    g.bench_function("parse assignment", |b| {
+    // The parser keeps recent assignment lists (a worker repeats its
+    // lists): the same line again is a memo hit, 256 lines whose lists all
+    // differ are parsed afresh each time.
+    g.bench_function("parse assignment (lists seen before)", |b| {
         b.iter(|| parse_message(LoggerKind::Herder, black_box(dh)))
+    });
+    let fresh: Vec<String> = (0..256)
+        .map(|i| dh.replace("sink-3", &format!("sink-{i}")))
+        .collect();
+    let mut k = 0;
+    g.bench_function("parse assignment (new lists)", |b| {
+        b.iter(|| {
+            k = (k + 1) % fresh.len();
+            parse_message(LoggerKind::Herder, black_box(&fresh[k]))
+        })
     });
     g.bench_function("parse stopping task", |b| {
         b.iter(|| parse_message(LoggerKind::Worker, black_box(w)))
