@@ -58,7 +58,7 @@ fn polls(days: i64, per_poll: usize) -> Vec<String> {
 
 /// Reads the polls live; the findings handed on (as JSON) and the records
 /// kept at the end.
-fn run(polls: &[String], floor: usize) -> (Vec<String>, usize) {
+fn run(polls: &[String], floor: usize, logs_at: Option<i64>) -> (Vec<String>, usize) {
     let feed = RecordFeed::new(vec![(
         "connect-status".into(),
         "kafka://x/connect-status".into(),
@@ -71,6 +71,15 @@ fn run(polls: &[String], floor: usize) -> (Vec<String>, usize) {
     let (mut merger, mut reducer) = (Merger::default(), Reducer::new());
     let names = SourceTable(vec!["kafka://x/connect-status".into()]);
     let mut sink = Collect::default();
+    if let Some(ts) = logs_at {
+        // the logs already read up to `ts` when the topics' first poll comes
+        let at = Key {
+            ts,
+            stream: 0,
+            seq: 0,
+        };
+        reducer.advance_to(at, &names, &mut sink).unwrap();
+    }
     let mut n = 0u64;
     for text in polls {
         let d = dump::read(SourceId(0), text.as_bytes());
@@ -110,11 +119,27 @@ fn run(polls: &[String], floor: usize) -> (Vec<String>, usize) {
 #[test]
 fn compacted_days_hand_on_what_a_whole_read_does() {
     let polls = polls(2, 40);
-    let (whole, all) = run(&polls, usize::MAX);
-    let (compacted, kept) = run(&polls, 256);
+    let (whole, all) = run(&polls, usize::MAX, None);
+    let (compacted, kept) = run(&polls, 256, None);
     assert!(whole.len() >= 4, "{} findings", whole.len());
     assert_eq!(whole, compacted);
     // the last hour (about 200 records) and each task's open run and
     // latest record, each worker's highest: a few hundred of 10,000
     assert!(kept * 10 < all, "kept {kept} of {all}");
+}
+
+#[test]
+fn the_history_read_at_the_start_is_audited_whole() {
+    // the topics' two days come in one poll, the logs already past them,
+    // then a day more poll by poll
+    let mut polls = polls(3, 40);
+    let rest = polls.split_off(polls.len() * 2 / 3);
+    let mut all = vec![polls.concat()];
+    all.extend(rest);
+    let today = 1_800_000_000_000 + 3 * 86_400_000;
+    let (whole, _) = run(&all, usize::MAX, Some(today));
+    let (compacted, kept) = run(&all, 256, Some(today));
+    assert!(whole.len() >= 6, "{} findings", whole.len());
+    assert_eq!(whole, compacted);
+    assert!(kept < 2_000, "kept {kept}");
 }
