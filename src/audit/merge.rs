@@ -50,9 +50,9 @@ impl Merger {
         self.runs.is_empty()
     }
 
-    /// Takes, in key order, the items keyed below `watermark`: the runs'
-    /// heads below it merged (a heap of the runs' next keys), each item
-    /// moved once.
+    /// Takes, in key order, the items keyed below `watermark`: the order
+    /// found on the runs' keys alone (a heap of the runs' next keys), then
+    /// each item moved once, a stretch of one run at a time.
     pub fn release(&mut self, watermark: Key) -> Vec<Item> {
         let cuts: Vec<usize> = self
             .runs
@@ -61,50 +61,68 @@ impl Merger {
             .collect();
         let total: usize = cuts.iter().sum();
         let mut out = Vec::with_capacity(total);
-        let mut heads: Vec<_> = self
-            .runs
-            .iter_mut()
-            .zip(&cuts)
+        let heads: Vec<(usize, usize)> = cuts
+            .iter()
+            .enumerate()
             .filter(|(_, cut)| **cut > 0)
-            .map(|(r, cut)| r.drain(..*cut))
+            .map(|(r, cut)| (r, *cut))
             .collect();
         match heads.len() {
             0 => {}
-            1 => out.extend(heads.pop().into_iter().flatten()),
-            _ => merge_into(&mut heads, &mut out),
+            1 => out.extend(self.runs[heads[0].0].drain(..heads[0].1)),
+            _ => {
+                let order = {
+                    let runs: Vec<&[Item]> =
+                        heads.iter().map(|&(r, cut)| &self.runs[r][..cut]).collect();
+                    merge_order(&runs)
+                };
+                let mut drains: Vec<_> = self
+                    .runs
+                    .iter_mut()
+                    .zip(&cuts)
+                    .filter(|(_, cut)| **cut > 0)
+                    .map(|(r, cut)| r.drain(..*cut))
+                    .collect();
+                for (k, n) in order {
+                    out.extend(drains[k].by_ref().take(n));
+                }
+            }
         }
-        drop(heads);
         self.runs.retain(|r| !r.is_empty());
         out
     }
 }
 
-/// Merges sorted runs into `out` in key order (a key met in two runs
-/// comes from the earlier run first).
-fn merge_into(runs: &mut [std::vec::Drain<'_, Item>], out: &mut Vec<Item>) {
+/// The order in which sorted runs merge in key order (a key met in two
+/// runs comes from the earlier run first): stretches of (run, how many of
+/// its next items), read from the keys alone.
+fn merge_order(runs: &[&[Item]]) -> Vec<(usize, usize)> {
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
-    let mut next: Vec<Option<Item>> = runs.iter_mut().map(Iterator::next).collect();
-    let mut heap: BinaryHeap<Reverse<(Key, usize)>> = next
+    let mut at = vec![0usize; runs.len()];
+    let mut heap: BinaryHeap<Reverse<(Key, usize)>> = runs
         .iter()
         .enumerate()
-        .filter_map(|(k, i)| i.as_ref().map(|i| Reverse((i.key, k))))
+        .filter_map(|(k, r)| r.first().map(|i| Reverse((i.key, k))))
         .collect();
+    let mut order = Vec::new();
     while let Some(Reverse((_, k))) = heap.pop() {
-        let Some(item) = next[k].take() else { continue };
-        out.push(item);
-        // The same run's next item while it stays below the others' least.
-        for i in runs[k].by_ref() {
-            match heap.peek() {
-                Some(Reverse(least)) if *least < (i.key, k) => {
-                    heap.push(Reverse((i.key, k)));
-                    next[k] = Some(i);
-                    break;
-                }
-                _ => out.push(i),
-            }
+        let run = runs[k];
+        let from = at[k];
+        // The same run's next items while they stay below the others'
+        // least.
+        let least = heap.peek().map(|Reverse(l)| *l);
+        let mut to = from + 1;
+        while to < run.len() && least.is_none_or(|l| (run[to].key, k) < l) {
+            to += 1;
+        }
+        order.push((k, to - from));
+        at[k] = to;
+        if let Some(i) = run.get(to) {
+            heap.push(Reverse((i.key, k)));
         }
     }
+    order
 }
 
 /// The cross-worker stage: items in key order in, findings out.
@@ -112,6 +130,10 @@ fn merge_into(runs: &mut [std::vec::Drain<'_, Item>], out: &mut Vec<Item>) {
 pub struct Reducer {
     checker: Checker,
     workers: HashMap<Arc<str>, usize>,
+    /// The same workers by the address of the label kept in `workers`
+    /// (kept alive there, so never reused): a stream's items share its
+    /// label, found without hashing its text.
+    by_address: HashMap<usize, usize>,
     /// Findings per kind over the run.
     pub counts: BTreeMap<Kind, u64>,
     /// Cross-worker findings per worker label and kind (the replays count
@@ -186,14 +208,7 @@ impl Reducer {
         if let Some(o) = &self.observer {
             o.item(&item);
         }
-        let w = match self.workers.get(&item.worker) {
-            Some(&w) => w,
-            None => {
-                let w = self.checker.worker(item.worker.to_string());
-                self.workers.insert(item.worker.clone(), w);
-                w
-            }
-        };
+        let w = self.worker(&item.worker);
         if self.settle.is_some() {
             let ws = self.stream_workers.entry(item.key.stream).or_default();
             if !ws.contains(&w) {
@@ -212,6 +227,23 @@ impl Reducer {
             self.checker.emit_witnessed(w, f);
         }
         self.drain(names, sink)
+    }
+
+    /// The checker's index of the worker labelled `label`.
+    fn worker(&mut self, label: &Arc<str>) -> usize {
+        let address = Arc::as_ptr(label).cast::<u8>() as usize;
+        if let Some(&w) = self.by_address.get(&address) {
+            return w;
+        }
+        match self.workers.get(label) {
+            Some(&w) => w,
+            None => {
+                let w = self.checker.worker(label.to_string());
+                self.workers.insert(label.clone(), w);
+                self.by_address.insert(address, w);
+                w
+            }
+        }
     }
 
     /// The log time reached: the latest item's key or watermark.

@@ -230,6 +230,10 @@ pub(super) struct Group {
     pub(super) ids: HashMap<Resource, u32>,
     /// The same for cluster ids and leaders.
     pub(super) texts: HashMap<Arc<str>, u32>,
+    /// The two texts asked for last, with their ids: a group's members
+    /// name one cluster and, per generation, one leader, found again
+    /// without hashing them.
+    pub(super) recent_texts: [Option<(Arc<str>, u32)>; 2],
     /// A buffer of ids, reused from fact to fact.
     pub(super) scratch: Vec<u32>,
     /// What laggards may still need of the generations retired past them.
@@ -288,11 +292,23 @@ impl Group {
         let Some(t) = t else {
             return NONE;
         };
-        if let Some(&id) = self.texts.get(t) {
-            return id;
+        for (text, id) in self.recent_texts.iter().flatten() {
+            if **text == *t {
+                return *id;
+            }
         }
-        let id = self.texts.len() as u32;
-        self.texts.insert(Arc::from(t), id);
+        let (text, id) = match self.texts.get_key_value(t) {
+            Some((text, &id)) => (text.clone(), id),
+            None => {
+                let id = self.texts.len() as u32;
+                let text: Arc<str> = Arc::from(t);
+                self.texts.insert(text.clone(), id);
+                (text, id)
+            }
+        };
+        // The older of the two gives way.
+        self.recent_texts.swap(0, 1);
+        self.recent_texts[0] = Some((text, id));
         id
     }
 
