@@ -318,6 +318,28 @@ impl Group {
         Some((ws.epoch, ws.generation?))
     }
 
+    /// What worker `w`'s own generation assigns it or it runs, when it is
+    /// behind a later generation of its epoch (a laggard); sorted.
+    fn wants(&self, w: usize) -> Option<Vec<Resource>> {
+        let ws = self.workers.get(&w).filter(|ws| !ws.ended)?;
+        let g = ws.generation?;
+        // Only a worker behind a generation of its epoch lags.
+        self.buckets
+            .range((ws.epoch, g.saturating_add(1))..=(ws.epoch, i32::MAX))
+            .next()?;
+        let e = self.buckets.get(&(ws.epoch, g))?.entries.get(&w)?;
+        let mut rs: Vec<Resource> = e.assigned.to_vec();
+        rs.extend(
+            e.live
+                .iter()
+                .filter(|(_, m)| m.until.is_none())
+                .map(|(r, _)| r.clone()),
+        );
+        rs.sort_unstable();
+        rs.dedup();
+        Some(rs)
+    }
+
     /// Forgets generations no fact can concern any more: every worker of
     /// the group has moved past them (a later generation, or a later epoch)
     /// or ended, or the group's log time is [`RETIRE_MARGIN_MS`] past their
@@ -333,36 +355,20 @@ impl Group {
     /// others' instances of the resources its own generation assigns it or
     /// it runs. Those are kept ([`Lagging`]), the rest goes.
     pub(super) fn retire(&mut self) {
-        let workers = &self.workers;
         let newest = self.newest;
-        // What each worker's own generation assigns it or it runs: what a
-        // laggard's departure compares.
-        let wants: BTreeMap<usize, Vec<Resource>> = workers
-            .iter()
-            .filter(|(_, ws)| !ws.ended)
-            .filter_map(|(&w, ws)| {
-                let g = ws.generation?;
-                // Only a worker behind a generation of its epoch lags.
-                self.buckets
-                    .range((ws.epoch, g.saturating_add(1))..=(ws.epoch, i32::MAX))
-                    .next()?;
-                let e = self.buckets.get(&(ws.epoch, g))?.entries.get(&w)?;
-                let mut rs: Vec<Resource> = e.assigned.to_vec();
-                rs.extend(
-                    e.live
-                        .iter()
-                        .filter(|(_, m)| m.until.is_none())
-                        .map(|(r, _)| r.clone()),
-                );
-                rs.sort_unstable();
-                rs.dedup();
-                Some((w, rs))
-            })
-            .collect();
-        let lagging = &mut self.lagging;
-        self.buckets.retain(|&(epoch, generation), b| {
+        // Which generations go: stale ones, and those every worker passed
+        // (with the laggards they leave behind).
+        let mut stale_keys = Vec::new();
+        let mut passed_keys: Vec<((u32, i32), Vec<usize>)> = Vec::new();
+        for (&(epoch, generation), b) in &self.buckets {
+            let stale =
+                matches!((newest, b.last_ts), (Some(p), Some(l)) if p.0 > l.0 + RETIRE_MARGIN_MS);
+            if stale {
+                stale_keys.push((epoch, generation));
+                continue;
+            }
             let mut laggards = Vec::new();
-            let passed = workers.iter().all(|(&w, ws)| {
+            let passed = self.workers.iter().all(|(&w, ws)| {
                 let past = ws.ended
                     || ws.epoch > epoch
                     || (ws.epoch == epoch && ws.generation.is_some_and(|x| x > generation));
@@ -372,18 +378,34 @@ impl Group {
                 }
                 past || behind
             });
-            let stale =
-                matches!((newest, b.last_ts), (Some(p), Some(l)) if p.0 > l.0 + RETIRE_MARGIN_MS);
-            if stale || !passed {
-                return !stale && !passed;
+            if passed {
+                passed_keys.push(((epoch, generation), laggards));
             }
+        }
+        // What each laggard's own generation assigns it or it runs: what
+        // its departure compares (found before any generation goes).
+        let mut wants: BTreeMap<usize, Option<Vec<Resource>>> = BTreeMap::new();
+        for w in passed_keys.iter().flat_map(|(_, l)| l) {
+            if !wants.contains_key(w) {
+                let rs = self.wants(*w);
+                wants.insert(*w, rs);
+            }
+        }
+        for key in stale_keys {
+            self.buckets.remove(&key);
+        }
+        for (key, laggards) in passed_keys {
+            let Some(b) = self.buckets.remove(&key) else {
+                continue;
+            };
             for w in laggards {
-                if let (Some(rs), Some(g)) = (wants.get(&w), workers[&w].generation) {
-                    lagging.keep(w, (epoch, g), rs, (epoch, generation), b);
+                if let (Some(Some(rs)), Some(g)) = (wants.get(&w), self.workers[&w].generation) {
+                    self.lagging.keep(w, (key.0, g), rs, key, &b);
                 }
             }
-            false
-        });
+        }
+        let workers = &self.workers;
+        let lagging = &mut self.lagging;
         lagging.retire(workers, newest);
         self.leavers.retire(newest);
         if !self.episodes.is_empty() {
