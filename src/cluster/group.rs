@@ -59,6 +59,10 @@ impl Live {
             self.0.remove(i);
         }
     }
+    /// Resources (in order) with their ids and marks.
+    pub(super) fn all(&self) -> impl Iterator<Item = &(Resource, u32, Mark)> {
+        self.0.iter()
+    }
     /// Resources (in order) with their ids.
     pub(super) fn ids(&self) -> impl Iterator<Item = (&Resource, u32)> {
         self.0.iter().map(|(r, id, _)| (r, *id))
@@ -318,9 +322,10 @@ impl Group {
         Some((ws.epoch, ws.generation?))
     }
 
-    /// What worker `w`'s own generation assigns it or it runs, when it is
-    /// behind a later generation of its epoch (a laggard); sorted.
-    fn wants(&self, w: usize) -> Option<Vec<Resource>> {
+    /// The ids of what worker `w`'s own generation assigns it or it runs,
+    /// when it is behind a later generation of its epoch (a laggard);
+    /// sorted.
+    fn wants(&self, w: usize) -> Option<Vec<u32>> {
         let ws = self.workers.get(&w).filter(|ws| !ws.ended)?;
         let g = ws.generation?;
         // Only a worker behind a generation of its epoch lags.
@@ -328,16 +333,20 @@ impl Group {
             .range((ws.epoch, g.saturating_add(1))..=(ws.epoch, i32::MAX))
             .next()?;
         let e = self.buckets.get(&(ws.epoch, g))?.entries.get(&w)?;
-        let mut rs: Vec<Resource> = e.assigned.to_vec();
-        rs.extend(
-            e.live
+        // The ids of its assignment are those its worker keeps for the
+        // next (the same list), else the group's.
+        let mut ids: Vec<u32> = match &ws.last {
+            Some((assigned, ids)) if Arc::ptr_eq(assigned, &e.assigned) => ids.clone(),
+            _ => e
+                .assigned
                 .iter()
-                .filter(|(_, m)| m.until.is_none())
-                .map(|(r, _)| r.clone()),
-        );
-        rs.sort_unstable();
-        rs.dedup();
-        Some(rs)
+                .filter_map(|r| self.ids.get(r).copied())
+                .collect(),
+        };
+        ids.extend(e.live.all().filter(|x| x.2.until.is_none()).map(|x| x.1));
+        ids.sort_unstable();
+        ids.dedup();
+        Some(ids)
     }
 
     /// Forgets generations no fact can concern any more: every worker of
@@ -384,7 +393,7 @@ impl Group {
         }
         // What each laggard's own generation assigns it or it runs: what
         // its departure compares (found before any generation goes).
-        let mut wants: BTreeMap<usize, Option<Vec<Resource>>> = BTreeMap::new();
+        let mut wants: BTreeMap<usize, Option<Vec<u32>>> = BTreeMap::new();
         for w in passed_keys.iter().flat_map(|(_, l)| l) {
             if !wants.contains_key(w) {
                 let rs = self.wants(*w);
@@ -451,7 +460,7 @@ impl Lagging {
         &mut self,
         w: usize,
         at: (u32, i32),
-        wants: &[Resource],
+        wants: &[u32],
         key: (u32, i32),
         b: &Bucket,
     ) {
@@ -464,8 +473,8 @@ impl Lagging {
             if o == w {
                 continue;
             }
-            for (r, m) in e.live.iter() {
-                if wants.binary_search(r).is_err() {
+            for (r, id, m) in e.live.all() {
+                if wants.binary_search(id).is_err() {
                     continue;
                 }
                 let k = (
