@@ -163,10 +163,18 @@ fn assignment(f: &Feed, group: &mut Group, a: Assigned, out: &mut Vec<CrossFindi
 fn assigned_ids(
     group: &mut Group,
     last: Option<&(Arc<[Resource]>, Vec<u32>)>,
-    assigned: &[Resource],
+    assigned: &Arc<[Resource]>,
 ) -> Vec<u32> {
     let mut ids = std::mem::take(&mut group.scratch);
     ids.clear();
+    // The same list as the last (the replay shares an unchanged one).
+    if let Some((r, i)) = last
+        && Arc::ptr_eq(r, assigned)
+        && i.len() == r.len()
+    {
+        ids.extend_from_slice(i);
+        return ids;
+    }
     let (before, before_ids) = match last {
         Some((r, i)) => (&r[..], &i[..]),
         None => (&[][..], &[][..]),
@@ -432,11 +440,11 @@ pub(super) fn comparable(a: &Entry, b: &Entry) -> bool {
 fn conflicts(ctx: &Ctx, bucket: &mut Bucket, w: usize, ids: &[u32], out: &mut Vec<CrossFinding>) {
     let mine = &bucket.entries[&w];
     // The resources each other worker's assignment shares with this one.
-    let mut shared: BTreeMap<usize, Vec<&Resource>> = BTreeMap::new();
+    let mut shared: BTreeMap<usize, Vec<(&Resource, u32)>> = BTreeMap::new();
     for (r, &id) in mine.assigned.iter().zip(ids) {
         for o in bucket.holders.workers(id) {
             if o != w {
-                shared.entry(o).or_default().push(r);
+                shared.entry(o).or_default().push((r, id));
             }
         }
     }
@@ -454,8 +462,11 @@ fn conflicts(ctx: &Ctx, bucket: &mut Bucket, w: usize, ids: &[u32], out: &mut Ve
             (w, mine, o, other)
         };
         let pair = (w.min(o), w.max(o));
-        let mut add = |r: Option<&Resource>, role_t: String, role_o: String, reason: String| {
-            let key = (r.cloned(), pair.0, pair.1);
+        let mut add = |r: Option<(&Resource, u32)>,
+                       role_t: String,
+                       role_o: String,
+                       reason: String| {
+            let key = (r.map_or(NONE, |(_, id)| id), pair.0, pair.1);
             if bucket.conflicts.contains(&key) {
                 return;
             }
@@ -466,7 +477,7 @@ fn conflicts(ctx: &Ctx, bucket: &mut Bucket, w: usize, ids: &[u32], out: &mut Ve
             let finding = ctx.finding(
                 Kind::ConflictingAssignment,
                 tw,
-                r.cloned(),
+                r.map(|(r, _)| r.clone()),
                 &te.line,
                 ev,
                 reason,
@@ -482,12 +493,12 @@ fn conflicts(ctx: &Ctx, bucket: &mut Bucket, w: usize, ids: &[u32], out: &mut Ve
         };
         let (t, o_) = (ctx.label(tw), ctx.label(ow));
         let g = ctx.generation;
-        for &r in shared.get(&o).map_or(&[][..], Vec::as_slice) {
+        for &(r, id) in shared.get(&o).map_or(&[][..], Vec::as_slice) {
             // Built piece by piece (a storm writes these for every pair),
             // each in a string of about its size (findings are kept).
             let rl = Sentence::resource_len(r);
             add(
-                Some(r),
+                Some((r, id)),
                 Sentence::with_capacity(rl + 17)
                     .resource(r)
                     .s(" is assigned here")

@@ -106,7 +106,9 @@ pub(super) struct Bucket {
     pub(super) first_ts: Option<Timestamp>,
     pub(super) last_ts: Option<Timestamp>,
     pub(super) entries: BTreeMap<usize, Entry>,
-    pub(super) conflicts: HashSet<(Option<Resource>, usize, usize)>,
+    /// Conflicts reported: the resource's id ([`Group::id`]; `NONE`:
+    /// an offset or leader conflict) and the pair of workers.
+    pub(super) conflicts: HashSet<(u32, usize, usize)>,
     /// Index: the workers whose assignment holds a resource.
     pub(super) holders: Index,
     /// Index: the workers on which a resource is live in this generation.
