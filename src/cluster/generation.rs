@@ -458,9 +458,8 @@ fn conflicts(ctx: &Ctx, bucket: &mut Bucket, w: usize, ids: &[u32], out: &mut Ve
         // Nearly always nothing to say: no resource shared, the same
         // offset and leader.
         let offsets = mine.error == 0 && other.error == 0 && mine.offset != other.offset;
-        let leaders = mine.leader_id != other.leader_id
-            && mine.leader_id != NONE
-            && other.leader_id != NONE;
+        let leaders =
+            mine.leader_id != other.leader_id && mine.leader_id != NONE && other.leader_id != NONE;
         if !offsets && !leaders && !shared.contains_key(&o) {
             continue;
         }
@@ -471,35 +470,33 @@ fn conflicts(ctx: &Ctx, bucket: &mut Bucket, w: usize, ids: &[u32], out: &mut Ve
             (w, mine, o, other)
         };
         let pair = (w.min(o), w.max(o));
-        let mut add = |r: Option<(&Resource, u32)>,
-                       role_t: String,
-                       role_o: String,
-                       reason: String| {
-            let key = (r.map_or(NONE, |(_, id)| id), pair.0, pair.1);
-            if bucket.conflicts.contains(&key) {
-                return;
-            }
-            let ev = vec![
-                ctx.ev(role_t, tw, tw, &te.line),
-                ctx.ev(role_o, ow, tw, &oe.line),
-            ];
-            let finding = ctx.finding(
-                Kind::ConflictingAssignment,
-                tw,
-                r.map(|(r, _)| r.clone()),
-                &te.line,
-                ev,
-                reason,
-            );
-            found.push((
-                key,
-                CrossFinding {
-                    worker: tw,
-                    other: ow,
-                    finding,
-                },
-            ));
-        };
+        let mut add =
+            |r: Option<(&Resource, u32)>, role_t: String, role_o: String, reason: String| {
+                let key = (r.map_or(NONE, |(_, id)| id), pair.0, pair.1);
+                if bucket.conflicts.contains(&key) {
+                    return;
+                }
+                let ev = vec![
+                    ctx.ev(role_t, tw, tw, &te.line),
+                    ctx.ev(role_o, ow, tw, &oe.line),
+                ];
+                let finding = ctx.finding(
+                    Kind::ConflictingAssignment,
+                    tw,
+                    r.map(|(r, _)| r.clone()),
+                    &te.line,
+                    ev,
+                    reason,
+                );
+                found.push((
+                    key,
+                    CrossFinding {
+                        worker: tw,
+                        other: ow,
+                        finding,
+                    },
+                ));
+            };
         let (t, o_) = (ctx.label(tw), ctx.label(ow));
         let g = ctx.generation;
         for &(r, id) in shared.get(&o).map_or(&[][..], Vec::as_slice) {
