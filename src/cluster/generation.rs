@@ -455,14 +455,6 @@ fn conflicts(ctx: &Ctx, bucket: &mut Bucket, w: usize, ids: &[u32], out: &mut Ve
         if o == w || !comparable(mine, other) {
             continue;
         }
-        // Nearly always nothing to say: no resource shared, the same
-        // offset and leader.
-        let offsets = mine.error == 0 && other.error == 0 && mine.offset != other.offset;
-        let leaders =
-            mine.leader_id != other.leader_id && mine.leader_id != NONE && other.leader_id != NONE;
-        if !offsets && !leaders && !shared.contains_key(&o) {
-            continue;
-        }
         // The later assignment line triggers.
         let (tw, te, ow, oe) = if later(&other.line, &mine.line) {
             (o, other, w, mine)
@@ -525,7 +517,7 @@ fn conflicts(ctx: &Ctx, bucket: &mut Bucket, w: usize, ids: &[u32], out: &mut Ve
                     .done(),
             );
         }
-        if offsets {
+        if mine.error == 0 && other.error == 0 && mine.offset != other.offset {
             add(
                 None,
                 format!("config offset {} here", te.offset),
@@ -535,7 +527,10 @@ fn conflicts(ctx: &Ctx, bucket: &mut Bucket, w: usize, ids: &[u32], out: &mut Ve
                     te.offset, oe.offset
                 ),
             );
-        } else if leaders {
+        } else if mine.leader_id != other.leader_id
+            && mine.leader_id != NONE
+            && other.leader_id != NONE
+        {
             add(
                 None,
                 format!("leader {} here", te.leader),
