@@ -335,6 +335,78 @@ fn trailing_loggers() {
     }
 }
 
+/// The trailing logger as found before the walk back over the `(…)`:
+/// the last `(` searched for, what is inside it checked.
+fn trailing_logger_by_search(text: &str) -> Option<&str> {
+    let line = text.as_bytes();
+    let mut end = line.len();
+    while end > 0 && matches!(line[end - 1], b' ' | b'\t' | b'\r') {
+        end -= 1;
+    }
+    let mut s = &line[..end];
+    for _ in 0..2 {
+        match s.last()? {
+            b')' => {
+                let open = memchr::memrchr(b'(', s)?;
+                return logger_span(&s[open + 1..s.len() - 1])
+                    .and_then(|(a, b)| text.get(open + 1 + a..open + 1 + b))
+                    .filter(|name| !logger::names_a_throwable(name));
+            }
+            b']' => {
+                let open = memchr::memrchr(b'[', s)?;
+                if let Some(l) = logger_span(&s[open + 1..s.len() - 1])
+                    .and_then(|(a, b)| text.get(open + 1 + a..open + 1 + b))
+                    && l.contains('.')
+                {
+                    return Some(l);
+                }
+                let mut e = open;
+                while e > 0 && s[e - 1] == b' ' {
+                    e -= 1;
+                }
+                s = &s[..e];
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+#[test]
+fn the_walk_back_finds_the_logger_the_search_finds() {
+    // Every text of up to four of these bytes inside `x (…)`, after a
+    // `(` or not, with a thread after it or not.
+    let alphabet = ["a", ".", "B", ":", "1", "?", "(", " ", "-", "é", "]", "["];
+    let mut bodies = vec![String::new()];
+    for _ in 0..4 {
+        let next: Vec<String> = bodies
+            .iter()
+            .filter(|b| b.chars().count() == bodies.last().map_or(0, |l| l.chars().count()))
+            .flat_map(|b| alphabet.iter().map(move |c| format!("{b}{c}")))
+            .collect();
+        bodies.extend(next);
+    }
+    for body in &bodies {
+        for line in [
+            format!("2024 INFO x ({body})"),
+            format!("2024 INFO x {body})"),
+            format!("2024 INFO x (org.a.B{body})"),
+            format!("2024 INFO x (org.a.B:{body}) [t-1]"),
+        ] {
+            assert_eq!(
+                trailing_logger_text(&line),
+                trailing_logger_by_search(&line),
+                "{line:?}"
+            );
+            assert_eq!(
+                trailing_logger(line.as_bytes()),
+                trailing_logger_by_search(&line),
+                "{line:?}"
+            );
+        }
+    }
+}
+
 /// Test strings: each of `names` followed by each of `tails`.
 fn names_and_tails() -> Vec<String> {
     let names = [

@@ -21,7 +21,7 @@ impl<K, V> Default for VecMap<K, V> {
 }
 
 impl<K, V> VecMap<K, V> {
-    #[inline]
+    #[inline(always)]
     fn search(&self, probe: impl Fn(&K) -> Ordering) -> Result<usize, usize> {
         // One entry nearly always: compared once.
         if let [(k, _)] = self.entries.as_slice() {
@@ -34,24 +34,24 @@ impl<K, V> VecMap<K, V> {
         self.entries.binary_search_by(|(k, _)| probe(k))
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn get(&self, probe: impl Fn(&K) -> Ordering) -> Option<&V> {
         self.search(probe).ok().map(|i| &self.entries[i].1)
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn get_mut(&mut self, probe: impl Fn(&K) -> Ordering) -> Option<&mut V> {
         self.search(probe).ok().map(|i| &mut self.entries[i].1)
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn contains(&self, probe: impl Fn(&K) -> Ordering) -> bool {
         self.search(probe).is_ok()
     }
 
     /// The value at the key `probe` seeks, made (`make`: its key, which
     /// `probe` must find equal, and value) when there is none.
-    #[inline]
+    #[inline(always)]
     pub(super) fn get_or_insert_with(
         &mut self,
         probe: impl Fn(&K) -> Ordering,
@@ -90,7 +90,7 @@ impl<K, V> IntoIterator for VecMap<K, V> {
 }
 
 /// The probe of a replay's key: stream label and herder.
-#[inline]
+#[inline(always)]
 pub(super) fn slot(
     stream: Option<&str>,
     herder: u32,
@@ -99,7 +99,7 @@ pub(super) fn slot(
 }
 
 /// The probe of a stream label.
-#[inline]
+#[inline(always)]
 pub(super) fn label(stream: Option<&str>) -> impl Fn(&Option<String>) -> Ordering {
     move |k| k.as_deref().cmp(&stream)
 }

@@ -4,11 +4,11 @@
 
 use super::Item;
 use super::route::{Herders, Holdings, MirrorLine, Route};
+use super::vecmap::{self, VecMap};
 use crate::event::Event;
 use crate::layout::MdcScope;
 use crate::model::{Key, Resource, SourceLine, Timestamp};
 use crate::replay::{LineCtx, WorkerReplay, WorkerReport};
-use super::vecmap::{self, VecMap};
 use std::sync::Arc;
 
 /// A replay's place: the stream label of a multiplexed file, and the
