@@ -34,21 +34,6 @@ fn trailing_logger_with<'a>(
     for _ in 0..2 {
         match s.last()? {
             b')' => {
-                if let Some((open, colon)) = paren_walk(s) {
-                    // The name runs to its first `:`; it holds no blank.
-                    let inner = &s[open + 1..s.len() - 1];
-                    let name_end = colon.map_or(inner.len(), |c| c - open - 1);
-                    let line_no = &inner[name_end..];
-                    if name_end == 0
-                        || !(line_no.is_empty()
-                            || line_no[1..].iter().all(u8::is_ascii_digit)
-                            || line_no == b":?")
-                    {
-                        return None;
-                    }
-                    return as_str(open + 1, open + 1 + name_end)
-                        .filter(|name| !names_a_throwable(name));
-                }
                 let open = memchr::memrchr(b'(', s)?;
                 return logger_span(&s[open + 1..s.len() - 1])
                     .and_then(|(a, b)| as_str(open + 1 + a, open + 1 + b))
@@ -70,31 +55,6 @@ fn trailing_logger_with<'a>(
                 s = &s[..e];
             }
             _ => return None,
-        }
-    }
-    None
-}
-
-/// The `(` of the `(…)` that `s` ends with, found by one walk back over
-/// the bytes a logger and its line number are made of (name bytes, `:`,
-/// `?`), with the first `:` inside: `None` when the walk stops at another
-/// byte (then the `(` is searched for). No `(` is among the bytes walked:
-/// the one found is the last of `s`, as a search from the end finds.
-#[inline]
-fn paren_walk(s: &[u8]) -> Option<(usize, Option<usize>)> {
-    let mut i = s.len() - 1;
-    let mut colon = None;
-    while i > 0 {
-        let c = s[i - 1];
-        if LOGGER_BYTES[usize::from(c)] || c == b'?' {
-            i -= 1;
-        } else if c == b':' {
-            i -= 1;
-            colon = Some(i);
-        } else if c == b'(' {
-            return Some((i - 1, colon));
-        } else {
-            return None;
         }
     }
     None
