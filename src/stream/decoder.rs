@@ -289,9 +289,12 @@ impl LineHandler for Decoder {
 
 /// A line's bytes as text (nearly every candidate line is decoded: decode
 /// it first, so that the logger it ends with is read from the text).
+/// Validated by `simdutf8` (32 bytes a step where the processor has AVX2,
+/// against the standard library's 16 of ASCII), the same answer; only an
+/// invalid line is decoded again, lossily.
 #[inline]
 fn text_of(bytes: &[u8]) -> Cow<'_, str> {
-    match std::str::from_utf8(bytes) {
+    match simdutf8::basic::from_utf8(bytes) {
         Ok(s) => Cow::Borrowed(s),
         Err(_) => String::from_utf8_lossy(bytes),
     }

@@ -29,6 +29,7 @@ mod reader;
 mod repeats;
 mod route;
 mod select;
+mod vecmap;
 mod workers;
 
 pub use decoder::{Decoder, Until};

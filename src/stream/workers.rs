@@ -4,11 +4,11 @@
 
 use super::Item;
 use super::route::{Herders, Holdings, MirrorLine, Route};
+use super::vecmap::{self, VecMap};
 use crate::event::Event;
 use crate::layout::MdcScope;
 use crate::model::{Key, Resource, SourceLine, Timestamp};
 use crate::replay::{LineCtx, WorkerReplay, WorkerReport};
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// A replay's place: the stream label of a multiplexed file, and the
@@ -83,14 +83,14 @@ struct Parked {
 
 /// What the replays of one stream's herders say of what they hold.
 struct Holders<'a> {
-    slots: &'a BTreeMap<SlotKey, Slot>,
-    stream: &'a Option<String>,
+    slots: &'a VecMap<SlotKey, Slot>,
+    stream: Option<&'a str>,
 }
 
 impl Holders<'_> {
     fn replay(&self, herder: u32) -> Option<&WorkerReplay> {
         self.slots
-            .get(&(self.stream.clone(), herder))
+            .get(vecmap::slot(self.stream, herder))
             .map(|s| &s.replay)
     }
 }
@@ -186,9 +186,9 @@ pub(super) struct Workers {
     keep_generations: bool,
     facts: bool,
     pub(super) timeline: bool,
-    slots: BTreeMap<SlotKey, Slot>,
+    slots: VecMap<SlotKey, Slot>,
     /// The herders of each stream label.
-    herders: BTreeMap<Option<String>, Herders>,
+    herders: VecMap<Option<String>, Herders>,
     /// Stops waiting for the herder that made them, in line order.
     parked: Vec<Parked>,
     /// Lines about a whole MirrorMaker JVM, per stream label: every
@@ -205,8 +205,8 @@ impl Workers {
             keep_generations,
             facts: false,
             timeline: false,
-            slots: BTreeMap::new(),
-            herders: BTreeMap::new(),
+            slots: VecMap::default(),
+            herders: VecMap::default(),
             parked: Vec::new(),
             jvm: Vec::new(),
         }
@@ -251,8 +251,8 @@ impl Workers {
         })
     }
 
-    fn key_facts(&mut self, slot_key: &SlotKey) {
-        if let Some(slot) = self.slots.get_mut(slot_key) {
+    fn key_facts(&mut self, stream: Option<&str>, herder: u32) {
+        if let Some(slot) = self.slots.get_mut(vecmap::slot(stream, herder)) {
             self.out.push_facts(slot, self.stream_ts);
         }
     }
@@ -278,10 +278,10 @@ impl Workers {
     pub(super) fn flush_held(&mut self) {
         let keys: Vec<SlotKey> = self.slots.keys().cloned().collect();
         for k in keys {
-            if let Some(slot) = self.slots.get_mut(&k) {
+            if let Some(slot) = self.slots.get_mut(vecmap::slot(k.0.as_deref(), k.1)) {
                 slot.replay.settle();
             }
-            self.key_facts(&k);
+            self.key_facts(k.0.as_deref(), k.1);
         }
     }
 
@@ -292,13 +292,15 @@ impl Workers {
 
     /// Has the replay at `key` read a line?
     pub(super) fn has_read(&self, key: &SlotKey) -> bool {
-        self.slots.get(key).is_some_and(|s| s.seq > 0)
+        self.slots
+            .get(vecmap::slot(key.0.as_deref(), key.1))
+            .is_some_and(|s| s.seq > 0)
     }
 
     /// The group of the first herder of stream `stream`, if known.
     pub(super) fn group(&self, stream: Option<&str>) -> Option<&str> {
         self.slots
-            .get(&(stream.map(str::to_string), 0))
+            .get(vecmap::slot(stream, 0))
             .and_then(|s| s.replay.group())
     }
 
@@ -318,8 +320,9 @@ impl Workers {
     /// A MirrorMaker line of stream `stream`.
     pub(super) fn mirror_maker(&mut self, stream: Option<&str>, line: MirrorLine) {
         self.herders
-            .entry(stream.map(str::to_string))
-            .or_default()
+            .get_or_insert_with(vecmap::label(stream), || {
+                (stream.map(str::to_string), Herders::default())
+            })
             .mirror_maker(line);
     }
 
@@ -332,13 +335,14 @@ impl Workers {
         group_id: Option<&str>,
         mdc: Option<(&str, MdcScope)>,
     ) -> Route {
-        let herders = match self.herders.get_mut(stream) {
-            Some(h) => h,
-            None => self.herders.entry(stream.clone()).or_default(),
-        };
+        let herders = self
+            .herders
+            .get_or_insert_with(vecmap::label(stream.as_deref()), || {
+                (stream.clone(), Herders::default())
+            });
         let holders = Holders {
             slots: &self.slots,
-            stream,
+            stream: stream.as_deref(),
         };
         herders.route(ev, group_id, mdc, &holders)
     }
@@ -413,7 +417,7 @@ impl Workers {
         self.parked = rest;
         let n = mine.len() as u64;
         for p in mine {
-            if let Some(h) = self.herders.get_mut(&p.stream) {
+            if let Some(h) = self.herders.get_mut(vecmap::label(p.stream.as_deref())) {
                 h.unattributed -= 1;
             }
             let line = p.line;
@@ -432,7 +436,12 @@ impl Workers {
     /// rebalance, it stopped none of the stops still parked for it; a
     /// stop no herder may have made any more is nobody's.
     pub(super) fn after_line(&mut self, key: &SlotKey) {
-        if self.parked.is_empty() || self.slots.get(key).is_some_and(|s| s.replay.in_rebalance()) {
+        if self.parked.is_empty()
+            || self
+                .slots
+                .get(vecmap::slot(key.0.as_deref(), key.1))
+                .is_some_and(|s| s.replay.in_rebalance())
+        {
             return;
         }
         for p in &mut self.parked {
@@ -468,13 +477,12 @@ impl Workers {
         line: impl Fn(u64) -> SourceLine,
     ) {
         for i in suspects {
-            let k = (stream.clone(), i);
-            let Some(slot) = self.slots.get_mut(&k) else {
+            let Some(slot) = self.slots.get_mut(vecmap::slot(stream.as_deref(), i)) else {
                 continue;
             };
             slot.seq += 1;
             slot.replay.lines_missed_before(&line(slot.seq));
-            self.key_facts(&k);
+            self.key_facts(stream.as_deref(), i);
         }
     }
 
@@ -484,13 +492,12 @@ impl Workers {
     /// one (`group`: its group), and every herder of a MirrorMaker JVM
     /// (`mirror`), `<stream>@<group>`.
     fn slot<'s>(
-        slots: &'s mut BTreeMap<SlotKey, Slot>,
+        slots: &'s mut VecMap<SlotKey, Slot>,
         label: &str,
         (keep, facts, timeline): (bool, bool, bool),
         (stream, herder, group, mirror): (Option<&str>, u32, Option<&str>, bool),
     ) -> &'s mut Slot {
-        let found = |k: &SlotKey| k.0.as_deref() == stream && k.1 == herder;
-        if !slots.keys().any(found) {
+        slots.get_or_insert_with(vecmap::slot(stream, herder), || {
             let mut label = match stream {
                 Some(s) => format!("{label}#{s}"),
                 None => label.to_string(),
@@ -505,21 +512,14 @@ impl Workers {
             } else {
                 replay
             };
-            slots.insert(
-                (stream.map(str::to_string), herder),
-                Slot {
-                    replay: if facts { replay.with_facts() } else { replay },
-                    worker: Arc::from(label),
-                    seq: 0,
-                    held_since: None,
-                },
-            );
-        }
-        slots
-            .iter_mut()
-            .find(|(k, _)| found(k))
-            .map(|(_, s)| s)
-            .expect("the slot was made above")
+            let slot = Slot {
+                replay: if facts { replay.with_facts() } else { replay },
+                worker: Arc::from(label),
+                seq: 0,
+                held_since: None,
+            };
+            ((stream.map(str::to_string), herder), slot)
+        })
     }
 
     /// Applies an event to the replay at `key` (made now if it is the
@@ -533,10 +533,10 @@ impl Workers {
         line: impl FnOnce(u64) -> SourceLine,
         before: Before,
     ) {
-        let herders = self.herders.get(&key.0);
+        let herders = self.herders.get(vecmap::label(key.0.as_deref()));
         let group = herders.and_then(|h| h.group(key.1));
         let mirror = herders.is_some_and(Herders::mirror);
-        let new = !self.slots.contains_key(key);
+        let new = !self.slots.contains(vecmap::slot(key.0.as_deref(), key.1));
         let slot = Self::slot(
             &mut self.slots,
             &self.label,
@@ -578,7 +578,7 @@ impl Workers {
         }
         let mut slots = std::mem::take(&mut self.slots);
         for ((stream, _), s) in slots.iter_mut() {
-            if let Some(h) = self.herders.get(stream)
+            if let Some(h) = self.herders.get(vecmap::label(stream.as_deref()))
                 && h.unattributed > 0
             {
                 s.replay.note_unread(format!(
