@@ -82,3 +82,25 @@ impl<R: Read> Read for HeadThen<R> {
         self.inner.read(buf)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_ends_are_every_newline() {
+        let every = |h: &[u8]| -> Vec<u32> {
+            (0..h.len() as u32)
+                .filter(|&i| h[i as usize] == b'\n')
+                .collect()
+        };
+        let mut long = Vec::new();
+        for i in 0..3_000 {
+            long.extend(std::iter::repeat_n(b'x', i % 200));
+            long.push(b'\n');
+        }
+        for head in [&b""[..], b"\n", b"no newline", b"a\nb\r\n\nc", &long[..]] {
+            assert_eq!(line_ends(head), every(head));
+        }
+    }
+}
