@@ -8,7 +8,8 @@ use crate::finding::Kind;
 use crate::model::{Name, Resource, SourceId, SourceLine};
 use crate::replay::{Departure, Fact, FactKind, Signal};
 use crate::rules::StopReason;
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 mod forget;
