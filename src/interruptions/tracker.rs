@@ -88,8 +88,9 @@ struct Takeover {
 
 #[derive(Debug, Default, Clone)]
 struct Group {
-    /// Per resource, the workers running it and since when.
-    running: BTreeMap<Resource, Vec<(Arc<str>, SourceLine)>>,
+    /// Per resource, the workers running it and since when (hashed: the
+    /// one walk in resource order, `Tracker::reset`'s, sorts what it found).
+    running: HashMap<Resource, Vec<(Arc<str>, SourceLine)>>,
     /// Open interruptions (index) per resource.
     open: HashMap<Resource, usize>,
     /// Per generation, each worker's assignment line time (ms).
@@ -314,21 +315,21 @@ impl Tracker {
                 g.awaiting.insert((r.clone(), worker.clone()), i);
             }
         } else {
-            let others: Vec<Arc<str>> = g
-                .running
-                .get(r)
-                .into_iter()
-                .flatten()
-                .filter(|(w, _)| w != worker)
-                .map(|(w, _)| w.clone())
-                .collect();
-            let was_running = g.running.get(r).is_some_and(|v| !v.is_empty());
             // The latest start is the instance the group counts on: the
             // others were moved away from (or their workers are gone); a
             // silent one's takeover is an interruption (resolved when it
             // logs again), a live one's is not.
+            let mut others: Vec<Arc<str>> = Vec::new();
+            let mut was_running = false;
             if let Some(v) = g.running.get_mut(r) {
-                v.retain(|(w, _)| w == worker);
+                was_running = !v.is_empty();
+                v.retain(|(w, _)| {
+                    let mine = same_worker(w, worker);
+                    if !mine {
+                        others.push(w.clone());
+                    }
+                    mine
+                });
             }
             for from_worker in &others {
                 g.takeovers.push(Takeover {
@@ -380,8 +381,11 @@ impl Tracker {
         let generation = self.workers.get(worker).and_then(|w| w.generation);
         let g = self.groups.entry(group.clone()).or_default();
         g.awaiting.remove(&(r.clone(), worker.clone()));
-        let running = g.running.entry(r.clone()).or_default();
-        running.retain(|(w, _)| w != worker);
+        let running = match g.running.get_mut(r) {
+            Some(v) => v,
+            None => g.running.entry(r.clone()).or_default(),
+        };
+        running.retain(|(w, _)| !same_worker(w, worker));
         if !running.is_empty() || g.open.contains_key(r) {
             return;
         }
@@ -421,11 +425,13 @@ impl Tracker {
         let mut gone = Vec::new();
         for (r, v) in g.running.iter_mut() {
             let before = v.len();
-            v.retain(|(w, _)| w != worker);
+            v.retain(|(w, _)| !same_worker(w, worker));
             if before != v.len() && v.is_empty() && !g.open.contains_key(r) {
                 gone.push(r.clone());
             }
         }
+        // In resource order: the interruptions' indices follow it.
+        gone.sort_unstable();
         let from_line = last.unwrap_or_else(|| line.clone());
         for r in gone {
             let from = Edge {
@@ -481,7 +487,7 @@ impl Tracker {
                 continue;
             }
             if let Some(v) = g.running.get_mut(&t.resource) {
-                v.retain(|(w, _)| w != worker);
+                v.retain(|(w, _)| !same_worker(w, worker));
             }
             let from = Edge {
                 worker: worker.clone(),
@@ -724,10 +730,19 @@ impl Tracker {
 
 /// `worker` runs `r` since `since`.
 fn run(g: &mut Group, r: &Resource, worker: &Arc<str>, since: &SourceLine) {
-    let v = g.running.entry(r.clone()).or_default();
-    if !v.iter().any(|(w, _)| w == worker) {
+    let v = match g.running.get_mut(r) {
+        Some(v) => v,
+        None => g.running.entry(r.clone()).or_default(),
+    };
+    if !v.iter().any(|(w, _)| same_worker(w, worker)) {
         v.push((worker.clone(), since.clone()));
     }
+}
+
+/// The same worker: one name is nearly always one allocation (the
+/// stream's), so the pointers answer before the bytes are compared.
+fn same_worker(a: &Arc<str>, b: &Arc<str>) -> bool {
+    Arc::ptr_eq(a, b) || a == b
 }
 
 fn interruption(
