@@ -3,20 +3,22 @@
 //! (`price.rs`), once every rebalance's trigger is known.
 
 use super::sparse::Sparse;
-use super::{Change, ChangeKind, Clock, Edge, Interruption};
+use super::{Change, Clock, Edge, Interruption};
 use crate::finding::Kind;
 use crate::model::{Name, Resource, SourceId, SourceLine};
-use crate::replay::{Departure, Fact, FactKind, Signal};
+use crate::replay::{Fact, FactKind};
 use crate::rules::StopReason;
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 mod forget;
+mod length;
+mod signals;
 
-/// A config record logged by another worker this long (log time) after the
-/// first sighting of the same change is the same change.
-const SAME_CHANGE_MS: i64 = 30_000;
+use length::length;
+#[cfg(test)]
+use length::measure;
 
 /// What set a rebalance off, as seen before its first assignment line.
 #[derive(Debug, Clone)]
@@ -117,18 +119,6 @@ struct Group {
     reborn: bool,
 }
 
-impl Group {
-    /// The first rebalance another worker than `silent` began after
-    /// `last`, with `silent`'s session timeout.
-    fn noticed(&self, silent: &Arc<str>, last: &SourceLine, timeout: i64) -> Option<(Edge, i64)> {
-        let t = ts(last)?;
-        self.rebalance_starts
-            .iter()
-            .find(|e| e.worker != *silent && ts(&e.line).is_some_and(|x| x > t))
-            .map(|e| (e.clone(), timeout))
-    }
-}
-
 /// Follows facts in key order; [`Tracker::finish`] gives the
 /// [`super::Isolation`].
 #[derive(Debug, Default, Clone)]
@@ -205,7 +195,7 @@ impl Tracker {
                 generation, live, ..
             } => self.assignment(&group, worker, *generation, line, live),
             FactKind::Held { resources, since } => {
-                let g = self.groups.entry(group).or_default();
+                let g = group_of(&mut self.groups, &group);
                 for r in resources {
                     run(g, r, worker, since);
                 }
@@ -246,7 +236,7 @@ impl Tracker {
     }
 
     fn group(&mut self, g: &Arc<str>) -> &mut Group {
-        self.groups.entry(g.clone()).or_default()
+        group_of(&mut self.groups, g)
     }
 
     fn assignment(
@@ -267,12 +257,15 @@ impl Tracker {
             w.shutting_down = false;
             w.cut_off = false;
         }
-        let g = self.groups.entry(group.clone()).or_default();
+        let g = group_of(&mut self.groups, group);
         g.reborn |= went_down;
         if let Some(t) = ts(line) {
+            // Room for as many workers as the latest generation had (each
+            // growth of a new map from empty rehashed it).
+            let room = g.anchors.last_key_value().map_or(0, |(_, m)| m.len());
             g.anchors
                 .entry(generation)
-                .or_default()
+                .or_insert_with(|| HashMap::with_capacity_and_hasher(room, Default::default()))
                 .insert(worker.clone(), t);
         }
         for (r, since) in live {
@@ -305,7 +298,7 @@ impl Tracker {
             worker: worker.clone(),
             line: line.clone(),
         };
-        let g = self.groups.entry(group.clone()).or_default();
+        let g = group_of(&mut self.groups, group);
         if let Some(i) = g.open.remove(r) {
             let clock = length(g, &self.interruptions[i], &edge, generation);
             let it = &mut self.interruptions[i];
@@ -379,7 +372,7 @@ impl Tracker {
 
     fn stop(&mut self, group: &Arc<str>, worker: &Arc<str>, r: &Resource, line: &SourceLine) {
         let generation = self.workers.get(worker).and_then(|w| w.generation);
-        let g = self.groups.entry(group.clone()).or_default();
+        let g = group_of(&mut self.groups, group);
         g.awaiting.remove(&(r.clone(), worker.clone()));
         let running = match g.running.get_mut(r) {
             Some(v) => v,
@@ -421,7 +414,7 @@ impl Tracker {
         }
         let generation = ws.generation;
         let timeout = ws.session_timeout_ms.unwrap_or(DEFAULT_SESSION_TIMEOUT_MS);
-        let g = self.groups.entry(group.clone()).or_default();
+        let g = group_of(&mut self.groups, group);
         let mut gone = Vec::new();
         for (r, v) in g.running.iter_mut() {
             let before = v.len();
@@ -513,219 +506,14 @@ impl Tracker {
             }
         }
     }
+}
 
-    fn signal(&mut self, group: &Arc<str>, worker: &Arc<str>, s: &Signal, line: &SourceLine) {
-        let seen = match s {
-            Signal::Silence { last } => {
-                self.silence(group, worker, last, line);
-                return;
-            }
-            Signal::ConfigUpdated { connector } => {
-                self.config_updated(group, worker, connector, line)
-            }
-            Signal::ConfigRemoved { connector } => {
-                self.change(group, worker, connector, ChangeKind::Deletion, line)
-            }
-            Signal::TargetState { connector } => {
-                self.change(group, worker, connector, ChangeKind::TargetState, line)
-            }
-            Signal::RestartRequested { connector } => {
-                self.change(group, worker, connector, ChangeKind::RestartRequest, line)
-            }
-            Signal::TaskCount {
-                connector: Some(c), ..
-            } => {
-                if let Some(&i) = self.group(group).latest_change.get(c)
-                    && let Some(ch) = self.changes.get_mut(i)
-                    && ch.kind == ChangeKind::ConfigUpdate
-                {
-                    ch.kind = ChangeKind::TasksMax;
-                }
-                None
-            }
-            Signal::TaskCount { .. } | Signal::TaskConfigs { .. } => None,
-            Signal::RebalanceStarted => {
-                let g = self.group(group);
-                if g.rebalance_starts.len() == REBALANCE_STARTS_KEPT {
-                    g.rebalance_starts.pop_front();
-                }
-                g.rebalance_starts.push_back(Edge {
-                    worker: worker.clone(),
-                    line: line.clone(),
-                });
-                None
-            }
-            Signal::SessionTimeout { ms } => {
-                self.workers
-                    .entry(worker.clone())
-                    .or_default()
-                    .session_timeout_ms = Some(*ms);
-                None
-            }
-            Signal::TaskRunning { resource } => {
-                self.task_running(group, worker, resource, line);
-                None
-            }
-            Signal::WorkerStarting => Some(Seen::Joined(worker.clone(), line.clone())),
-            Signal::WorkerStopping => {
-                self.workers
-                    .entry(worker.clone())
-                    .or_default()
-                    .shutting_down = true;
-                Some(Seen::Left(worker.clone(), "shutdown", line.clone()))
-            }
-            Signal::Departed { how } => {
-                if *how == Departure::SessionTimeout {
-                    self.workers.entry(worker.clone()).or_default().cut_off = true;
-                }
-                let how = match how {
-                    Departure::PollTimeout => "poll-timeout",
-                    Departure::SessionTimeout => "session-timeout",
-                    Departure::Fenced => "fenced",
-                };
-                Some(Seen::Left(worker.clone(), how, line.clone()))
-            }
-            Signal::CutOff => {
-                self.cut_off(worker);
-                Some(Seen::CutOff(worker.clone(), line.clone()))
-            }
-            Signal::Reason { text } => {
-                self.group(group).reasons.push((text.clone(), line.clone()));
-                None
-            }
-            Signal::ForcedRebalance => Some(Seen::Forced(worker.clone(), line.clone())),
-        };
-        if let Some(s) = seen {
-            self.group(group).seen.push(s);
-        }
+/// The group named `g`, made if new (the name cloned only then).
+fn group_of<'a>(groups: &'a mut HashMap<Arc<str>, Group>, g: &Arc<str>) -> &'a mut Group {
+    if !groups.contains_key(g) {
+        groups.insert(g.clone(), Group::default());
     }
-
-    /// `worker` was silent from `last` (a restart, or a worker heard again
-    /// after a freeze or a cut): what others took over meanwhile is
-    /// resolved.
-    fn silence(
-        &mut self,
-        group: &Arc<str>,
-        worker: &Arc<str>,
-        last: &SourceLine,
-        line: &SourceLine,
-    ) {
-        let ws = self.workers.entry(worker.clone()).or_default();
-        // The same silence seen again (a restarted process's preamble,
-        // then its `Kafka Connect starting`): what it already took over
-        // stays its.
-        let again = ws.silence.as_ref().is_some_and(|(l, _)| same_line(l, last));
-        ws.silence = Some((last.clone(), line.clone()));
-        if !again {
-            ws.fell_silent.clear();
-        }
-        self.resolve_takeovers(group, worker, last, false);
-    }
-
-    /// A connector's config written: its creation, or an update of one
-    /// the group knows.
-    fn config_updated(
-        &mut self,
-        group: &Arc<str>,
-        worker: &Arc<str>,
-        connector: &Arc<str>,
-        line: &SourceLine,
-    ) -> Option<Seen> {
-        let g = self.group(group);
-        let known = g.latest_change.contains_key(connector)
-            || g.running.keys().any(|r| r.connector_name() == connector);
-        let kind = if known {
-            ChangeKind::ConfigUpdate
-        } else {
-            ChangeKind::Creation
-        };
-        self.change(group, worker, connector, kind, line)
-    }
-
-    /// A task's first proof of running on `worker`: the interruption that
-    /// waited for it ends here.
-    fn task_running(
-        &mut self,
-        group: &Arc<str>,
-        worker: &Arc<str>,
-        resource: &Resource,
-        line: &SourceLine,
-    ) {
-        let key = (resource.clone(), worker.clone());
-        let generation = self.workers.get(worker).and_then(|w| w.generation);
-        let g = self.group(group);
-        if let Some(i) = g.awaiting.remove(&key)
-            && self.interruptions.get(i).is_some()
-        {
-            let edge = Edge {
-                worker: worker.clone(),
-                line: line.clone(),
-            };
-            let g = &self.groups[group];
-            let it = &mut self.interruptions[i];
-            (it.ms, it.clock) = length(g, it, &edge, generation);
-            it.running = Some(line.clone());
-        }
-    }
-
-    /// `worker` was cut off from the group: the work it fell silent on is
-    /// down for that reason.
-    fn cut_off(&mut self, worker: &Arc<str>) {
-        let ws = self.workers.entry(worker.clone()).or_default();
-        ws.cut_off = true;
-        for &i in &ws.fell_silent {
-            if let Some(p) = self.pending.get_mut(i) {
-                p.fate = Some(super::CauseKind::WorkerCutOff);
-            }
-        }
-    }
-
-    /// A change logged by `worker`: the same change as one another worker
-    /// logged shortly before, or a new one.
-    fn change(
-        &mut self,
-        group: &Arc<str>,
-        worker: &Arc<str>,
-        connector: &Name,
-        kind: ChangeKind,
-        line: &SourceLine,
-    ) -> Option<Seen> {
-        let t = ts(line);
-        let same = self.changes.iter().rev().map(|(i, _)| i).find(|&i| {
-            let c = &self.changes[i];
-            c.group == *group
-                && c.connector == *connector
-                && (c.kind == kind
-                    || matches!(
-                        (c.kind, kind),
-                        (
-                            ChangeKind::Creation | ChangeKind::TasksMax,
-                            ChangeKind::ConfigUpdate
-                        )
-                    ))
-                && !self.change_seen_by[i].contains(worker)
-                && matches!((ts(&c.line), t), (Some(a), Some(b)) if (b - a).abs() <= SAME_CHANGE_MS)
-        });
-        if let Some(i) = same {
-            self.change_seen_by[i].push(worker.clone());
-            return None;
-        }
-        let i = self.changes.len();
-        self.changes.push(Change {
-            group: group.clone(),
-            connector: connector.clone(),
-            kind,
-            line: line.clone(),
-            worker: worker.clone(),
-            own: Default::default(),
-            others: Default::default(),
-            other_connectors: Vec::new(),
-            upstream: None,
-        });
-        self.change_seen_by.push(vec![worker.clone()]);
-        self.group(group).latest_change.insert(connector.clone(), i);
-        Some(Seen::Change(i))
-    }
+    groups.get_mut(g).expect("inserted above")
 }
 
 /// `worker` runs `r` since `since`.
@@ -766,65 +554,4 @@ fn interruption(
         generation,
         change: None,
     }
-}
-
-/// An interruption's length up to `to`: from its first line, or, for a
-/// worker that fell silent, from a session timeout before the rebalance
-/// that noticed it if that is later.
-fn length(
-    g: &Group,
-    it: &Interruption,
-    to: &Edge,
-    generation: Option<i32>,
-) -> (Option<i64>, Clock) {
-    let (ms, clock) = measure(g, &it.from, to, generation);
-    match &it.noticed {
-        Some((seen, timeout)) => {
-            let (since, _) = measure(g, seen, to, generation);
-            let bounded = match (ms, since) {
-                (Some(a), Some(b)) => Some(a.min(b + timeout)),
-                (a, _) => a,
-            };
-            (bounded, clock)
-        }
-        None => (ms, clock),
-    }
-}
-
-/// The length from `from` to `to`: exact on one worker's clock; across two,
-/// the skew taken out with a generation both joined (the one `to`'s worker
-/// was in, else the latest both were in).
-fn measure(g: &Group, from: &Edge, to: &Edge, generation: Option<i32>) -> (Option<i64>, Clock) {
-    let (Some(a), Some(b)) = (ts(&from.line), ts(&to.line)) else {
-        return (None, Clock::Unanchored);
-    };
-    let raw = b - a;
-    if from.worker == to.worker {
-        return (Some(raw), Clock::OneWorker);
-    }
-    let both = |n: &i32| {
-        g.anchors.get(n).and_then(|m| {
-            let x = m.get(&from.worker)?;
-            let y = m.get(&to.worker)?;
-            Some((*n, *x, *y))
-        })
-    };
-    let anchor = generation.as_ref().and_then(both).or_else(|| {
-        g.anchors
-            .keys()
-            .rev()
-            .filter(|n| generation.is_none_or(|c| **n <= c))
-            .find_map(both)
-    });
-    let (ms, clock) = match anchor {
-        Some((n, x, y)) => (
-            Some((b - y) + (x - a)),
-            Clock::TwoWorkers {
-                generation: n,
-                raw_ms: raw,
-            },
-        ),
-        None => (Some(raw), Clock::Unanchored),
-    };
-    (ms.map(|m| m.max(0)), clock)
 }
