@@ -508,12 +508,10 @@ impl Tracker {
     }
 }
 
-/// The group named `g`, made if new (the name cloned only then).
+/// The group named `g`, made if new. One `entry` (its key's clone is two
+/// atomic counts) costs less than a lookup then an insert by reference.
 fn group_of<'a>(groups: &'a mut HashMap<Arc<str>, Group>, g: &Arc<str>) -> &'a mut Group {
-    if !groups.contains_key(g) {
-        groups.insert(g.clone(), Group::default());
-    }
-    groups.get_mut(g).expect("inserted above")
+    groups.entry(g.clone()).or_default()
 }
 
 /// `worker` runs `r` since `since`.
