@@ -3,19 +3,22 @@
 //! (`price.rs`), once every rebalance's trigger is known.
 
 use super::sparse::Sparse;
-use super::{Change, ChangeKind, Clock, Edge, Interruption};
+use super::{Change, Clock, Edge, Interruption};
 use crate::finding::Kind;
 use crate::model::{Name, Resource, SourceId, SourceLine};
-use crate::replay::{Departure, Fact, FactKind, Signal};
+use crate::replay::{Fact, FactKind};
 use crate::rules::StopReason;
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 mod forget;
+mod length;
+mod signals;
 
-/// A config record logged by another worker this long (log time) after the
-/// first sighting of the same change is the same change.
-const SAME_CHANGE_MS: i64 = 30_000;
+use length::length;
+#[cfg(test)]
+use length::measure;
 
 /// What set a rebalance off, as seen before its first assignment line.
 #[derive(Debug, Clone)]
@@ -87,8 +90,9 @@ struct Takeover {
 
 #[derive(Debug, Default, Clone)]
 struct Group {
-    /// Per resource, the workers running it and since when.
-    running: BTreeMap<Resource, Vec<(Arc<str>, SourceLine)>>,
+    /// Per resource, the workers running it and since when (hashed: the
+    /// one walk in resource order, `Tracker::reset`'s, sorts what it found).
+    running: HashMap<Resource, Vec<(Arc<str>, SourceLine)>>,
     /// Open interruptions (index) per resource.
     open: HashMap<Resource, usize>,
     /// Per generation, each worker's assignment line time (ms).
@@ -113,18 +117,6 @@ struct Group {
     /// the lookups by generation can reach anything, so nothing of the
     /// group's history is swept from then on.
     reborn: bool,
-}
-
-impl Group {
-    /// The first rebalance another worker than `silent` began after
-    /// `last`, with `silent`'s session timeout.
-    fn noticed(&self, silent: &Arc<str>, last: &SourceLine, timeout: i64) -> Option<(Edge, i64)> {
-        let t = ts(last)?;
-        self.rebalance_starts
-            .iter()
-            .find(|e| e.worker != *silent && ts(&e.line).is_some_and(|x| x > t))
-            .map(|e| (e.clone(), timeout))
-    }
 }
 
 /// Follows facts in key order; [`Tracker::finish`] gives the
@@ -203,7 +195,7 @@ impl Tracker {
                 generation, live, ..
             } => self.assignment(&group, worker, *generation, line, live),
             FactKind::Held { resources, since } => {
-                let g = self.groups.entry(group).or_default();
+                let g = group_of(&mut self.groups, &group);
                 for r in resources {
                     run(g, r, worker, since);
                 }
@@ -244,7 +236,7 @@ impl Tracker {
     }
 
     fn group(&mut self, g: &Arc<str>) -> &mut Group {
-        self.groups.entry(g.clone()).or_default()
+        group_of(&mut self.groups, g)
     }
 
     fn assignment(
@@ -265,12 +257,15 @@ impl Tracker {
             w.shutting_down = false;
             w.cut_off = false;
         }
-        let g = self.groups.entry(group.clone()).or_default();
+        let g = group_of(&mut self.groups, group);
         g.reborn |= went_down;
         if let Some(t) = ts(line) {
+            // Room for as many workers as the latest generation had (each
+            // growth of a new map from empty rehashed it).
+            let room = g.anchors.last_key_value().map_or(0, |(_, m)| m.len());
             g.anchors
                 .entry(generation)
-                .or_default()
+                .or_insert_with(|| HashMap::with_capacity_and_hasher(room, Default::default()))
                 .insert(worker.clone(), t);
         }
         for (r, since) in live {
@@ -303,7 +298,7 @@ impl Tracker {
             worker: worker.clone(),
             line: line.clone(),
         };
-        let g = self.groups.entry(group.clone()).or_default();
+        let g = group_of(&mut self.groups, group);
         if let Some(i) = g.open.remove(r) {
             let clock = length(g, &self.interruptions[i], &edge, generation);
             let it = &mut self.interruptions[i];
@@ -313,21 +308,21 @@ impl Tracker {
                 g.awaiting.insert((r.clone(), worker.clone()), i);
             }
         } else {
-            let others: Vec<Arc<str>> = g
-                .running
-                .get(r)
-                .into_iter()
-                .flatten()
-                .filter(|(w, _)| w != worker)
-                .map(|(w, _)| w.clone())
-                .collect();
-            let was_running = g.running.get(r).is_some_and(|v| !v.is_empty());
             // The latest start is the instance the group counts on: the
             // others were moved away from (or their workers are gone); a
             // silent one's takeover is an interruption (resolved when it
             // logs again), a live one's is not.
+            let mut others: Vec<Arc<str>> = Vec::new();
+            let mut was_running = false;
             if let Some(v) = g.running.get_mut(r) {
-                v.retain(|(w, _)| w == worker);
+                was_running = !v.is_empty();
+                v.retain(|(w, _)| {
+                    let mine = same_worker(w, worker);
+                    if !mine {
+                        others.push(w.clone());
+                    }
+                    mine
+                });
             }
             for from_worker in &others {
                 g.takeovers.push(Takeover {
@@ -377,10 +372,13 @@ impl Tracker {
 
     fn stop(&mut self, group: &Arc<str>, worker: &Arc<str>, r: &Resource, line: &SourceLine) {
         let generation = self.workers.get(worker).and_then(|w| w.generation);
-        let g = self.groups.entry(group.clone()).or_default();
+        let g = group_of(&mut self.groups, group);
         g.awaiting.remove(&(r.clone(), worker.clone()));
-        let running = g.running.entry(r.clone()).or_default();
-        running.retain(|(w, _)| w != worker);
+        let running = match g.running.get_mut(r) {
+            Some(v) => v,
+            None => g.running.entry(r.clone()).or_default(),
+        };
+        running.retain(|(w, _)| !same_worker(w, worker));
         if !running.is_empty() || g.open.contains_key(r) {
             return;
         }
@@ -416,15 +414,17 @@ impl Tracker {
         }
         let generation = ws.generation;
         let timeout = ws.session_timeout_ms.unwrap_or(DEFAULT_SESSION_TIMEOUT_MS);
-        let g = self.groups.entry(group.clone()).or_default();
+        let g = group_of(&mut self.groups, group);
         let mut gone = Vec::new();
         for (r, v) in g.running.iter_mut() {
             let before = v.len();
-            v.retain(|(w, _)| w != worker);
+            v.retain(|(w, _)| !same_worker(w, worker));
             if before != v.len() && v.is_empty() && !g.open.contains_key(r) {
                 gone.push(r.clone());
             }
         }
+        // In resource order: the interruptions' indices follow it.
+        gone.sort_unstable();
         let from_line = last.unwrap_or_else(|| line.clone());
         for r in gone {
             let from = Edge {
@@ -480,7 +480,7 @@ impl Tracker {
                 continue;
             }
             if let Some(v) = g.running.get_mut(&t.resource) {
-                v.retain(|(w, _)| w != worker);
+                v.retain(|(w, _)| !same_worker(w, worker));
             }
             let from = Edge {
                 worker: worker.clone(),
@@ -506,227 +506,29 @@ impl Tracker {
             }
         }
     }
+}
 
-    fn signal(&mut self, group: &Arc<str>, worker: &Arc<str>, s: &Signal, line: &SourceLine) {
-        let seen = match s {
-            Signal::Silence { last } => {
-                self.silence(group, worker, last, line);
-                return;
-            }
-            Signal::ConfigUpdated { connector } => {
-                self.config_updated(group, worker, connector, line)
-            }
-            Signal::ConfigRemoved { connector } => {
-                self.change(group, worker, connector, ChangeKind::Deletion, line)
-            }
-            Signal::TargetState { connector } => {
-                self.change(group, worker, connector, ChangeKind::TargetState, line)
-            }
-            Signal::RestartRequested { connector } => {
-                self.change(group, worker, connector, ChangeKind::RestartRequest, line)
-            }
-            Signal::TaskCount {
-                connector: Some(c), ..
-            } => {
-                if let Some(&i) = self.group(group).latest_change.get(c)
-                    && let Some(ch) = self.changes.get_mut(i)
-                    && ch.kind == ChangeKind::ConfigUpdate
-                {
-                    ch.kind = ChangeKind::TasksMax;
-                }
-                None
-            }
-            Signal::TaskCount { .. } | Signal::TaskConfigs { .. } => None,
-            Signal::RebalanceStarted => {
-                let g = self.group(group);
-                if g.rebalance_starts.len() == REBALANCE_STARTS_KEPT {
-                    g.rebalance_starts.pop_front();
-                }
-                g.rebalance_starts.push_back(Edge {
-                    worker: worker.clone(),
-                    line: line.clone(),
-                });
-                None
-            }
-            Signal::SessionTimeout { ms } => {
-                self.workers
-                    .entry(worker.clone())
-                    .or_default()
-                    .session_timeout_ms = Some(*ms);
-                None
-            }
-            Signal::TaskRunning { resource } => {
-                self.task_running(group, worker, resource, line);
-                None
-            }
-            Signal::WorkerStarting => Some(Seen::Joined(worker.clone(), line.clone())),
-            Signal::WorkerStopping => {
-                self.workers
-                    .entry(worker.clone())
-                    .or_default()
-                    .shutting_down = true;
-                Some(Seen::Left(worker.clone(), "shutdown", line.clone()))
-            }
-            Signal::Departed { how } => {
-                if *how == Departure::SessionTimeout {
-                    self.workers.entry(worker.clone()).or_default().cut_off = true;
-                }
-                let how = match how {
-                    Departure::PollTimeout => "poll-timeout",
-                    Departure::SessionTimeout => "session-timeout",
-                    Departure::Fenced => "fenced",
-                };
-                Some(Seen::Left(worker.clone(), how, line.clone()))
-            }
-            Signal::CutOff => {
-                self.cut_off(worker);
-                Some(Seen::CutOff(worker.clone(), line.clone()))
-            }
-            Signal::Reason { text } => {
-                self.group(group).reasons.push((text.clone(), line.clone()));
-                None
-            }
-            Signal::ForcedRebalance => Some(Seen::Forced(worker.clone(), line.clone())),
-        };
-        if let Some(s) = seen {
-            self.group(group).seen.push(s);
-        }
-    }
-
-    /// `worker` was silent from `last` (a restart, or a worker heard again
-    /// after a freeze or a cut): what others took over meanwhile is
-    /// resolved.
-    fn silence(
-        &mut self,
-        group: &Arc<str>,
-        worker: &Arc<str>,
-        last: &SourceLine,
-        line: &SourceLine,
-    ) {
-        let ws = self.workers.entry(worker.clone()).or_default();
-        // The same silence seen again (a restarted process's preamble,
-        // then its `Kafka Connect starting`): what it already took over
-        // stays its.
-        let again = ws.silence.as_ref().is_some_and(|(l, _)| same_line(l, last));
-        ws.silence = Some((last.clone(), line.clone()));
-        if !again {
-            ws.fell_silent.clear();
-        }
-        self.resolve_takeovers(group, worker, last, false);
-    }
-
-    /// A connector's config written: its creation, or an update of one
-    /// the group knows.
-    fn config_updated(
-        &mut self,
-        group: &Arc<str>,
-        worker: &Arc<str>,
-        connector: &Arc<str>,
-        line: &SourceLine,
-    ) -> Option<Seen> {
-        let g = self.group(group);
-        let known = g.latest_change.contains_key(connector)
-            || g.running.keys().any(|r| r.connector_name() == connector);
-        let kind = if known {
-            ChangeKind::ConfigUpdate
-        } else {
-            ChangeKind::Creation
-        };
-        self.change(group, worker, connector, kind, line)
-    }
-
-    /// A task's first proof of running on `worker`: the interruption that
-    /// waited for it ends here.
-    fn task_running(
-        &mut self,
-        group: &Arc<str>,
-        worker: &Arc<str>,
-        resource: &Resource,
-        line: &SourceLine,
-    ) {
-        let key = (resource.clone(), worker.clone());
-        let generation = self.workers.get(worker).and_then(|w| w.generation);
-        let g = self.group(group);
-        if let Some(i) = g.awaiting.remove(&key)
-            && self.interruptions.get(i).is_some()
-        {
-            let edge = Edge {
-                worker: worker.clone(),
-                line: line.clone(),
-            };
-            let g = &self.groups[group];
-            let it = &mut self.interruptions[i];
-            (it.ms, it.clock) = length(g, it, &edge, generation);
-            it.running = Some(line.clone());
-        }
-    }
-
-    /// `worker` was cut off from the group: the work it fell silent on is
-    /// down for that reason.
-    fn cut_off(&mut self, worker: &Arc<str>) {
-        let ws = self.workers.entry(worker.clone()).or_default();
-        ws.cut_off = true;
-        for &i in &ws.fell_silent {
-            if let Some(p) = self.pending.get_mut(i) {
-                p.fate = Some(super::CauseKind::WorkerCutOff);
-            }
-        }
-    }
-
-    /// A change logged by `worker`: the same change as one another worker
-    /// logged shortly before, or a new one.
-    fn change(
-        &mut self,
-        group: &Arc<str>,
-        worker: &Arc<str>,
-        connector: &Name,
-        kind: ChangeKind,
-        line: &SourceLine,
-    ) -> Option<Seen> {
-        let t = ts(line);
-        let same = self.changes.iter().rev().map(|(i, _)| i).find(|&i| {
-            let c = &self.changes[i];
-            c.group == *group
-                && c.connector == *connector
-                && (c.kind == kind
-                    || matches!(
-                        (c.kind, kind),
-                        (
-                            ChangeKind::Creation | ChangeKind::TasksMax,
-                            ChangeKind::ConfigUpdate
-                        )
-                    ))
-                && !self.change_seen_by[i].contains(worker)
-                && matches!((ts(&c.line), t), (Some(a), Some(b)) if (b - a).abs() <= SAME_CHANGE_MS)
-        });
-        if let Some(i) = same {
-            self.change_seen_by[i].push(worker.clone());
-            return None;
-        }
-        let i = self.changes.len();
-        self.changes.push(Change {
-            group: group.clone(),
-            connector: connector.clone(),
-            kind,
-            line: line.clone(),
-            worker: worker.clone(),
-            own: Default::default(),
-            others: Default::default(),
-            other_connectors: Vec::new(),
-            upstream: None,
-        });
-        self.change_seen_by.push(vec![worker.clone()]);
-        self.group(group).latest_change.insert(connector.clone(), i);
-        Some(Seen::Change(i))
-    }
+/// The group named `g`, made if new. One `entry` (its key's clone is two
+/// atomic counts) costs less than a lookup then an insert by reference.
+fn group_of<'a>(groups: &'a mut HashMap<Arc<str>, Group>, g: &Arc<str>) -> &'a mut Group {
+    groups.entry(g.clone()).or_default()
 }
 
 /// `worker` runs `r` since `since`.
 fn run(g: &mut Group, r: &Resource, worker: &Arc<str>, since: &SourceLine) {
-    let v = g.running.entry(r.clone()).or_default();
-    if !v.iter().any(|(w, _)| w == worker) {
+    let v = match g.running.get_mut(r) {
+        Some(v) => v,
+        None => g.running.entry(r.clone()).or_default(),
+    };
+    if !v.iter().any(|(w, _)| same_worker(w, worker)) {
         v.push((worker.clone(), since.clone()));
     }
+}
+
+/// The same worker: one name is nearly always one allocation (the
+/// stream's), so the pointers answer before the bytes are compared.
+fn same_worker(a: &Arc<str>, b: &Arc<str>) -> bool {
+    Arc::ptr_eq(a, b) || a == b
 }
 
 fn interruption(
@@ -750,65 +552,4 @@ fn interruption(
         generation,
         change: None,
     }
-}
-
-/// An interruption's length up to `to`: from its first line, or, for a
-/// worker that fell silent, from a session timeout before the rebalance
-/// that noticed it if that is later.
-fn length(
-    g: &Group,
-    it: &Interruption,
-    to: &Edge,
-    generation: Option<i32>,
-) -> (Option<i64>, Clock) {
-    let (ms, clock) = measure(g, &it.from, to, generation);
-    match &it.noticed {
-        Some((seen, timeout)) => {
-            let (since, _) = measure(g, seen, to, generation);
-            let bounded = match (ms, since) {
-                (Some(a), Some(b)) => Some(a.min(b + timeout)),
-                (a, _) => a,
-            };
-            (bounded, clock)
-        }
-        None => (ms, clock),
-    }
-}
-
-/// The length from `from` to `to`: exact on one worker's clock; across two,
-/// the skew taken out with a generation both joined (the one `to`'s worker
-/// was in, else the latest both were in).
-fn measure(g: &Group, from: &Edge, to: &Edge, generation: Option<i32>) -> (Option<i64>, Clock) {
-    let (Some(a), Some(b)) = (ts(&from.line), ts(&to.line)) else {
-        return (None, Clock::Unanchored);
-    };
-    let raw = b - a;
-    if from.worker == to.worker {
-        return (Some(raw), Clock::OneWorker);
-    }
-    let both = |n: &i32| {
-        g.anchors.get(n).and_then(|m| {
-            let x = m.get(&from.worker)?;
-            let y = m.get(&to.worker)?;
-            Some((*n, *x, *y))
-        })
-    };
-    let anchor = generation.as_ref().and_then(both).or_else(|| {
-        g.anchors
-            .keys()
-            .rev()
-            .filter(|n| generation.is_none_or(|c| **n <= c))
-            .find_map(both)
-    });
-    let (ms, clock) = match anchor {
-        Some((n, x, y)) => (
-            Some((b - y) + (x - a)),
-            Clock::TwoWorkers {
-                generation: n,
-                raw_ms: raw,
-            },
-        ),
-        None => (Some(raw), Clock::Unanchored),
-    };
-    (ms.map(|m| m.max(0)), clock)
 }

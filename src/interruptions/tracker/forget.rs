@@ -14,7 +14,8 @@
 
 use super::{Group, Seen, Tracker, WorkerState, ts};
 use crate::model::SourceId;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// Log time between two sweeps of the history.
@@ -215,7 +216,7 @@ impl Tracker {
     /// latest (a task count changes its kind), logged before what any
     /// kept interruption or later stop looks back to.
     fn sweep_changes(&mut self, now_ms: i64) {
-        let mut named: HashSet<usize> = HashSet::new();
+        let mut named: HashSet<usize> = HashSet::default();
         let seen = self
             .rebalances
             .values()
@@ -305,7 +306,7 @@ fn open_generations(
 /// (both joining it) only replaces it. Open generations keep all (a late
 /// member's line would make one the latest a pair shared).
 fn sweep_anchors(g: &mut Group, open: &BTreeSet<i32>) {
-    let mut index: HashMap<Arc<str>, usize> = HashMap::new();
+    let mut index: HashMap<Arc<str>, usize> = HashMap::default();
     for m in g.anchors.values() {
         for w in m.keys() {
             let k = index.len();
