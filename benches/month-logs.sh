@@ -3,8 +3,8 @@
 # simulated month's logs in $out/logs (target/watch-month), made once: a
 # 20-worker cluster with the simulator's ordinary churn, 24,000 events over
 # about 30 days of log time.
-bin="${BIN:-target/release/herder-audit}"
-[ -n "${BIN:-}" ] || cargo build --release --locked --quiet
+bin="${BIN:-target/dist/herder-audit}"
+[ -n "${BIN:-}" ] || cargo build --profile dist --locked --quiet
 out=target/watch-month
 mkdir -p "$out"
 if [ ! -f "$out/logs/truth.json" ]; then

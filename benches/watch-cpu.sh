@@ -11,8 +11,8 @@
 #   BIN=path/to/herder-audit benches/watch-cpu.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin="${BIN:-target/release/herder-audit}"
-[ -n "${BIN:-}" ] || cargo build --release --locked --quiet
+bin="${BIN:-target/dist/herder-audit}"
+[ -n "${BIN:-}" ] || cargo build --profile dist --locked --quiet
 duration="${1:-60}"
 rate="${2:-1000}"
 src=target/watch-month/logs

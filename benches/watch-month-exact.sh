@@ -8,7 +8,7 @@
 # and each finding kind's last reading time, the state file's writes). Prints the series compared and those that differ
 # (none, when the sweep drops only what no line can reach).
 #
-#   benches/watch-month-exact.sh            # builds the release binary
+#   benches/watch-month-exact.sh            # builds the dist binary
 #   BIN=path/to/herder-audit benches/watch-month-exact.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."

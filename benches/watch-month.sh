@@ -7,7 +7,7 @@
 # starts). Prints the resident set against the lines read, every second,
 # and the peak (target: flat, at most 64 MiB).
 #
-#   benches/watch-month.sh            # builds the release binary
+#   benches/watch-month.sh            # builds the dist binary
 #   BIN=path/to/herder-audit benches/watch-month.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."

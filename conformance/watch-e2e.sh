@@ -18,13 +18,13 @@
 # target/watch-e2e/<release>-<scenario>/ (findings.jsonl, latency.txt,
 # alerts.json). Brokers and workers run under the machine-wide lock
 # (HERDER_KAFKA_LOCK, default /work/locks/kafka.lock, when its directory
-# exists). Needs java, mvn, curl, python3, prometheus; builds the release
+# exists). Needs java, mvn, curl, python3, prometheus; builds the dist
 # binary if it is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$(pwd)"
 out_root="$repo/target/watch-e2e"
-bin="$repo/target/release/herder-audit"
+bin="$repo/target/dist/herder-audit"
 
 runs=()
 case "${1:-}" in
@@ -35,7 +35,7 @@ esac
 for tool in java mvn curl python3 prometheus; do
     command -v "$tool" >/dev/null || { echo "conformance/watch-e2e.sh: $tool is required" >&2; exit 1; }
 done
-[ -x "$bin" ] || cargo build --release --locked -q
+[ -x "$bin" ] || cargo build --profile dist --locked -q
 
 lock="${HERDER_KAFKA_LOCK:-/work/locks/kafka.lock}"
 locked=()
