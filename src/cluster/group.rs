@@ -396,11 +396,8 @@ impl Group {
         // What each laggard's own generation assigns it or it runs: what
         // its departure compares (found before any generation goes).
         let mut wants: BTreeMap<usize, Option<Vec<u32>>> = BTreeMap::new();
-        for w in passed_keys.iter().flat_map(|(_, l)| l) {
-            if !wants.contains_key(w) {
-                let rs = self.wants(*w);
-                wants.insert(*w, rs);
-            }
+        for &w in passed_keys.iter().flat_map(|(_, l)| l) {
+            wants.entry(w).or_insert_with(|| self.wants(w));
         }
         for key in stale_keys {
             self.buckets.remove(&key);

@@ -98,6 +98,12 @@ pub(super) fn slot(
     move |k| (k.0.as_deref(), k.1).cmp(&(stream, herder))
 }
 
+/// The probe of a replay's key as stored.
+#[inline(always)]
+pub(super) fn slot_of(key: &(Option<String>, u32)) -> impl Fn(&(Option<String>, u32)) -> Ordering {
+    slot(key.0.as_deref(), key.1)
+}
+
 /// The probe of a stream label.
 #[inline(always)]
 pub(super) fn label(stream: Option<&str>) -> impl Fn(&Option<String>) -> Ordering {

@@ -276,12 +276,9 @@ impl Workers {
     /// What the replays hold back for lines that may still follow is
     /// handed on now.
     pub(super) fn flush_held(&mut self) {
-        let keys: Vec<SlotKey> = self.slots.keys().cloned().collect();
-        for k in keys {
-            if let Some(slot) = self.slots.get_mut(vecmap::slot(k.0.as_deref(), k.1)) {
-                slot.replay.settle();
-            }
-            self.key_facts(k.0.as_deref(), k.1);
+        for (_, slot) in self.slots.iter_mut() {
+            slot.replay.settle();
+            self.out.push_facts(slot, self.stream_ts);
         }
     }
 
@@ -293,7 +290,7 @@ impl Workers {
     /// Has the replay at `key` read a line?
     pub(super) fn has_read(&self, key: &SlotKey) -> bool {
         self.slots
-            .get(vecmap::slot(key.0.as_deref(), key.1))
+            .get(vecmap::slot_of(key))
             .is_some_and(|s| s.seq > 0)
     }
 
@@ -439,7 +436,7 @@ impl Workers {
         if self.parked.is_empty()
             || self
                 .slots
-                .get(vecmap::slot(key.0.as_deref(), key.1))
+                .get(vecmap::slot_of(key))
                 .is_some_and(|s| s.replay.in_rebalance())
         {
             return;
@@ -536,7 +533,7 @@ impl Workers {
         let herders = self.herders.get(vecmap::label(key.0.as_deref()));
         let group = herders.and_then(|h| h.group(key.1));
         let mirror = herders.is_some_and(Herders::mirror);
-        let new = !self.slots.contains(vecmap::slot(key.0.as_deref(), key.1));
+        let new = !self.slots.contains(vecmap::slot_of(key));
         let slot = Self::slot(
             &mut self.slots,
             &self.label,
