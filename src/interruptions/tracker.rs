@@ -317,7 +317,7 @@ impl Tracker {
             if let Some(v) = g.running.get_mut(r) {
                 was_running = !v.is_empty();
                 v.retain(|(w, _)| {
-                    let mine = same_worker(w, worker);
+                    let mine = w == worker;
                     if !mine {
                         others.push(w.clone());
                     }
@@ -378,7 +378,7 @@ impl Tracker {
             Some(v) => v,
             None => g.running.entry(r.clone()).or_default(),
         };
-        running.retain(|(w, _)| !same_worker(w, worker));
+        running.retain(|(w, _)| w != worker);
         if !running.is_empty() || g.open.contains_key(r) {
             return;
         }
@@ -418,7 +418,7 @@ impl Tracker {
         let mut gone = Vec::new();
         for (r, v) in g.running.iter_mut() {
             let before = v.len();
-            v.retain(|(w, _)| !same_worker(w, worker));
+            v.retain(|(w, _)| w != worker);
             if before != v.len() && v.is_empty() && !g.open.contains_key(r) {
                 gone.push(r.clone());
             }
@@ -480,7 +480,7 @@ impl Tracker {
                 continue;
             }
             if let Some(v) = g.running.get_mut(&t.resource) {
-                v.retain(|(w, _)| !same_worker(w, worker));
+                v.retain(|(w, _)| w != worker);
             }
             let from = Edge {
                 worker: worker.clone(),
@@ -520,15 +520,9 @@ fn run(g: &mut Group, r: &Resource, worker: &Arc<str>, since: &SourceLine) {
         Some(v) => v,
         None => g.running.entry(r.clone()).or_default(),
     };
-    if !v.iter().any(|(w, _)| same_worker(w, worker)) {
+    if !v.iter().any(|(w, _)| w == worker) {
         v.push((worker.clone(), since.clone()));
     }
-}
-
-/// The same worker: one name is nearly always one allocation (the
-/// stream's), so the pointers answer before the bytes are compared.
-fn same_worker(a: &Arc<str>, b: &Arc<str>) -> bool {
-    Arc::ptr_eq(a, b) || a == b
 }
 
 fn interruption(
