@@ -128,7 +128,11 @@ fn concatenated_gzip_members_are_one_log() {
     let cut = text.len() / 3;
     let cut = cut + text[cut..].iter().position(|&b| b == b'\n').unwrap() + 1;
     let members = [gzip(&text[..cut]), gzip(b""), gzip(&text[cut..])].concat();
-    let (plain, joined) = (d.join("plain.log"), d.join("joined.log"));
+    // The same file name (a worker is named after its file when its log
+    // does not say), in two directories.
+    let (plain, joined) = (d.join("plain/connect.log"), d.join("joined/connect.log"));
+    std::fs::create_dir_all(d.join("plain")).unwrap();
+    std::fs::create_dir_all(d.join("joined")).unwrap();
     std::fs::write(&plain, &text).unwrap();
     std::fs::write(&joined, &members).unwrap();
     let (code, expected, err) = run(bin_no_color().arg(&plain).args(["--format", "jsonl"]));
