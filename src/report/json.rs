@@ -447,7 +447,7 @@ fn finding_line(names: &dyn Names, f: &Finding, carry: &mut Carry, out: &mut Vec
 
 /// [`ResourceOut`] as serde_json's compact form writes it: the
 /// connector's quoted name (shared) written once and copied for the id.
-fn resource_line(r: &Resource, shared: &mut json_bytes::Shared, out: &mut Vec<u8>) {
+pub(super) fn resource_line(r: &Resource, shared: &mut json_bytes::Shared, out: &mut Vec<u8>) {
     use json_bytes::unsigned;
     out.extend_from_slice(b"{\"connector\":");
     let from = out.len();

@@ -198,7 +198,10 @@ impl Tracker {
     ) -> Option<Seen> {
         let t = ts(line);
         // The latest of the connector's changes in the group that matches.
-        let mine = self.groups.get(group).and_then(|g| g.changes.get(connector));
+        let mine = self
+            .groups
+            .get(group)
+            .and_then(|g| g.changes.get(connector));
         let same = mine.into_iter().flatten().rev().copied().find(|&i| {
             let Some(c) = self.changes.get(i) else {
                 return false;
