@@ -445,7 +445,7 @@ impl Lines<'_> {
             None => out.extend_from_slice(b"null"),
         }
         out.extend_from_slice(b",\"resource\":");
-        super::json::resource_line(&i.resource, &mut self.shared, out);
+        json_bytes::resource_line(&i.resource, &mut self.shared, out);
         out.extend_from_slice(b",\"running\":");
         self.opt_line(i.running.as_ref(), out);
         self.schema_version(out);
