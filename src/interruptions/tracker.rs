@@ -102,8 +102,10 @@ struct Group {
     reasons: Vec<(String, SourceLine)>,
     /// Generation → index into the rebalances.
     rebalances: HashMap<i32, usize>,
-    /// Each connector's latest change (index).
-    latest_change: HashMap<Name, usize>,
+    /// Each connector's changes (indices, in order; the last is its
+    /// latest): what [`Tracker::change`] looks among for the same change
+    /// seen by another worker, without walking the whole run's.
+    changes: HashMap<Name, Vec<usize>>,
     takeovers: Vec<Takeover>,
     /// Interruptions closed by a start of a task on a worker, until the
     /// task says it finished initialization there.

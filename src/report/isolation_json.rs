@@ -4,13 +4,14 @@
 //! [`Isolation`] serialized straight, fields in sorted order as in
 //! [`super::json_out`].
 
-use super::json_out::{Entries, LineOut, ResourceOut, entries, write_line};
+use super::json_bytes;
+use super::json_out::{Entries, KeyName, LineOut, ResourceOut, entries};
 use crate::audit::Names;
 use crate::interruptions::{
     Cause, Change, Clock, ConnectorDowntime, Cost, Edge, Interruption, Isolation, Rebalance,
     Trigger,
 };
-use crate::model::Timestamp;
+use crate::model::{SourceLine, Timestamp};
 use serde::Serialize;
 use serde_json::Value;
 use std::io::{self, Write};
@@ -353,8 +354,10 @@ pub fn sections(names: &dyn Names, iso: &Isolation) -> [(&'static str, Value); 4
 }
 
 /// JSON lines: one object per interruption, rebalance, change and
-/// connector, `type` naming which; each serialized into `buf` and handed
-/// to `out` in one piece.
+/// connector, `type` naming which; each written into `buf` (the bytes
+/// serde_json writes for the views above, by [`super::json_bytes`]: the
+/// lines quote log lines, and serde_json's escape was most of their cost)
+/// and handed to `out` in one piece.
 pub fn write_jsonl(
     names: &dyn Names,
     iso: &Isolation,
@@ -362,27 +365,304 @@ pub fn write_jsonl(
     buf: &mut Vec<u8>,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    let line = |kind| Line {
-        kind: Some(kind),
-        schema_version: Some(schema_version),
+    let mut w = Lines {
+        names,
+        schema_version,
+        shared: json_bytes::Shared::default(),
+        sources: json_bytes::Sources::default(),
+    };
+    let mut put = |buf: &mut Vec<u8>| {
+        buf.push(b'\n');
+        out.write_all(buf)
     };
     for i in &iso.interruptions {
-        write_line(
-            &InterruptionOut::of(names, i, line("interruption")),
-            buf,
-            out,
-        )?;
+        buf.clear();
+        w.interruption(i, buf);
+        put(buf)?;
     }
     for r in &iso.rebalances {
-        write_line(&RebalanceOut::of(names, r, line("rebalance")), buf, out)?;
+        buf.clear();
+        w.rebalance(r, buf);
+        put(buf)?;
     }
     for c in &iso.changes {
-        write_line(&ChangeOut::of(names, c, line("change")), buf, out)?;
+        buf.clear();
+        w.change(c, buf);
+        put(buf)?;
     }
     for d in &iso.connectors {
-        write_line(&DowntimeOut::of(d, line("downtime")), buf, out)?;
+        buf.clear();
+        w.downtime(d, buf);
+        put(buf)?;
     }
     Ok(())
+}
+
+/// Writes the JSON lines of the views above, fields in their (sorted)
+/// order, `schema_version` and `type` always present; shared names and
+/// source names quoted once.
+struct Lines<'a> {
+    names: &'a dyn Names,
+    schema_version: u32,
+    shared: json_bytes::Shared,
+    sources: json_bytes::Sources,
+}
+
+impl Lines<'_> {
+    /// [`InterruptionOut`].
+    fn interruption(&mut self, i: &Interruption, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"{\"by_others\":");
+        boolean(i.by_others(), out);
+        out.extend_from_slice(b",\"cause\":");
+        self.cause(&i.cause, out);
+        out.extend_from_slice(b",\"change\":");
+        opt_unsigned(i.change, out);
+        out.extend_from_slice(b",\"clock\":{");
+        match i.clock {
+            Clock::OneWorker => out.extend_from_slice(b"\"kind\":\"one-worker\"}"),
+            Clock::TwoWorkers { generation, raw_ms } => {
+                out.extend_from_slice(b"\"generation\":");
+                json_bytes::integer(generation, out);
+                out.extend_from_slice(b",\"kind\":\"two-workers\",\"raw_ms\":");
+                json_bytes::integer(raw_ms, out);
+                out.push(b'}');
+            }
+            Clock::Unanchored => out.extend_from_slice(b"\"kind\":\"unanchored\"}"),
+        }
+        out.extend_from_slice(b",\"from\":");
+        self.edge(&i.from, None, out);
+        out.extend_from_slice(b",\"from_stop\":");
+        boolean(i.stopped, out);
+        out.extend_from_slice(b",\"generation\":");
+        json_bytes::opt_integer(i.generation, out);
+        out.extend_from_slice(b",\"group\":");
+        self.shared.string(&i.group, out);
+        out.extend_from_slice(b",\"ms\":");
+        json_bytes::opt_integer(i.ms.filter(|_| i.to.is_some()), out);
+        out.extend_from_slice(b",\"noticed\":");
+        match &i.noticed {
+            Some((e, timeout)) => self.edge(e, Some(*timeout), out),
+            None => out.extend_from_slice(b"null"),
+        }
+        out.extend_from_slice(b",\"resource\":");
+        json_bytes::resource_line(&i.resource, &mut self.shared, out);
+        out.extend_from_slice(b",\"running\":");
+        self.opt_line(i.running.as_ref(), out);
+        self.schema_version(out);
+        out.extend_from_slice(b",\"still_down\":");
+        boolean(i.to.is_none(), out);
+        out.extend_from_slice(b",\"to\":");
+        match &i.to {
+            Some(e) => self.edge(e, None, out),
+            None => out.extend_from_slice(b"null"),
+        }
+        out.extend_from_slice(b",\"type\":\"interruption\"}");
+    }
+
+    /// [`CauseOut`].
+    fn cause(&mut self, c: &Cause, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"{\"connector\":");
+        self.shared.opt_string(c.connector.as_ref(), out);
+        out.extend_from_slice(b",\"finding\":");
+        self.opt_line(c.finding.as_ref(), out);
+        out.extend_from_slice(b",\"kind\":");
+        json_bytes::string(c.kind.as_str(), out);
+        out.extend_from_slice(b",\"lines\":[");
+        for (k, (role, l)) in c.lines.iter().enumerate() {
+            // RoleLineOut: line, role, source, text, timestamp.
+            out.extend_from_slice(if k > 0 { b",{\"line\":" } else { b"{\"line\":" });
+            json_bytes::unsigned(l.line, out);
+            out.extend_from_slice(b",\"role\":");
+            json_bytes::string(role, out);
+            self.source_text_stamp(l, out);
+            out.push(b'}');
+        }
+        out.extend_from_slice(b"],\"upstream\":");
+        json_bytes::opt_string(c.upstream.as_deref(), out);
+        out.extend_from_slice(b",\"via\":");
+        json_bytes::opt_string(c.via.as_deref(), out);
+        out.extend_from_slice(b",\"worker\":");
+        self.shared.opt_string(c.worker.as_ref(), out);
+        out.push(b'}');
+    }
+
+    /// [`EdgeOut`].
+    fn edge(&mut self, e: &Edge, timeout: Option<i64>, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"{\"line\":");
+        json_bytes::unsigned(e.line.line, out);
+        if let Some(t) = timeout {
+            out.extend_from_slice(b",\"session_timeout_ms\":");
+            json_bytes::integer(t, out);
+        }
+        self.source_text_stamp(&e.line, out);
+        out.extend_from_slice(b",\"worker\":");
+        self.shared.string(&e.worker, out);
+        out.push(b'}');
+    }
+
+    /// [`LineOut`], or `null`.
+    fn opt_line(&mut self, l: Option<&SourceLine>, out: &mut Vec<u8>) {
+        let Some(l) = l else {
+            out.extend_from_slice(b"null");
+            return;
+        };
+        out.extend_from_slice(b"{\"line\":");
+        json_bytes::unsigned(l.line, out);
+        self.source_text_stamp(l, out);
+        out.push(b'}');
+    }
+
+    /// A line's `source`, `text` and `timestamp` fields, each after a comma.
+    fn source_text_stamp(&mut self, l: &SourceLine, out: &mut Vec<u8>) {
+        out.extend_from_slice(b",\"source\":");
+        self.sources
+            .string(l.source.0, self.names.source_name(l.source), out);
+        out.extend_from_slice(b",\"text\":");
+        json_bytes::string(&l.text, out);
+        out.extend_from_slice(b",\"timestamp\":");
+        match l.ts {
+            Some(t) => json_bytes::plain(t.iso().as_bytes(), out),
+            None => out.extend_from_slice(b"null"),
+        }
+    }
+
+    fn schema_version(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(b",\"schema_version\":");
+        json_bytes::integer(self.schema_version, out);
+    }
+
+    /// [`RebalanceOut`].
+    fn rebalance(&mut self, r: &Rebalance, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"{\"downtime_ms\":");
+        json_bytes::integer(r.downtime_ms, out);
+        out.extend_from_slice(b",\"generation\":");
+        json_bytes::integer(r.generation, out);
+        out.extend_from_slice(b",\"group\":");
+        self.shared.string(&r.group, out);
+        out.extend_from_slice(b",\"line\":");
+        self.opt_line(Some(&r.line), out);
+        let counts: [(&[u8], u64); 4] = [
+            (b",\"moved\":", r.moved),
+            (b",\"restarted\":", r.restarted),
+            (b",\"retained\":", r.retained),
+            (b",\"running_before\":", r.running_before),
+        ];
+        unsigned_fields(&counts, out);
+        self.schema_version(out);
+        let counts: [(&[u8], u64); 4] = [
+            (b",\"started\":", r.started),
+            (b",\"stopped\":", r.stopped),
+            (b",\"tasks_before\":", r.tasks_before),
+            (b",\"tasks_retained\":", r.tasks_retained),
+        ];
+        unsigned_fields(&counts, out);
+        // TriggerOut: change, connector, how, kind, line, reason, worker.
+        let t = &r.trigger;
+        out.extend_from_slice(b",\"trigger\":{\"change\":");
+        opt_unsigned(t.change, out);
+        out.extend_from_slice(b",\"connector\":");
+        self.shared.opt_string(t.connector.as_ref(), out);
+        out.extend_from_slice(b",\"how\":");
+        json_bytes::opt_string(t.how.as_deref(), out);
+        out.extend_from_slice(b",\"kind\":");
+        json_bytes::string(&t.kind, out);
+        out.extend_from_slice(b",\"line\":");
+        self.opt_line(t.line.as_ref(), out);
+        out.extend_from_slice(b",\"reason\":");
+        json_bytes::opt_string(t.reason.as_deref(), out);
+        out.extend_from_slice(b",\"worker\":");
+        self.shared.opt_string(t.worker.as_ref(), out);
+        out.extend_from_slice(b"},\"type\":\"rebalance\"}");
+    }
+
+    /// [`ChangeOut`].
+    fn change(&mut self, c: &Change, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"{\"connector\":");
+        self.shared.string(&c.connector, out);
+        out.extend_from_slice(b",\"group\":");
+        self.shared.string(&c.group, out);
+        out.extend_from_slice(b",\"kind\":");
+        json_bytes::string(c.kind.as_str(), out);
+        out.extend_from_slice(b",\"line\":");
+        self.opt_line(Some(&c.line), out);
+        out.extend_from_slice(b",\"other_connectors\":[");
+        for (k, n) in c.other_connectors.iter().enumerate() {
+            if k > 0 {
+                out.push(b',');
+            }
+            self.shared.string(n, out);
+        }
+        out.extend_from_slice(b"],\"others\":");
+        cost(&c.others, out);
+        out.extend_from_slice(b",\"own\":");
+        cost(&c.own, out);
+        self.schema_version(out);
+        out.extend_from_slice(b",\"type\":\"change\",\"upstream\":");
+        json_bytes::opt_string(c.upstream.as_deref(), out);
+        out.extend_from_slice(b",\"worker\":");
+        self.shared.string(&c.worker, out);
+        out.push(b'}');
+    }
+
+    /// [`DowntimeOut`].
+    fn downtime(&mut self, d: &ConnectorDowntime, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"{\"by_cause\":{");
+        let mut by_cause: Vec<(&str, &Cost)> =
+            d.by_cause.iter().map(|(k, c)| (k.key_name(), c)).collect();
+        by_cause.sort_unstable_by_key(|e| e.0);
+        for (k, (name, c)) in by_cause.into_iter().enumerate() {
+            if k > 0 {
+                out.push(b',');
+            }
+            json_bytes::string(name, out);
+            out.push(b':');
+            cost(c, out);
+        }
+        out.extend_from_slice(b"},\"by_others\":");
+        cost(&d.by_others, out);
+        out.extend_from_slice(b",\"connector\":");
+        self.shared.string(&d.connector, out);
+        out.extend_from_slice(b",\"group\":");
+        self.shared.string(&d.group, out);
+        out.extend_from_slice(b",\"longest_ms\":");
+        json_bytes::integer(d.longest_ms, out);
+        self.schema_version(out);
+        out.extend_from_slice(b",\"total\":");
+        cost(&d.total, out);
+        out.extend_from_slice(b",\"type\":\"downtime\"}");
+    }
+}
+
+/// [`CostOut`].
+fn cost(c: &Cost, out: &mut Vec<u8>) {
+    out.extend_from_slice(b"{\"interruptions\":");
+    json_bytes::unsigned(c.interruptions, out);
+    out.extend_from_slice(b",\"ms\":");
+    json_bytes::integer(c.ms, out);
+    out.extend_from_slice(b",\"still_down\":");
+    json_bytes::unsigned(c.still_down, out);
+    out.extend_from_slice(b",\"tasks\":");
+    json_bytes::unsigned(c.tasks, out);
+    out.push(b'}');
+}
+
+/// Counts, each after its `,"key":`.
+fn unsigned_fields(fields: &[(&[u8], u64)], out: &mut Vec<u8>) {
+    for (key, n) in fields {
+        out.extend_from_slice(key);
+        json_bytes::unsigned(*n, out);
+    }
+}
+
+fn opt_unsigned(n: Option<usize>, out: &mut Vec<u8>) {
+    match n {
+        Some(n) => json_bytes::unsigned(n as u64, out),
+        None => out.extend_from_slice(b"null"),
+    }
+}
+
+fn boolean(b: bool, out: &mut Vec<u8>) {
+    out.extend_from_slice(if b { b"true" } else { b"false" });
 }
 
 #[cfg(test)]
@@ -424,5 +704,52 @@ mod tests {
         }
         // Each shape was met at least once.
         assert!(shapes.iter().all(|&n| n > 0), "{shapes:?}");
+    }
+
+    #[test]
+    fn json_lines_are_the_views_bytes() {
+        let mut lines = 0;
+        for report in reports() {
+            let iso = &report.isolation;
+            let (mut buf, mut got) = (Vec::new(), Vec::new());
+            write_jsonl(&report, iso, 7, &mut buf, &mut got).unwrap();
+            let line = |kind| Line {
+                kind: Some(kind),
+                schema_version: Some(7),
+            };
+            let mut want = Vec::new();
+            let mut put = |v: &dyn erased::View| {
+                v.write(&mut want);
+                want.push(b'\n');
+                lines += 1;
+            };
+            for i in &iso.interruptions {
+                put(&InterruptionOut::of(&report, i, line("interruption")));
+            }
+            for r in &iso.rebalances {
+                put(&RebalanceOut::of(&report, r, line("rebalance")));
+            }
+            for c in &iso.changes {
+                put(&ChangeOut::of(&report, c, line("change")));
+            }
+            for d in &iso.connectors {
+                put(&DowntimeOut::of(d, line("downtime")));
+            }
+            assert_eq!(String::from_utf8(got), String::from_utf8(want));
+        }
+        assert!(lines > 0);
+    }
+
+    mod erased {
+        /// A view serde_json writes.
+        pub trait View {
+            fn write(&self, out: &mut Vec<u8>);
+        }
+
+        impl<T: serde::Serialize> View for T {
+            fn write(&self, out: &mut Vec<u8>) {
+                serde_json::to_writer(out, self).unwrap();
+            }
+        }
     }
 }

@@ -413,7 +413,7 @@ fn finding_line(names: &dyn Names, f: &Finding, carry: &mut Carry, out: &mut Vec
     string(&f.reason, out);
     out.extend_from_slice(b",\"resource\":");
     match &f.resource {
-        Some(r) => resource_line(r, shared, out),
+        Some(r) => json_bytes::resource_line(r, shared, out),
         None => out.extend_from_slice(b"null"),
     }
     out.extend_from_slice(b",\"schema_version\":");
@@ -425,7 +425,7 @@ fn finding_line(names: &dyn Names, f: &Finding, carry: &mut Carry, out: &mut Vec
         if k > 0 {
             out.push(b',');
         }
-        resource_line(r, shared, out);
+        json_bytes::resource_line(r, shared, out);
     }
     // LineOut: line, source, text, timestamp.
     let l = &f.trigger;
@@ -443,37 +443,6 @@ fn finding_line(names: &dyn Names, f: &Finding, carry: &mut Carry, out: &mut Vec
     out.extend_from_slice(b",\"worker\":");
     shared.string(&f.worker, out);
     out.push(b'}');
-}
-
-/// [`ResourceOut`] as serde_json's compact form writes it: the
-/// connector's quoted name (shared) written once and copied for the id.
-fn resource_line(r: &Resource, shared: &mut json_bytes::Shared, out: &mut Vec<u8>) {
-    use json_bytes::unsigned;
-    out.extend_from_slice(b"{\"connector\":");
-    let from = out.len();
-    shared.string(
-        match r {
-            Resource::Connector(n) => n,
-            Resource::Task(t) => &t.connector,
-        },
-        out,
-    );
-    let to = out.len();
-    out.extend_from_slice(b",\"id\":");
-    out.extend_from_within(from..to);
-    match r {
-        Resource::Connector(_) => out.extend_from_slice(b",\"type\":\"connector\"}"),
-        Resource::Task(t) => {
-            // `<connector>-<n>`: the connector's quoted form, then `-<n>`
-            // inside the quotes (neither needs an escape).
-            out.pop();
-            out.push(b'-');
-            unsigned(u64::from(t.index), out);
-            out.extend_from_slice(b"\",\"task\":");
-            unsigned(u64::from(t.index), out);
-            out.extend_from_slice(b",\"type\":\"task\"}");
-        }
-    }
 }
 
 /// Time stamps as a finding's lines print them (`Timestamp::iso`, which

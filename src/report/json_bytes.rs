@@ -287,6 +287,37 @@ pub fn opt_string(s: Option<&str>, out: &mut Vec<u8>) {
     }
 }
 
+/// `ResourceOut` (`json_out.rs`) as serde_json's compact form writes it: the
+/// connector's quoted name (shared) written once and copied for the id.
+pub fn resource_line(r: &crate::model::Resource, shared: &mut Shared, out: &mut Vec<u8>) {
+    use crate::model::Resource;
+    out.extend_from_slice(b"{\"connector\":");
+    let from = out.len();
+    shared.string(
+        match r {
+            Resource::Connector(n) => n,
+            Resource::Task(t) => &t.connector,
+        },
+        out,
+    );
+    let to = out.len();
+    out.extend_from_slice(b",\"id\":");
+    out.extend_from_within(from..to);
+    match r {
+        Resource::Connector(_) => out.extend_from_slice(b",\"type\":\"connector\"}"),
+        Resource::Task(t) => {
+            // `<connector>-<n>`: the connector's quoted form, then `-<n>`
+            // inside the quotes (neither needs an escape).
+            out.pop();
+            out.push(b'-');
+            unsigned(u64::from(t.index), out);
+            out.extend_from_slice(b"\",\"task\":");
+            unsigned(u64::from(t.index), out);
+            out.extend_from_slice(b",\"type\":\"task\"}");
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

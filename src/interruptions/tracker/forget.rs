@@ -228,7 +228,7 @@ impl Tracker {
             }
         }
         for g in self.groups.values() {
-            named.extend(g.latest_change.values().copied());
+            named.extend(g.changes.values().filter_map(|v| v.last().copied()));
         }
         let mut stops: Vec<i64> = self
             .interruptions
@@ -252,9 +252,18 @@ impl Tracker {
             })
             .map(|(i, _)| i)
             .collect();
-        for i in gone {
+        if gone.is_empty() {
+            return;
+        }
+        for &i in &gone {
             self.changes.forget(i);
             self.change_seen_by.forget(i);
+        }
+        // Each connector's latest is named, so no list empties.
+        for g in self.groups.values_mut() {
+            for v in g.changes.values_mut() {
+                v.retain(|&i| self.changes.get(i).is_some());
+            }
         }
     }
 }

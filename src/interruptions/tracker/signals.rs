@@ -41,7 +41,7 @@ impl Tracker {
             Signal::TaskCount {
                 connector: Some(c), ..
             } => {
-                if let Some(&i) = self.group(group).latest_change.get(c)
+                if let Some(&i) = self.group(group).changes.get(c).and_then(|v| v.last())
                     && let Some(ch) = self.changes.get_mut(i)
                     && ch.kind == ChangeKind::ConfigUpdate
                 {
@@ -138,7 +138,7 @@ impl Tracker {
         line: &SourceLine,
     ) -> Option<Seen> {
         let g = self.group(group);
-        let known = g.latest_change.contains_key(connector)
+        let known = g.changes.contains_key(connector)
             || g.running.keys().any(|r| r.connector_name() == connector);
         let kind = if known {
             ChangeKind::ConfigUpdate
@@ -197,18 +197,23 @@ impl Tracker {
         line: &SourceLine,
     ) -> Option<Seen> {
         let t = ts(line);
-        let same = self.changes.iter().rev().map(|(i, _)| i).find(|&i| {
-            let c = &self.changes[i];
-            c.group == *group
-                && c.connector == *connector
-                && (c.kind == kind
-                    || matches!(
-                        (c.kind, kind),
-                        (
-                            ChangeKind::Creation | ChangeKind::TasksMax,
-                            ChangeKind::ConfigUpdate
-                        )
-                    ))
+        // The latest of the connector's changes in the group that matches.
+        let mine = self
+            .groups
+            .get(group)
+            .and_then(|g| g.changes.get(connector));
+        let same = mine.into_iter().flatten().rev().copied().find(|&i| {
+            let Some(c) = self.changes.get(i) else {
+                return false;
+            };
+            (c.kind == kind
+                || matches!(
+                    (c.kind, kind),
+                    (
+                        ChangeKind::Creation | ChangeKind::TasksMax,
+                        ChangeKind::ConfigUpdate
+                    )
+                ))
                 && !self.change_seen_by[i].contains(worker)
                 && matches!((ts(&c.line), t), (Some(a), Some(b)) if (b - a).abs() <= SAME_CHANGE_MS)
         });
@@ -229,7 +234,12 @@ impl Tracker {
             upstream: None,
         });
         self.change_seen_by.push(vec![worker.clone()]);
-        self.group(group).latest_change.insert(connector.clone(), i);
+        match self.group(group).changes.get_mut(connector) {
+            Some(v) => v.push(i),
+            None => {
+                self.group(group).changes.insert(connector.clone(), vec![i]);
+            }
+        }
         Some(Seen::Change(i))
     }
 }
