@@ -88,7 +88,7 @@ fn audit_command(args: &AuditArgs, replay: bool) -> i32 {
         args.paths.clone()
     };
     let (inputs, mut walk_errors) = input::expand(&paths);
-    walk_errors.sort();
+    walk_errors.sort_unstable();
     let mut opts = Options {
         keep_generations: replay,
         jobs: args.jobs,
