@@ -28,7 +28,9 @@ fn dest(args: &OutputArgs) -> Dest<'_> {
 pub(super) fn run(
     args: &OutputArgs,
     replay: bool,
-    audit: impl FnOnce(&mut dyn Sink) -> io::Result<Report>,
+    // Boxed, not `impl FnOnce`: this function (and the baseline's, below)
+    // is compiled once, not once per caller.
+    audit: Box<dyn FnOnce(&mut dyn Sink) -> io::Result<Report> + '_>,
 ) -> i32 {
     let out = match output::open_or_say("herder-audit", dest(args)) {
         Ok(o) => o,

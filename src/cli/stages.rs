@@ -194,7 +194,9 @@ pub(super) fn reduce(args: &ReduceArgs) -> i32 {
         (p.witness, p.errors)
     };
     let topics: Option<mapred::Topics<'_>> = args.topics.given().then_some(&mut prepare as _);
-    report::run(&args.out, false, |sink| {
-        mapred::reduce_to(&files, topics, sink)
-    })
+    report::run(
+        &args.out,
+        false,
+        Box::new(|sink: &mut dyn audit::Sink| mapred::reduce_to(&files, topics, sink)),
+    )
 }
