@@ -23,15 +23,14 @@ fn dest(args: &OutputArgs) -> Dest<'_> {
     }
 }
 
+/// The audit [`run`] prints: boxed, not `impl FnOnce`, so that `run` (and
+/// the baseline's `finish`, whose closure it names) is compiled once, not
+/// once per caller.
+pub(super) type Audit<'a> = Box<dyn FnOnce(&mut dyn Sink) -> io::Result<Report> + 'a>;
+
 /// Runs `audit` with the printer `args` ask for, prints what comes at the
 /// end, and returns the exit status.
-pub(super) fn run(
-    args: &OutputArgs,
-    replay: bool,
-    // Boxed, not `impl FnOnce`: this function (and the baseline's, below)
-    // is compiled once, not once per caller.
-    audit: Box<dyn FnOnce(&mut dyn Sink) -> io::Result<Report> + '_>,
-) -> i32 {
+pub(super) fn run(args: &OutputArgs, replay: bool, audit: Audit<'_>) -> i32 {
     let out = match output::open_or_say("herder-audit", dest(args)) {
         Ok(o) => o,
         Err(code) => return code,
