@@ -45,14 +45,16 @@ fn unmatched(a: &[LoadedFinding], b: &[LoadedFinding]) -> Vec<LoadedFinding> {
         .collect()
 }
 
+// The maps here are built by `insert`, not `collect`: collecting into a
+// `BTreeMap` compiles a sort of its own for each place that does it.
 fn counts(v: Option<&Value>) -> BTreeMap<String, u64> {
-    v.and_then(Value::as_object)
-        .map(|m| {
-            m.iter()
-                .filter_map(|(k, n)| Some((k.clone(), n.as_u64()?)))
-                .collect()
-        })
-        .unwrap_or_default()
+    let mut out = BTreeMap::new();
+    for (k, n) in v.and_then(Value::as_object).into_iter().flatten() {
+        if let Some(n) = n.as_u64() {
+            out.insert(k.clone(), n);
+        }
+    }
+    out
 }
 
 fn changes(old: BTreeMap<String, u64>, new: BTreeMap<String, u64>) -> BTreeMap<String, Change> {
@@ -205,16 +207,14 @@ pub fn write_text(d: &Diff, out: &mut dyn Write) -> io::Result<()> {
 }
 
 fn changes_json(m: &BTreeMap<String, Change>) -> Value {
-    Value::Object(
-        m.iter()
-            .map(|(k, (a, b))| {
-                (
-                    k.clone(),
-                    json!({"old": a, "new": b, "change": *b as i64 - *a as i64}),
-                )
-            })
-            .collect(),
-    )
+    let mut o = serde_json::Map::new();
+    for (k, (a, b)) in m {
+        o.insert(
+            k.clone(),
+            json!({"old": a, "new": b, "change": *b as i64 - *a as i64}),
+        );
+    }
+    Value::Object(o)
 }
 
 fn findings_json(v: &[LoadedFinding]) -> Vec<Value> {

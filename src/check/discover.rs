@@ -225,7 +225,7 @@ impl Discovery {
                         Err(e) => self.error(p, crate::input::describe(&e)),
                     }
                 }
-                v.sort();
+                v.sort_unstable();
                 Some(v)
             }
             Err(e) => {

@@ -113,7 +113,7 @@ pub fn compare(entries: &[&Entry], found: &[Found]) -> Comparison {
         .enumerate()
         .filter_map(|(j, o)| o.map(|i| (i, j)))
         .collect();
-    pairs.sort();
+    pairs.sort_unstable();
     let missing = (0..entries.len())
         .filter(|i| !pairs.iter().any(|p| p.0 == *i))
         .collect();

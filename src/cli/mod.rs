@@ -88,7 +88,7 @@ fn audit_command(args: &AuditArgs, replay: bool) -> i32 {
         args.paths.clone()
     };
     let (inputs, mut walk_errors) = input::expand(&paths);
-    walk_errors.sort();
+    walk_errors.sort_unstable();
     let mut opts = Options {
         keep_generations: replay,
         jobs: args.jobs,
@@ -105,12 +105,16 @@ fn audit_command(args: &AuditArgs, replay: bool) -> i32 {
         opts.witness = Some(p.witness);
         topic_errors = p.errors;
     }
-    report::run(&args.out, replay, |sink| {
-        let mut r = audit::audit_to(&inputs, &opts, sink)?;
-        for (input, message) in walk_errors {
-            r.errors.push(audit::InputError { input, message });
-        }
-        r.errors.extend(topic_errors);
-        Ok(r)
-    })
+    report::run(
+        &args.out,
+        replay,
+        Box::new(|sink: &mut dyn audit::Sink| {
+            let mut r = audit::audit_to(&inputs, &opts, sink)?;
+            for (input, message) in walk_errors {
+                r.errors.push(audit::InputError { input, message });
+            }
+            r.errors.extend(topic_errors);
+            Ok(r)
+        }),
+    )
 }

@@ -23,13 +23,14 @@ fn dest(args: &OutputArgs) -> Dest<'_> {
     }
 }
 
+/// The audit [`run`] prints: boxed, not `impl FnOnce`, so that `run` (and
+/// the baseline's `finish`, whose closure it names) is compiled once, not
+/// once per caller.
+pub(super) type Audit<'a> = Box<dyn FnOnce(&mut dyn Sink) -> io::Result<Report> + 'a>;
+
 /// Runs `audit` with the printer `args` ask for, prints what comes at the
 /// end, and returns the exit status.
-pub(super) fn run(
-    args: &OutputArgs,
-    replay: bool,
-    audit: impl FnOnce(&mut dyn Sink) -> io::Result<Report>,
-) -> i32 {
+pub(super) fn run(args: &OutputArgs, replay: bool, audit: Audit<'_>) -> i32 {
     let out = match output::open_or_say("herder-audit", dest(args)) {
         Ok(o) => o,
         Err(code) => return code,
@@ -216,11 +217,16 @@ fn write_baseline_text(k: &Known, out: &mut dyn Write) -> io::Result<()> {
 
 /// The `baseline` object of JSON output.
 fn known_json(k: &Known) -> Value {
+    // Built by `insert`: collecting compiles a sort for this place alone.
+    let mut by_kind = serde_json::Map::new();
+    for (kind, n) in &k.by_kind {
+        by_kind.insert(kind.as_str().to_string(), json!(n));
+    }
     json!({
         "file": k.baseline,
         "baseline_findings": k.baseline_findings,
         "known": k.known,
-        "known_by_kind": k.by_kind.iter().map(|(k, n)| (k.as_str().to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
+        "known_by_kind": by_kind,
         "no_longer_found": k.gone,
     })
 }

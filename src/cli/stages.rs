@@ -53,7 +53,7 @@ pub(super) fn plan(args: &PlanArgs) -> i32 {
     };
     inputs.sort_by(input::canonical_order);
     inputs.dedup();
-    errors.sort();
+    errors.sort_unstable();
     let mut fams = rotation::group(&inputs);
     let none = vec![None; inputs.len()];
     let streams: Vec<_> = fams
@@ -114,7 +114,7 @@ pub(super) fn map(args: &MapArgs) -> i32 {
     inputs.extend(found);
     inputs.sort_by(input::canonical_order);
     inputs.dedup();
-    walk_errors.sort();
+    walk_errors.sort_unstable();
     let opts = Options {
         jobs: args.jobs,
         timeline: args.timeline,
@@ -194,7 +194,9 @@ pub(super) fn reduce(args: &ReduceArgs) -> i32 {
         (p.witness, p.errors)
     };
     let topics: Option<mapred::Topics<'_>> = args.topics.given().then_some(&mut prepare as _);
-    report::run(&args.out, false, |sink| {
-        mapred::reduce_to(&files, topics, sink)
-    })
+    report::run(
+        &args.out,
+        false,
+        Box::new(|sink: &mut dyn audit::Sink| mapred::reduce_to(&files, topics, sink)),
+    )
 }

@@ -120,7 +120,7 @@ fn export(kind: u8, lines: &[&str], how: u8, out: &mut Vec<u8>) {
     let mut order: Vec<usize> = (0..lines.len()).collect();
     match how & 3 {
         1 => order.reverse(),
-        2 => order.sort_by_key(|&i| (i % 2, i)),
+        2 => order.sort_unstable_by_key(|&i| (i % 2, i)),
         _ => {}
     }
     for i in order {

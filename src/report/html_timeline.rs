@@ -291,7 +291,7 @@ fn lane_detail<'a>(tl: &'a Timeline, ax: &LaneAxis) -> LaneDetail<'a> {
     let p = |p: &Point| ax.point(p);
     let mut table = Resources::default();
     let mut order: Vec<usize> = (0..tl.instances.len()).collect();
-    order.sort_by_key(|&i| {
+    order.sort_unstable_by_key(|&i| {
         (
             ax.at(tl.instances[i].start.seq, tl.instances[i].start.ts),
             i,

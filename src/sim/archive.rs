@@ -260,7 +260,7 @@ fn write_cluster(place: &Place, p: &Params) -> io::Result<Truth> {
         (e.file, e.line) = locate(e.worker, e.line);
         e.cluster = cluster.clone();
     }
-    truth.expected.sort();
+    truth.expected.sort_unstable();
     if let Some(f) = &mut truth.fault
         && let (Some(w), Some(line)) = (f.worker_index, f.line)
     {
@@ -343,7 +343,7 @@ pub fn write_plan(a: &Archive, plan: &[Planned], out: &Path) -> io::Result<Archi
             stats: t.stats,
         });
     }
-    expected.sort();
+    expected.sort_unstable();
     Ok(ArchiveTruth {
         schema: truth::ARCHIVE_SCHEMA,
         archive: truth::ArchiveInfo {

@@ -250,7 +250,7 @@ pub(crate) fn run_cluster(
     stats.first_time = first;
     stats.last_time = cl.em.clock.text();
     let mut expected = std::mem::take(&mut cl.oracle.expected);
-    expected.sort();
+    expected.sort_unstable();
     let fault = p.fault.map(|kind| {
         cl.fault.info.clone().unwrap_or(truth::FaultInfo {
             kind,

@@ -72,10 +72,10 @@ impl Topics {
                 Body::Offset { .. } => {}
             }
         }
-        t.config.sort_by_key(by_place);
-        t.status.sort_by_key(by_place);
+        t.config.sort_unstable_by_key(by_place);
+        t.status.sort_unstable_by_key(by_place);
         t.status_by_time = t.status.clone();
-        t.status_by_time.sort_by_key(|i| {
+        t.status_by_time.sort_unstable_by_key(|i| {
             let r = &t.records[*i].raw;
             (r.timestamp.unwrap_or(i64::MIN), by_place(i))
         });
@@ -150,7 +150,7 @@ impl Topics {
             upstream,
         } = p;
         // the records in time order (the dumps' own orders do not compare)
-        evidence.sort_by_key(|e| (e.line.ts, e.line.source, e.line.line));
+        super::sort_evidence(&mut evidence);
         let mut f = Finding {
             kind,
             worker: worker.clone(),
@@ -196,7 +196,7 @@ pub fn by_cluster(records: Vec<Record>) -> Vec<Topics> {
             .filter(|r| r.role() == role)
             .map(|r| r.raw.at.topic.clone())
             .collect();
-        v.sort();
+        v.sort_unstable();
         v.dedup();
         v
     };
@@ -315,18 +315,24 @@ struct Proof<'a> {
     upstream: Option<&'static str>,
 }
 
+/// Each status record's place in time order (`status_by_time`), by its
+/// index. Built by `insert`, not `collect` (which compiles a sort of its
+/// own for each place that collects).
+fn time_rank(t: &Topics) -> BTreeMap<usize, usize> {
+    let mut pos = BTreeMap::new();
+    for (p, &i) in t.status_by_time.iter().enumerate() {
+        pos.insert(i, p);
+    }
+    pos
+}
+
 /// Every finding the records prove by themselves, in the order of the
 /// records that made them provable.
 pub fn check(t: &Topics) -> Vec<Finding> {
     let mut out: Vec<(usize, Finding)> = Vec::new();
     zombies(t, &t.timelines(), &mut out);
     stale_task_configs(t, &mut out);
-    let pos: BTreeMap<usize, usize> = t
-        .status_by_time
-        .iter()
-        .enumerate()
-        .map(|(p, &i)| (i, p))
-        .collect();
+    let pos = time_rank(t);
     out.sort_by_key(|(i, _)| (pos.get(i).copied().unwrap_or(usize::MAX), *i));
     out.into_iter().map(|(_, f)| f).collect()
 }
@@ -420,12 +426,7 @@ struct Zombies<'a> {
 
 impl<'a> Zombies<'a> {
     fn new(t: &'a Topics, tl: &'a Timelines) -> Zombies<'a> {
-        let pos = t
-            .status_by_time
-            .iter()
-            .enumerate()
-            .map(|(p, &i)| (i, p))
-            .collect();
+        let pos = time_rank(t);
         let gens: Vec<i32> = t
             .status_by_time
             .iter()

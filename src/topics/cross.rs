@@ -528,7 +528,7 @@ impl Cross {
                     format!("the config of {task} written again, unchanged"),
                 ));
             }
-            records.sort_by_key(|e| (e.line.ts, e.line.source, e.line.line));
+            super::sort_evidence(&mut records);
             let off = |i: usize| {
                 t.records[i]
                     .raw
@@ -631,7 +631,7 @@ impl Cross {
         // one entry per record, in time order, after the log lines
         let mut seen = BTreeSet::new();
         added.retain(|e| seen.insert((e.line.source, e.line.line)));
-        added.sort_by_key(|e| (e.line.ts, e.line.source, e.line.line));
+        super::sort_evidence(&mut added);
         self.backed += 1;
         if took {
             self.merged += 1;
@@ -667,7 +667,7 @@ impl Cross {
             let Some((mut records, why)) = super::stale::backing(t, task, n) else {
                 continue;
             };
-            records.sort_by_key(|e| (e.line.ts, e.line.source, e.line.line));
+            super::sort_evidence(&mut records);
             self.backed += 1;
             f.reason = format!("{}; {why}", f.reason.trim_end_matches('.'));
             f.evidence.extend(records);
@@ -698,7 +698,7 @@ impl Cross {
                 runs.push((ts, start, end, id));
             }
         }
-        runs.sort();
+        runs.sort_unstable();
         for &(_, start, _, id) in &runs {
             if let Some(s) = state_of(t, start) {
                 let what = s.state.as_str();

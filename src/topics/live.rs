@@ -108,15 +108,20 @@ fn jaas_field(jaas: &str, name: &str) -> Option<String> {
 }
 
 /// Reads a Java properties file's `key=value` (or `key: value`) lines.
+/// A key given twice keeps its last value.
 pub fn read_properties(text: &str) -> BTreeMap<String, String> {
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with('!'))
-        .filter_map(|l| {
-            let i = l.find(['=', ':'])?;
-            Some((l[..i].trim().to_string(), l[i + 1..].trim().to_string()))
-        })
-        .collect()
+    // `insert`, not `collect`: collecting into a `BTreeMap` compiles a
+    // sort of its own for this one place.
+    let mut out = BTreeMap::new();
+    for l in text.lines().map(str::trim) {
+        if l.is_empty() || l.starts_with('#') || l.starts_with('!') {
+            continue;
+        }
+        if let Some(i) = l.find(['=', ':']) {
+            out.insert(l[..i].trim().to_string(), l[i + 1..].trim().to_string());
+        }
+    }
+    out
 }
 
 /// A connection to a cluster and the position reached in each partition.

@@ -119,3 +119,10 @@ impl Shape {
 pub fn record_time(ms: Option<i64>) -> Option<Timestamp> {
     ms.filter(|&t| t >= 0).map(Timestamp)
 }
+
+/// Puts a finding's evidence from the topics in time order (then source,
+/// then line): one function, so the sort is compiled once, not once per
+/// place that sorts evidence.
+pub(crate) fn sort_evidence(v: &mut [crate::finding::Evidence]) {
+    v.sort_by_key(|e| (e.line.ts, e.line.source, e.line.line));
+}

@@ -13,7 +13,6 @@
 use crate::finding::{Finding, Kind};
 use crate::model::Resource;
 use crate::replay::FactKind;
-use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
@@ -34,61 +33,24 @@ pub struct Limits {
     pub connectors: usize,
 }
 
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct FindingLabels {
-    kind: String,
-    severity: String,
-    group: String,
-    connector: String,
+/// A series' labels, in the order they are written. One type for every
+/// family, so that `prometheus-client`'s generic code (a family's map, its
+/// encoding) is compiled once per metric type, not once per label set.
+type Labels = Vec<(&'static str, String)>;
+
+/// A one-label set.
+fn label(key: &'static str, value: &str) -> Labels {
+    vec![(key, value.to_string())]
 }
 
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct TopicLabels {
-    topic: String,
-}
-
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct CauseLabels {
-    connector: String,
-    cause: String,
-}
-
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct GroupLabels {
-    group: String,
-}
-
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct WorkerLabels {
-    group: String,
-    worker: String,
-}
-
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct RunningLabels {
-    group: String,
-    worker: String,
-    r#type: String,
-}
-
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct StreamLabels {
-    worker: String,
-}
-
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct ReasonLabels {
-    reason: String,
-}
-
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct EventLabels {
-    event: String,
-}
-
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct StateLabels {
-    state: String,
+/// `kind`, `severity`, `group`, `connector`: a finding's labels.
+fn finding_labels(kind: &str, severity: &str, group: &str, connector: String) -> Labels {
+    vec![
+        ("kind", kind.to_string()),
+        ("severity", severity.to_string()),
+        ("group", group.to_string()),
+        ("connector", connector),
+    ]
 }
 
 type FloatGauge = Gauge<f64, AtomicU64>;
@@ -117,27 +79,27 @@ struct StreamModel {
 pub struct Metrics {
     registry: Registry,
     limits: Limits,
-    findings: Family<FindingLabels, Counter>,
-    rebalances: Family<GroupLabels, Counter>,
-    generation: Family<GroupLabels, Gauge>,
-    workers: Family<GroupLabels, Gauge>,
-    last_line: Family<WorkerLabels, FloatGauge>,
-    silent: Family<WorkerLabels, FloatGauge>,
-    running: Family<RunningLabels, Gauge>,
-    lines: Family<StreamLabels, Counter>,
-    bytes: Family<StreamLabels, Counter>,
-    unordered: Family<StreamLabels, Counter>,
-    input_errors: Family<ReasonLabels, Counter>,
-    follow_events: Family<EventLabels, Counter>,
-    streams: Family<StateLabels, Gauge>,
+    findings: Family<Labels, Counter>,
+    rebalances: Family<Labels, Counter>,
+    generation: Family<Labels, Gauge>,
+    workers: Family<Labels, Gauge>,
+    last_line: Family<Labels, FloatGauge>,
+    silent: Family<Labels, FloatGauge>,
+    running: Family<Labels, Gauge>,
+    lines: Family<Labels, Counter>,
+    bytes: Family<Labels, Counter>,
+    unordered: Family<Labels, Counter>,
+    input_errors: Family<Labels, Counter>,
+    follow_events: Family<Labels, Counter>,
+    streams: Family<Labels, Gauge>,
     suppressed: Counter,
-    state_writes: Family<ReasonLabels, Counter>,
+    state_writes: Family<Labels, Counter>,
     ready: Gauge,
-    last_finding: Family<FindingLabels, FloatGauge>,
-    interruptions: Family<CauseLabels, Counter>,
-    downtime: Family<CauseLabels, Counter<f64, AtomicU64>>,
-    topic_records: Family<TopicLabels, Counter>,
-    topics_up: Family<TopicLabels, Gauge>,
+    last_finding: Family<Labels, FloatGauge>,
+    interruptions: Family<Labels, Counter>,
+    downtime: Family<Labels, Counter<f64, AtomicU64>>,
+    topic_records: Family<Labels, Counter>,
+    topics_up: Family<Labels, Gauge>,
     /// Connector label values handed out.
     connectors: HashSet<String>,
     groups: HashMap<Arc<str>, i32>,
@@ -388,12 +350,12 @@ impl Metrics {
 
     /// A finding was emitted.
     pub fn finding(&mut self, f: &Finding) {
-        let labels = FindingLabels {
-            kind: f.kind.as_str().to_string(),
-            severity: f.kind.severity().as_str().to_string(),
-            group: f.group.as_deref().unwrap_or("").to_string(),
-            connector: self.connector_label(f.resource.as_ref()),
-        };
+        let labels = finding_labels(
+            f.kind.as_str(),
+            f.kind.severity().as_str(),
+            f.group.as_deref().unwrap_or(""),
+            self.connector_label(f.resource.as_ref()),
+        );
         self.findings.get_or_create(&labels).inc();
         self.last_finding.get_or_create(&labels).set(unix_now());
     }
@@ -401,10 +363,10 @@ impl Metrics {
     /// An interruption of `resource` ended (counted once): its cause
     /// and its length, when both ends had time stamps.
     pub fn interruption(&mut self, resource: &Resource, cause: &str, ms: Option<i64>) {
-        let labels = CauseLabels {
-            connector: self.connector_label(Some(resource)),
-            cause: cause.to_string(),
-        };
+        let labels: Labels = vec![
+            ("connector", self.connector_label(Some(resource))),
+            ("cause", cause.to_string()),
+        ];
         self.interruptions.get_or_create(&labels).inc();
         let secs = ms.unwrap_or(0).max(0) as f64 / 1000.0;
         // Created with the count, so both series appear together.
@@ -414,18 +376,14 @@ impl Metrics {
     /// Records read live from `topic` in one poll.
     pub fn topic_records(&mut self, topic: &str, n: u64) {
         self.topic_records
-            .get_or_create(&TopicLabels {
-                topic: topic.to_string(),
-            })
+            .get_or_create(&label("topic", topic))
             .inc_by(n);
     }
 
     /// Whether the internal topic could be read at the last try.
     pub fn topics_up(&mut self, topic: &str, up: bool) {
         self.topics_up
-            .get_or_create(&TopicLabels {
-                topic: topic.to_string(),
-            })
+            .get_or_create(&label("topic", topic))
             .set(i64::from(up));
     }
 
@@ -478,9 +436,7 @@ impl Metrics {
     /// An assignment line of `generation` in `group`: a new generation (or
     /// a lower one: the group started over) is a rebalance.
     fn generation_seen(&mut self, group: &Arc<str>, generation: i32) {
-        let labels = GroupLabels {
-            group: group.to_string(),
-        };
+        let labels = label("group", group);
         match self.groups.get_mut(group) {
             Some(g) if *g == generation => return,
             // A worker's lagging view of the generation before.
@@ -498,9 +454,7 @@ impl Metrics {
 
     /// What a stream has read by now.
     pub fn stream(&mut self, name: &str, bytes: u64, lines: u64, idle: bool, now: Instant) {
-        let labels = StreamLabels {
-            worker: name.to_string(),
-        };
+        let labels = label("worker", name);
         let s = self
             .stream_models
             .entry(name.to_string())
@@ -531,27 +485,21 @@ impl Metrics {
     /// Lines of unknown order in a stream.
     pub fn unordered(&mut self, stream: &str, n: usize) {
         self.unordered
-            .get_or_create(&StreamLabels {
-                worker: stream.to_string(),
-            })
+            .get_or_create(&label("worker", stream))
             .inc_by(n as u64);
     }
 
     /// An input problem (`read`, `too-long-line`, `internal`).
     pub fn input_error(&mut self, reason: &str, n: u64) {
         self.input_errors
-            .get_or_create(&ReasonLabels {
-                reason: reason.to_string(),
-            })
+            .get_or_create(&label("reason", reason))
             .inc_by(n);
     }
 
     /// What happened to a followed file.
     pub fn follow_event(&mut self, event: &str) {
         self.follow_events
-            .get_or_create(&EventLabels {
-                event: event.to_string(),
-            })
+            .get_or_create(&label("event", event))
             .inc();
     }
 
@@ -559,18 +507,14 @@ impl Metrics {
     pub fn state_write(&mut self, ok: bool) {
         let reason = if ok { "ok" } else { "failed" };
         self.state_writes
-            .get_or_create(&ReasonLabels {
-                reason: reason.to_string(),
-            })
+            .get_or_create(&label("reason", reason))
             .inc();
     }
 
     /// A stream ended: its series and its workers go.
     pub fn stream_ended(&mut self, name: &str) {
         self.stream_models.remove(name);
-        let labels = StreamLabels {
-            worker: name.to_string(),
-        };
+        let labels = label("worker", name);
         self.lines.remove(&labels);
         self.bytes.remove(&labels);
         self.unordered.remove(&labels);
@@ -627,10 +571,7 @@ impl Metrics {
         for name in names {
             let group = self.group_of_stream(&name);
             let s = &self.stream_models[&name];
-            let labels = WorkerLabels {
-                group: group.clone(),
-                worker: name.clone(),
-            };
+            let labels: Labels = vec![("group", group.clone()), ("worker", name.clone())];
             self.last_line.get_or_create(&labels).set(s.last_unix);
             self.silent
                 .get_or_create(&labels)
@@ -651,23 +592,19 @@ impl Metrics {
                 .count();
             for (ty, n) in [("connector", m.running.len() - tasks), ("task", tasks)] {
                 self.running
-                    .get_or_create(&RunningLabels {
-                        group: group.clone(),
-                        worker: w.to_string(),
-                        r#type: ty.to_string(),
-                    })
+                    .get_or_create(&vec![
+                        ("group", group.clone()),
+                        ("worker", w.to_string()),
+                        ("type", ty.to_string()),
+                    ])
                     .set(n as i64);
             }
         }
         for (group, n) in per_group {
-            self.workers.get_or_create(&GroupLabels { group }).set(n);
+            self.workers.get_or_create(&vec![("group", group)]).set(n);
         }
         for (state, n) in [("reading", reading), ("idle", idle)] {
-            self.streams
-                .get_or_create(&StateLabels {
-                    state: state.to_string(),
-                })
-                .set(n);
+            self.streams.get_or_create(&label("state", state)).set(n);
         }
         self.ready.set(i64::from(self.caught_up()));
         let mut out = String::new();
@@ -692,23 +629,13 @@ impl Metrics {
     /// documentation may name.
     pub fn series_names() -> BTreeSet<String> {
         let mut m = Metrics::new(Limits { connectors: 1 });
-        let any = || "x".to_string();
-        let _ = m.findings.get_or_create(&FindingLabels {
-            kind: any(),
-            severity: any(),
-            group: any(),
-            connector: any(),
-        });
-        let _ = m.last_finding.get_or_create(&FindingLabels {
-            kind: any(),
-            severity: any(),
-            group: any(),
-            connector: any(),
-        });
-        let g = GroupLabels { group: any() };
+        let f = finding_labels("x", "x", "x", "x".to_string());
+        let _ = m.findings.get_or_create(&f);
+        let _ = m.last_finding.get_or_create(&f);
+        let g = label("group", "x");
         let _ = m.rebalances.get_or_create(&g);
         let _ = m.generation.get_or_create(&g);
-        let s = StreamLabels { worker: any() };
+        let s = label("worker", "x");
         let _ = m.lines.get_or_create(&s);
         let _ = m.bytes.get_or_create(&s);
         let _ = m.unordered.get_or_create(&s);

@@ -17,110 +17,102 @@ pub(in crate::sim) struct Identity<'a> {
     pub delay_ms: i64,
 }
 
+/// The `DistributedConfig values:` dump's keys that every version logs with
+/// the same value (a table, not code: this is cold and was one large
+/// function of `String` pairs).
+const DUMP_KEYS: &[(&str, &str)] = &[
+    ("access.control.allow.methods", ""),
+    ("access.control.allow.origin", ""),
+    (
+        "bootstrap.servers",
+        "[broker-1:9092, broker-2:9092, broker-3:9092]",
+    ),
+    ("client.dns.lookup", "use_all_dns_ips"),
+    ("client.id", ""),
+    ("config.providers", "[]"),
+    ("config.storage.replication.factor", "3"),
+    ("config.storage.topic", "connect-configs"),
+    ("connections.max.idle.ms", "540000"),
+    (
+        "header.converter",
+        "class org.apache.kafka.connect.storage.SimpleHeaderConverter",
+    ),
+    ("heartbeat.interval.ms", "3000"),
+    (
+        "key.converter",
+        "class org.apache.kafka.connect.json.JsonConverter",
+    ),
+    ("listeners", "[http://0.0.0.0:8083]"),
+    ("metadata.max.age.ms", "300000"),
+    ("metric.reporters", "[]"),
+    ("metrics.num.samples", "2"),
+    ("metrics.recording.level", "INFO"),
+    ("metrics.sample.window.ms", "30000"),
+    ("offset.flush.interval.ms", "60000"),
+    ("offset.flush.timeout.ms", "5000"),
+    ("offset.storage.partitions", "25"),
+    ("offset.storage.replication.factor", "3"),
+    ("offset.storage.topic", "connect-offsets"),
+    (
+        "plugin.path",
+        "[/usr/share/java, /usr/share/confluent-hub-components]",
+    ),
+    ("rebalance.timeout.ms", "60000"),
+    ("receive.buffer.bytes", "32768"),
+    ("reconnect.backoff.max.ms", "1000"),
+    ("reconnect.backoff.ms", "50"),
+    ("request.timeout.ms", "40000"),
+    ("rest.advertised.listener", "null"),
+    ("rest.advertised.port", "8083"),
+    ("rest.extension.classes", "[]"),
+    ("rest.host.name", "null"),
+    ("rest.port", "8083"),
+    ("retry.backoff.ms", "100"),
+    ("sasl.jaas.config", "null"),
+    ("sasl.mechanism", "GSSAPI"),
+    ("security.protocol", "PLAINTEXT"),
+    ("send.buffer.bytes", "131072"),
+    ("session.timeout.ms", "10000"),
+    ("ssl.client.auth", "none"),
+    ("ssl.enabled.protocols", "[TLSv1.2]"),
+    ("ssl.keystore.type", "JKS"),
+    ("ssl.protocol", "TLSv1.2"),
+    ("ssl.truststore.type", "JKS"),
+    ("status.storage.partitions", "5"),
+    ("status.storage.replication.factor", "3"),
+    ("status.storage.topic", "connect-status"),
+    ("task.shutdown.graceful.timeout.ms", "5000"),
+    (
+        "value.converter",
+        "class io.confluent.connect.avro.AvroConverter",
+    ),
+    ("worker.sync.timeout.ms", "3000"),
+    ("worker.unsync.backoff.ms", "300000"),
+];
+
 fn dump_keys(v: Version, id: &Identity) -> Vec<String> {
-    let host = id.host.to_string();
-    let mut keys: Vec<(String, String)> = vec![
-        ("access.control.allow.methods".into(), String::new()),
-        ("access.control.allow.origin".into(), String::new()),
-        (
-            "bootstrap.servers".into(),
-            "[broker-1:9092, broker-2:9092, broker-3:9092]".into(),
-        ),
-        ("client.dns.lookup".into(), "use_all_dns_ips".into()),
-        ("client.id".into(), String::new()),
-        ("config.providers".into(), "[]".into()),
-        ("config.storage.replication.factor".into(), "3".into()),
-        ("config.storage.topic".into(), "connect-configs".into()),
-        ("connections.max.idle.ms".into(), "540000".into()),
-        ("group.id".into(), id.group.to_string()),
-        (
-            "header.converter".into(),
-            "class org.apache.kafka.connect.storage.SimpleHeaderConverter".into(),
-        ),
-        ("heartbeat.interval.ms".into(), "3000".into()),
-        (
-            "key.converter".into(),
-            "class org.apache.kafka.connect.json.JsonConverter".into(),
-        ),
-        ("listeners".into(), "[http://0.0.0.0:8083]".into()),
-        ("metadata.max.age.ms".into(), "300000".into()),
-        ("metric.reporters".into(), "[]".into()),
-        ("metrics.num.samples".into(), "2".into()),
-        ("metrics.recording.level".into(), "INFO".into()),
-        ("metrics.sample.window.ms".into(), "30000".into()),
-        ("offset.flush.interval.ms".into(), "60000".into()),
-        ("offset.flush.timeout.ms".into(), "5000".into()),
-        ("offset.storage.partitions".into(), "25".into()),
-        ("offset.storage.replication.factor".into(), "3".into()),
-        ("offset.storage.topic".into(), "connect-offsets".into()),
-        (
-            "plugin.path".into(),
-            "[/usr/share/java, /usr/share/confluent-hub-components]".into(),
-        ),
-        ("rebalance.timeout.ms".into(), "60000".into()),
-        ("receive.buffer.bytes".into(), "32768".into()),
-        ("reconnect.backoff.max.ms".into(), "1000".into()),
-        ("reconnect.backoff.ms".into(), "50".into()),
-        ("request.timeout.ms".into(), "40000".into()),
-        ("rest.advertised.host.name".into(), host),
-        ("rest.advertised.listener".into(), "null".into()),
-        ("rest.advertised.port".into(), "8083".into()),
-        ("rest.extension.classes".into(), "[]".into()),
-        ("rest.host.name".into(), "null".into()),
-        ("rest.port".into(), "8083".into()),
-        ("retry.backoff.ms".into(), "100".into()),
-        ("sasl.jaas.config".into(), "null".into()),
-        ("sasl.mechanism".into(), "GSSAPI".into()),
-        ("security.protocol".into(), "PLAINTEXT".into()),
-        ("send.buffer.bytes".into(), "131072".into()),
-        ("session.timeout.ms".into(), "10000".into()),
-        ("ssl.client.auth".into(), "none".into()),
-        ("ssl.enabled.protocols".into(), "[TLSv1.2]".into()),
-        ("ssl.keystore.type".into(), "JKS".into()),
-        ("ssl.protocol".into(), "TLSv1.2".into()),
-        ("ssl.truststore.type".into(), "JKS".into()),
-        ("status.storage.partitions".into(), "5".into()),
-        ("status.storage.replication.factor".into(), "3".into()),
-        ("status.storage.topic".into(), "connect-status".into()),
-        ("task.shutdown.graceful.timeout.ms".into(), "5000".into()),
-        (
-            "value.converter".into(),
-            "class io.confluent.connect.avro.AvroConverter".into(),
-        ),
-        ("worker.sync.timeout.ms".into(), "3000".into()),
-        ("worker.unsync.backoff.ms".into(), "300000".into()),
-    ];
+    let delay = id.delay_ms.to_string();
+    let mut keys: Vec<(&str, &str)> = DUMP_KEYS.to_vec();
+    keys.push(("group.id", id.group));
+    keys.push(("rest.advertised.host.name", id.host));
     if v >= Version::V2_3 {
-        keys.push((
-            "connect.protocol".into(),
-            id.proto.config_name().to_string(),
-        ));
-        keys.push((
-            "scheduled.rebalance.max.delay.ms".into(),
-            id.delay_ms.to_string(),
-        ));
+        keys.push(("connect.protocol", id.proto.config_name()));
+        keys.push(("scheduled.rebalance.max.delay.ms", delay.as_str()));
     }
     if v >= Version::V2_4 {
-        keys.push((
-            "inter.worker.key.generation.algorithm".into(),
-            "HmacSHA256".into(),
-        ));
-        keys.push(("inter.worker.key.size".into(), "null".into()));
-        keys.push(("inter.worker.key.ttl.ms".into(), "3600000".into()));
-        keys.push((
-            "inter.worker.signature.algorithm".into(),
-            "HmacSHA256".into(),
-        ));
-        keys.push((
-            "inter.worker.verification.algorithms".into(),
-            "[HmacSHA256]".into(),
-        ));
+        keys.extend([
+            ("inter.worker.key.generation.algorithm", "HmacSHA256"),
+            ("inter.worker.key.size", "null"),
+            ("inter.worker.key.ttl.ms", "3600000"),
+            ("inter.worker.signature.algorithm", "HmacSHA256"),
+            ("inter.worker.verification.algorithms", "[HmacSHA256]"),
+        ]);
     }
     if v >= Version::V2_8 {
-        keys.push(("topic.creation.enable".into(), "true".into()));
-        keys.push(("socket.connection.setup.timeout.ms".into(), "10000".into()));
+        keys.push(("topic.creation.enable", "true"));
+        keys.push(("socket.connection.setup.timeout.ms", "10000"));
     }
-    keys.sort();
+    keys.sort_unstable();
     keys.into_iter()
         .map(|(k, val)| format!("\t{k} = {val}"))
         .collect()

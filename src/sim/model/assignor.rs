@@ -55,7 +55,12 @@ impl Cluster {
         let mut ms = members.to_vec();
         ms.sort_by(|a, b| self.workers[*a].member_id.cmp(&self.workers[*b].member_id));
         let base = self.base_assign(leader);
-        let mut out: BTreeMap<usize, Assign> = ms.iter().map(|&m| (m, base.clone())).collect();
+        // Maps here are built by `insert`, not `collect`: collecting into
+        // a `BTreeMap` compiles a sort of its own for each place that does it.
+        let mut out: BTreeMap<usize, Assign> = BTreeMap::new();
+        for &m in &ms {
+            out.insert(m, base.clone());
+        }
         let (cs, ts) = self.configured();
         let mut k = 0usize;
         for c in cs {
@@ -89,10 +94,10 @@ impl Cluster {
             .map(|&c| Res::Conn(c))
             .chain(ts.iter().map(|&(c, i)| Res::Task(c, i)))
             .collect();
-        let owned: Sets = members
-            .iter()
-            .map(|&m| (m, self.workers[m].assigned.clone()))
-            .collect();
+        let mut owned: Sets = Sets::new();
+        for &m in members {
+            owned.insert(m, self.workers[m].assigned.clone());
+        }
         let mut split = Split::of(members, &owned, &configured);
         let all_owned: BTreeSet<Res> = owned.values().flatten().copied().collect();
         let all_kept: BTreeSet<Res> = split.kept.values().flatten().copied().collect();
@@ -299,7 +304,10 @@ struct Split {
 impl Split {
     /// Deleted work, and work two members report, is revoked (from both).
     fn of(members: &[usize], owned: &Sets, configured: &BTreeSet<Res>) -> Split {
-        let mut revoke: Sets = members.iter().map(|&m| (m, BTreeSet::new())).collect();
+        let mut revoke: Sets = Sets::new();
+        for &m in members {
+            revoke.insert(m, BTreeSet::new());
+        }
         let mut count: BTreeMap<Res, usize> = BTreeMap::new();
         for set in owned.values() {
             for r in set {
@@ -313,10 +321,10 @@ impl Split {
                 }
             }
         }
-        let kept = owned
-            .iter()
-            .map(|(&m, set)| (m, set.difference(&revoke[&m]).copied().collect()))
-            .collect();
+        let mut kept = Sets::new();
+        for (&m, set) in owned {
+            kept.insert(m, set.difference(&revoke[&m]).copied().collect());
+        }
         Split { kept, revoke }
     }
 
@@ -347,10 +355,10 @@ fn share_excess(
     let n = members.len();
     let floor = total / n;
     let ceil = floor + usize::from(total % n != 0);
-    let loads: BTreeMap<usize, usize> = members
-        .iter()
-        .map(|&m| (m, kept[&m].iter().filter(|r| r.is_task() == tasks).count()))
-        .collect();
+    let mut loads: BTreeMap<usize, usize> = BTreeMap::new();
+    for &m in members {
+        loads.insert(m, kept[&m].iter().filter(|r| r.is_task() == tasks).count());
+    }
     // Project the unassigned work onto the least loaded.
     let mut proj = loads.clone();
     for _ in unassigned.iter().filter(|r| r.is_task() == tasks) {
