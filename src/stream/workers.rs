@@ -146,16 +146,6 @@ impl Outgoing {
         });
     }
 
-    /// Room for `n` more items; a round's first item brings the room the
-    /// last round took.
-    fn room_for(&mut self, n: usize) {
-        if self.items.capacity() == 0 {
-            self.items.reserve(self.room.max(n));
-        } else {
-            self.items.reserve(n);
-        }
-    }
-
     /// Hands on the facts a replay made, keyed: at the stream's log time
     /// `stream_ts`, or, while the replay holds facts back, at the time it
     /// began to (a start is ordered among the other workers' facts by when
@@ -182,7 +172,9 @@ impl Outgoing {
         if facts.as_slice().is_empty() {
             return;
         }
-        self.room_for(facts.len());
+        // A round's first items bring the room the last round took.
+        let room = if self.items.capacity() == 0 { self.room } else { 0 };
+        self.items.reserve(facts.len().max(room));
         let ts = holds
             .floor()
             .map_or(made_at, |f| f.min(made_at))

@@ -19,7 +19,6 @@ use super::sink::{Collect, Sink, SourceTable};
 use super::{InputReport, Options, Report};
 use crate::input::Input;
 use crate::model::{Key, SourceId, Timestamp};
-use crate::stream::Item;
 use crate::stream::{Advance, StreamEnd, StreamReader, Until};
 use live::{LIVE_ROUND_MAX_BYTES, LIVE_ROUND_MIN_BYTES, RESCAN};
 use progress::Progress;
@@ -40,7 +39,7 @@ const ROUND_MAX_BYTES: u64 = 64 << 20;
 /// every rebalance is a fact per worker, and a group of 200 workers
 /// joining one by one makes tens of thousands of facts in minutes of log
 /// time and few bytes (docs/performance.md, "Round 8").
-const ROUND_MAX_ITEMS: usize = 16 << 10;
+const ROUND_MAX_ITEMS: usize = 8 << 10;
 
 /// What one round read and made.
 #[derive(Debug, Default, Clone, Copy)]
@@ -312,7 +311,6 @@ impl<'a> Run<'a> {
                 &mut reducer,
                 &mut merger,
             );
-            eprintln!("DEBUGROUND bytes={} items={} span={}", read.bytes, read.items, span);
             if let Some(feed) = self.opts.live.as_ref().and_then(|l| l.records.as_ref()) {
                 self.live_topics.take(feed, &mut merger, &mut reducer);
             }
