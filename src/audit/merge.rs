@@ -117,7 +117,7 @@ impl Iterator for Batch {
     fn next(&mut self) -> Option<Item> {
         while self.left == 0 {
             if let Some(done) = self.runs.get_mut(self.run)
-                && done.len() == 0
+                && done.as_slice().is_empty()
             {
                 // Read to its end: its vector goes now.
                 *done = Vec::new().into_iter();
@@ -490,7 +490,10 @@ mod tests {
                 waiting.sort_unstable();
                 let cut = waiting.partition_point(|k| *k < wm);
                 expected.extend(waiting.drain(..cut));
-                released.extend(merger.release(wm).into_iter().map(|i| i.key));
+                let batch = merger.release(wm);
+                assert_eq!(batch.len(), cut);
+                assert_eq!(batch.is_empty(), cut == 0);
+                released.extend(batch.map(|i| i.key));
                 assert_eq!(merger.is_empty(), waiting.is_empty());
             }
             waiting.sort_unstable();
