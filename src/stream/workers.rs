@@ -173,7 +173,11 @@ impl Outgoing {
             return;
         }
         // A round's first items bring the room the last round took.
-        let room = if self.items.capacity() == 0 { self.room } else { 0 };
+        let room = if self.items.capacity() == 0 {
+            self.room
+        } else {
+            0
+        };
         self.items.reserve(facts.len().max(room));
         let ts = holds
             .floor()

@@ -349,7 +349,8 @@ impl<'a> Run<'a> {
                     // Only live streams with nothing to read: feed what is
                     // final, then wait for more.
                     if let Some(live) = &self.opts.live {
-                        let (items, wm) = std::mem::replace(&mut batch, (Batch::default(), Key::MIN));
+                        let (items, wm) =
+                            std::mem::replace(&mut batch, (Batch::default(), Key::MIN));
                         for item in items {
                             reducer.push(item, &self.names, sink)?;
                         }
