@@ -498,7 +498,7 @@ mod tests {
             }
             waiting.sort_unstable();
             expected.append(&mut waiting);
-            released.extend(merger.release(Key::MAX).into_iter().map(|i| i.key));
+            released.extend(merger.release(Key::MAX).map(|i| i.key));
             assert_eq!(released, expected);
             assert!(merger.is_empty());
         }
