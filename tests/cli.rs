@@ -120,6 +120,30 @@ fn a_truncated_gzip_is_audited_up_to_the_cut() {
 }
 
 #[test]
+fn concatenated_gzip_members_are_one_log() {
+    // `logrotate` and `cat` make one file of several gzip members: it is
+    // audited as the text of all of them, as the plain log is.
+    let d = scratch("gzip-members");
+    let text = std::fs::read(FAULTY).unwrap();
+    let cut = text.len() / 3;
+    let cut = cut + text[cut..].iter().position(|&b| b == b'\n').unwrap() + 1;
+    let members = [gzip(&text[..cut]), gzip(b""), gzip(&text[cut..])].concat();
+    // The same file name (a worker is named after its file when its log
+    // does not say), in two directories.
+    let (plain, joined) = (d.join("plain/connect.log"), d.join("joined/connect.log"));
+    std::fs::create_dir_all(d.join("plain")).unwrap();
+    std::fs::create_dir_all(d.join("joined")).unwrap();
+    std::fs::write(&plain, &text).unwrap();
+    std::fs::write(&joined, &members).unwrap();
+    let (code, expected, err) = run(bin_no_color().arg(&plain).args(["--format", "jsonl"]));
+    assert_eq!(code, 1, "{err}");
+    let (code, out, err) = run(bin_no_color().arg(&joined).args(["--format", "jsonl"]));
+    assert_eq!(code, 1, "{err}");
+    let named = |s: &str, p: &PathBuf| s.replace(&p.display().to_string(), "LOG");
+    assert_eq!(named(&out, &joined), named(&expected, &plain));
+}
+
+#[test]
 fn empty_and_binary_files_are_harmless() {
     let d = scratch("odd");
     std::fs::write(d.join("empty.log"), b"").unwrap();

@@ -145,8 +145,10 @@ impl StdinPump {
                     Ok(n) => {
                         head.truncate(n);
                         if head.starts_with(&super::GZIP_MAGIC) {
-                            let gz =
-                                flate2::read::MultiGzDecoder::new(io::Cursor::new(head).chain(r));
+                            let gz = super::gzip::MultiGz::new(io::BufReader::with_capacity(
+                                PUMP_CHUNK,
+                                io::Cursor::new(head).chain(r),
+                            ));
                             pump(gz, &tx, &*wake, true);
                         } else if head.is_empty() || tx.send(Ok(head)).is_ok() {
                             wake.notify();

@@ -1,5 +1,6 @@
 //! Inputs: files, directories, stdin; gzip detected by its magic bytes.
 
+pub mod gzip;
 pub mod head;
 pub mod live;
 pub mod rotation;
@@ -95,7 +96,7 @@ pub fn decoded<R: Read + Send + 'static>(inner: R) -> io::Result<(Box<dyn Read +
         buf.len() >= 2 && buf[..2] == GZIP_MAGIC
     };
     if head {
-        Ok((Box::new(flate2::bufread::MultiGzDecoder::new(r)), true))
+        Ok((Box::new(gzip::MultiGz::new(r)), true))
     } else {
         Ok((Box::new(r), false))
     }
@@ -105,7 +106,7 @@ pub fn decoded<R: Read + Send + 'static>(inner: R) -> io::Result<(Box<dyn Read +
 /// that can be released between reads, or live input.
 pub enum Reader {
     Plain(segment::Segment),
-    Gzip(Box<flate2::bufread::MultiGzDecoder<segment::Segment>>),
+    Gzip(Box<gzip::MultiGz<segment::Segment>>),
     Live(Box<dyn Read + Send>),
 }
 
@@ -170,7 +171,7 @@ pub fn open_segment(input: &Input, count: Arc<AtomicU64>) -> io::Result<(Reader,
     };
     if src.is_gzip()? {
         src.set_compressed();
-        let dec = flate2::bufread::MultiGzDecoder::new(src);
+        let dec = gzip::MultiGz::new(src);
         Ok((Reader::Gzip(Box::new(dec)), true))
     } else {
         src.set_direct();

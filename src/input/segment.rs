@@ -522,7 +522,7 @@ mod tests {
         let p = temp("gz", &gz);
         let mut s = Segment::file(p, Arc::new(AtomicU64::new(0))).unwrap();
         assert!(s.is_gzip().unwrap());
-        let mut dec = flate2::bufread::MultiGzDecoder::new(s);
+        let mut dec = crate::input::gzip::MultiGz::new(s);
         let mut out = Vec::new();
         let mut buf = vec![0; 3000];
         loop {
