@@ -51,47 +51,93 @@ impl Merger {
     }
 
     /// Takes, in key order, the items keyed below `watermark`: the order
-    /// found on the runs' keys alone (a heap of the runs' next keys), then
-    /// each item moved once, a stretch of one run at a time.
-    pub fn release(&mut self, watermark: Key) -> Vec<Item> {
-        let cuts: Vec<usize> = self
-            .runs
-            .iter()
-            .map(|r| r.partition_point(|i| i.key < watermark))
-            .collect();
-        let total: usize = cuts.iter().sum();
-        let mut out = Vec::with_capacity(total);
-        let heads: Vec<(usize, usize)> = cuts
-            .iter()
-            .enumerate()
-            .filter(|(_, cut)| **cut > 0)
-            .map(|(r, cut)| (r, *cut))
-            .collect();
-        match heads.len() {
-            0 => {}
-            1 => out.extend(self.runs[heads[0].0].drain(..heads[0].1)),
-            _ => {
-                let order = {
-                    let runs: Vec<&[Item]> =
-                        heads.iter().map(|&(r, cut)| &self.runs[r][..cut]).collect();
-                    merge_order(&runs)
-                };
-                let mut drains: Vec<_> = self
-                    .runs
-                    .iter_mut()
-                    .zip(&cuts)
-                    .filter(|(_, cut)| **cut > 0)
-                    .map(|(r, cut)| r.drain(..*cut))
-                    .collect();
-                for (k, n) in order {
-                    out.extend(drains[k].by_ref().take(n));
-                }
+    /// found on the runs' keys alone (a heap of the runs' next keys); the
+    /// items stay in the runs' own vectors and are moved out one at a time
+    /// as the batch is read, so a round's items are never held twice (a
+    /// merged copy beside the runs doubled the peak of a round of many
+    /// items). What stays (keyed from the watermark on) is split off.
+    pub fn release(&mut self, watermark: Key) -> Batch {
+        let mut runs: Vec<Vec<Item>> = Vec::new();
+        for run in &mut self.runs {
+            let cut = run.partition_point(|i| i.key < watermark);
+            if cut == 0 {
+                continue;
             }
+            runs.push(if cut == run.len() {
+                std::mem::take(run)
+            } else {
+                let rest = run.split_off(cut);
+                std::mem::replace(run, rest)
+            });
         }
         self.runs.retain(|r| !r.is_empty());
-        out
+        let len = runs.iter().map(Vec::len).sum();
+        let order = match runs.len() {
+            0 => Vec::new(),
+            1 => vec![(0, len)],
+            _ => merge_order(&runs.iter().map(Vec::as_slice).collect::<Vec<_>>()),
+        };
+        Batch {
+            runs: runs.into_iter().map(Vec::into_iter).collect(),
+            order,
+            at: 0,
+            run: 0,
+            left: 0,
+            len,
+        }
     }
 }
+
+/// Items released by [`Merger::release`], in key order: each taken out of
+/// the run it was handed on in; a run's vector is freed once it has been
+/// read (while the next round is being read, with `-j 2` or more).
+#[derive(Debug, Default)]
+pub struct Batch {
+    runs: Vec<std::vec::IntoIter<Item>>,
+    /// Stretches of (run, how many of its next items), in key order.
+    order: Vec<(usize, usize)>,
+    /// The next stretch.
+    at: usize,
+    /// The run of the stretch under way and its items left.
+    run: usize,
+    left: usize,
+    /// Items left in all.
+    len: usize,
+}
+
+impl Batch {
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl Iterator for Batch {
+    type Item = Item;
+
+    fn next(&mut self) -> Option<Item> {
+        while self.left == 0 {
+            if let Some(done) = self.runs.get_mut(self.run)
+                && done.as_slice().is_empty()
+            {
+                // Read to its end: its vector goes now.
+                *done = Vec::new().into_iter();
+            }
+            let &(run, n) = self.order.get(self.at)?;
+            self.at += 1;
+            self.run = run;
+            self.left = n;
+        }
+        self.left -= 1;
+        self.len -= 1;
+        self.runs[self.run].next()
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.len, Some(self.len))
+    }
+}
+
+impl ExactSizeIterator for Batch {}
 
 /// The order in which sorted runs merge in key order (a key met in two
 /// runs comes from the earlier run first): stretches of (run, how many of
@@ -444,12 +490,15 @@ mod tests {
                 waiting.sort_unstable();
                 let cut = waiting.partition_point(|k| *k < wm);
                 expected.extend(waiting.drain(..cut));
-                released.extend(merger.release(wm).into_iter().map(|i| i.key));
+                let batch = merger.release(wm);
+                assert_eq!(batch.len(), cut);
+                assert_eq!(batch.is_empty(), cut == 0);
+                released.extend(batch.map(|i| i.key));
                 assert_eq!(merger.is_empty(), waiting.is_empty());
             }
             waiting.sort_unstable();
             expected.append(&mut waiting);
-            released.extend(merger.release(Key::MAX).into_iter().map(|i| i.key));
+            released.extend(merger.release(Key::MAX).map(|i| i.key));
             assert_eq!(released, expected);
             assert!(merger.is_empty());
         }

@@ -38,8 +38,10 @@ const FD_MIN: usize = 8;
 const FD_MAX: usize = 1 << 16;
 /// Buffer memory all paused streams together may keep. Above it a paused
 /// stream frees its buffers and reads the bytes it had not consumed again
-/// when it resumes.
-pub const PARKED_BYTES: usize = 8 << 20;
+/// when it resumes. 4 MiB: 32 streams' 128 KiB buffers; with 200 streams
+/// (one group of 200 workers) 8 MiB was an eighth of the peak
+/// (docs/performance.md, "Round 8").
+pub const PARKED_BYTES: usize = 4 << 20;
 
 /// Read size of a segment's own buffer for compressed input: at gzip's
 /// usual ratios a chunk of it inflates to more than the scanner's buffer

@@ -118,6 +118,12 @@ struct Outgoing {
     seq: u64,
     /// Items not yet taken, in key order.
     items: Vec<Item>,
+    /// How many items the last round took: the room the next round's
+    /// vector is given when its first item comes (not before: a round's
+    /// items are handed on and fed while no new ones are made, and an
+    /// empty vector of that room for every stream would then double
+    /// them).
+    room: usize,
     /// How items are keyed while replays hold facts back.
     holds: Holds,
 }
@@ -125,6 +131,9 @@ struct Outgoing {
 impl Outgoing {
     /// An item of `worker`, made at log time `ts`.
     fn push(&mut self, ts: i64, worker: &Arc<str>, fact: crate::replay::Fact) {
+        if self.items.capacity() == 0 {
+            self.items.reserve(self.room);
+        }
         self.seq += 1;
         self.items.push(Item {
             key: Key {
@@ -163,7 +172,13 @@ impl Outgoing {
         if facts.as_slice().is_empty() {
             return;
         }
-        self.items.reserve(facts.len());
+        // A round's first items bring the room the last round took.
+        let room = if self.items.capacity() == 0 {
+            self.room
+        } else {
+            0
+        };
+        self.items.reserve(facts.len().max(room));
         let ts = holds
             .floor()
             .map_or(made_at, |f| f.min(made_at))
@@ -266,11 +281,12 @@ impl Workers {
     }
 
     /// The items made since the last call, in key order.
-    /// The next items go to a vector with the room this round's took:
-    /// grown from empty, each growth moved every item (≈ 300 bytes) again.
+    /// The next items go to a vector with the room this round's took
+    /// (given when the first comes): grown from empty, each growth moved
+    /// every item (≈ 300 bytes) again.
     pub(super) fn take_items(&mut self) -> Vec<Item> {
-        let room = self.out.items.len();
-        std::mem::replace(&mut self.out.items, Vec::with_capacity(room))
+        self.out.room = self.out.items.len();
+        std::mem::take(&mut self.out.items)
     }
 
     /// What the replays hold back for lines that may still follow is

@@ -3,7 +3,7 @@
 //! complete (the watermark), and what each round hands on while streams
 //! settle.
 
-use super::{Run, family_of};
+use super::{RoundRead, Run, family_of};
 use crate::audit::merge::{Merger, Reducer};
 use crate::audit::observe::{Observe, StreamStat};
 use crate::input::Input;
@@ -223,15 +223,15 @@ impl Run<'_> {
     /// Takes what each stream handed on in the round just read: its
     /// items to the merger, the lines of unknown order to the reducer; a
     /// stream quiet for [`SETTLE`] hands on what it held back for lines
-    /// that may follow. Returns the bytes read in the round.
+    /// that may follow. Returns what the round read and made.
     pub(super) fn take_round(
         &mut self,
         (round_start, now): (Instant, Instant),
         observer: Option<&dyn Observe>,
         reducer: &mut Reducer,
         merger: &mut Merger,
-    ) -> u64 {
-        let mut read = 0;
+    ) -> RoundRead {
+        let mut read = RoundRead::default();
         for s in &mut self.slots {
             let unordered = s.proc.take_unordered();
             if let Some(o) = observer {
@@ -240,10 +240,11 @@ impl Run<'_> {
             reducer.withhold(unordered);
             let items = s.proc.take_items();
             s.quiet.items(&items);
+            read.items += items.len();
             merger.add(items);
             let total = s.proc.bytes_read.load(Ordering::Relaxed);
             let fresh = total - s.read_before;
-            read += fresh;
+            read.bytes += fresh;
             s.read_before = total;
             s.last_read = fresh;
             let idle = s.proc.state() == Advance::Idle;

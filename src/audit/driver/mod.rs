@@ -12,14 +12,13 @@ mod progress;
 
 pub use live::{Live, Wake};
 
-use super::merge::{Merger, Reducer};
+use super::merge::{Batch, Merger, Reducer};
 use super::plan;
 use super::report::{stitched_note, withheld_note};
 use super::sink::{Collect, Sink, SourceTable};
 use super::{InputReport, Options, Report};
 use crate::input::Input;
 use crate::model::{Key, SourceId, Timestamp};
-use crate::stream::Item;
 use crate::stream::{Advance, StreamEnd, StreamReader, Until};
 use live::{LIVE_ROUND_MAX_BYTES, LIVE_ROUND_MIN_BYTES, RESCAN};
 use progress::Progress;
@@ -32,6 +31,22 @@ use std::time::Instant;
 const ROUND_START_MS: i64 = 10 * 60 * 1000;
 const ROUND_MIN_BYTES: u64 = 8 << 20;
 const ROUND_MAX_BYTES: u64 = 64 << 20;
+/// Items (facts) one round may make before the next round's span is
+/// halved; a span is doubled only while a round makes at most half
+/// this. A round's items are all held at once (in the streams' vectors,
+/// then the merger's batch; with `-j 2` or more, one round's batch is fed
+/// while the next round's items are made): in a group of many workers
+/// every rebalance is a fact per worker, and a group of 200 workers
+/// joining one by one makes tens of thousands of facts in minutes of log
+/// time and few bytes (docs/performance.md, "Round 8").
+const ROUND_MAX_ITEMS: usize = 8 << 10;
+
+/// What one round read and made.
+#[derive(Debug, Default, Clone, Copy)]
+struct RoundRead {
+    bytes: u64,
+    items: usize,
+}
 
 /// Audits `inputs`, keeping every finding in the report.
 pub fn audit(inputs: &[Input], opts: &Options) -> Report {
@@ -252,7 +267,7 @@ impl<'a> Run<'a> {
         let mut until = Until::FirstStamp;
         // The items of one round go to the cross-worker stage while the
         // next round is read.
-        let mut batch: (Vec<Item>, Key) = (Vec::new(), Key::MIN);
+        let mut batch: (Batch, Key) = (Batch::default(), Key::MIN);
         let parallel = self.parallel;
         let stop = self.opts.live.as_ref().map(|l| l.stop.clone());
         let settle_early = self.opts.live.as_ref().is_some_and(|l| l.settle_early);
@@ -265,13 +280,13 @@ impl<'a> Run<'a> {
             let fed = {
                 let names = &self.names;
                 let slots = &mut self.slots;
-                let mut feed = |(items, watermark): (Vec<Item>, Key)| -> io::Result<()> {
+                let mut feed = |(items, watermark): (Batch, Key)| -> io::Result<()> {
                     for item in items {
                         reducer.push(item, names, sink)?;
                     }
                     reducer.advance_to(watermark, names, sink)
                 };
-                let batch = std::mem::replace(&mut batch, (Vec::new(), Key::MIN));
+                let batch = std::mem::replace(&mut batch, (Batch::default(), Key::MIN));
                 if stopping {
                     // End cleanly: what was read is all there is.
                     for s in slots.iter_mut() {
@@ -334,7 +349,8 @@ impl<'a> Run<'a> {
                     // Only live streams with nothing to read: feed what is
                     // final, then wait for more.
                     if let Some(live) = &self.opts.live {
-                        let (items, wm) = std::mem::replace(&mut batch, (Vec::new(), Key::MIN));
+                        let (items, wm) =
+                            std::mem::replace(&mut batch, (Batch::default(), Key::MIN));
                         for item in items {
                             reducer.push(item, &self.names, sink)?;
                         }
@@ -349,7 +365,7 @@ impl<'a> Run<'a> {
                 }
             };
         }
-        for item in batch.0.into_iter().chain(merger.release(Key::MAX)) {
+        for item in batch.0.chain(merger.release(Key::MAX)) {
             reducer.push(item, &self.names, sink)?;
         }
         reducer.finish(&self.names, sink)?;
@@ -360,7 +376,7 @@ impl<'a> Run<'a> {
     /// Where the next round ends: a span of log time past the earliest
     /// stream paused (the span adapts to the bytes a round reads); `None`
     /// when no stream is paused (all done or idle).
-    fn next_until(&self, until: Until, span: &mut i64, read: u64) -> Option<Until> {
+    fn next_until(&self, until: Until, span: &mut i64, read: RoundRead) -> Option<Until> {
         let paused = self
             .slots
             .iter()
@@ -378,9 +394,9 @@ impl<'a> Run<'a> {
             (ROUND_MIN_BYTES, ROUND_MAX_BYTES)
         };
         if matches!(until, Until::After(_)) {
-            if read < min {
+            if read.bytes < min && read.items <= ROUND_MAX_ITEMS / 2 {
                 *span = (*span * 2).min(7 * 24 * 3600 * 1000);
-            } else if read > max {
+            } else if read.bytes > max || read.items > ROUND_MAX_ITEMS {
                 *span = (*span / 2).max(1000);
             }
         }
@@ -398,13 +414,15 @@ impl<'a> Run<'a> {
         let mut until = Until::FirstStamp;
         loop {
             Self::read_round(&mut self.slots, until, self.parallel);
-            let mut read = 0;
+            let mut read = RoundRead::default();
             for s in &mut self.slots {
                 out.unordered(s.proc.take_unordered())?;
-                out.items(s.proc.take_items())?;
+                let items = s.proc.take_items();
+                read.items += items.len();
+                out.items(items)?;
                 let total = s.proc.bytes_read.load(Ordering::Relaxed);
                 s.last_read = total - s.read_before;
-                read += s.last_read;
+                read.bytes += s.last_read;
                 s.read_before = total;
             }
             if self.slots.iter().all(|s| s.end.is_some()) {
