@@ -371,29 +371,24 @@ pub fn write_jsonl(
         shared: json_bytes::Shared::default(),
         sources: json_bytes::Sources::default(),
     };
-    let mut put = |buf: &mut Vec<u8>| {
+    // One line written into `buf`, then handed on whole.
+    let mut put = |write: &mut dyn FnMut(&mut Vec<u8>)| {
+        buf.clear();
+        write(buf);
         buf.push(b'\n');
         out.write_all(buf)
     };
     for i in &iso.interruptions {
-        buf.clear();
-        w.interruption(i, buf);
-        put(buf)?;
+        put(&mut |b| w.interruption(i, b))?;
     }
     for r in &iso.rebalances {
-        buf.clear();
-        w.rebalance(r, buf);
-        put(buf)?;
+        put(&mut |b| w.rebalance(r, b))?;
     }
     for c in &iso.changes {
-        buf.clear();
-        w.change(c, buf);
-        put(buf)?;
+        put(&mut |b| w.change(c, b))?;
     }
     for d in &iso.connectors {
-        buf.clear();
-        w.downtime(d, buf);
-        put(buf)?;
+        put(&mut |b| w.downtime(d, b))?;
     }
     Ok(())
 }

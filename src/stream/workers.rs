@@ -129,10 +129,21 @@ struct Outgoing {
 }
 
 impl Outgoing {
+    /// Room for `n` more items; a round's first items bring the room the
+    /// last round took.
+    fn reserve(&mut self, n: usize) {
+        let room = if self.items.capacity() == 0 {
+            self.room
+        } else {
+            0
+        };
+        self.items.reserve(n.max(room));
+    }
+
     /// An item of `worker`, made at log time `ts`.
     fn push(&mut self, ts: i64, worker: &Arc<str>, fact: crate::replay::Fact) {
-        if self.items.capacity() == 0 {
-            self.items.reserve(self.room);
+        if self.items.len() == self.items.capacity() {
+            self.reserve(1);
         }
         self.seq += 1;
         self.items.push(Item {
@@ -172,18 +183,12 @@ impl Outgoing {
         if facts.as_slice().is_empty() {
             return;
         }
-        // A round's first items bring the room the last round took.
-        let room = if self.items.capacity() == 0 {
-            self.room
-        } else {
-            0
-        };
-        self.items.reserve(facts.len().max(room));
         let ts = holds
             .floor()
             .map_or(made_at, |f| f.min(made_at))
             .max(holds.last_item_ts);
         holds.last_item_ts = ts;
+        self.reserve(facts.len());
         for fact in facts {
             self.push(ts, &slot.worker, fact);
         }

@@ -234,12 +234,11 @@ impl Tracker {
             upstream: None,
         });
         self.change_seen_by.push(vec![worker.clone()]);
-        match self.group(group).changes.get_mut(connector) {
-            Some(v) => v.push(i),
-            None => {
-                self.group(group).changes.insert(connector.clone(), vec![i]);
-            }
-        }
+        self.group(group)
+            .changes
+            .entry(connector.clone())
+            .or_default()
+            .push(i);
         Some(Seen::Change(i))
     }
 }
