@@ -60,6 +60,34 @@ fn trailing_logger_with<'a>(
     None
 }
 
+/// Where the name of the `(a.b.C)`, `(a.b.C:123)` or `(a.b.C:?)` a line
+/// ends with (trailing blanks aside) would end: the index of the `:` or
+/// the `)` after it. `None` when the line does not end with `)`. Nothing
+/// before that end is read: what [`trailing_logger`] would find there is
+/// for the caller to check (`stream::select` compares the bytes before it
+/// with the names it read there before).
+pub fn paren_name_end(line: &[u8]) -> Option<usize> {
+    let mut end = line.len();
+    while end > 0 && matches!(line[end - 1], b' ' | b'\t' | b'\r') {
+        end -= 1;
+    }
+    let close = end.checked_sub(1)?;
+    if line[close] != b')' {
+        return None;
+    }
+    let mut i = close;
+    while i > 0 && line[i - 1].is_ascii_digit() {
+        i -= 1;
+    }
+    if i > 0 && line[i - 1] == b':' {
+        return Some(i - 1);
+    }
+    if i == close && i >= 2 && line[i - 1] == b'?' && line[i - 2] == b':' {
+        return Some(i - 2);
+    }
+    Some(close)
+}
+
 /// `a.b.C` or `a.b.C:123` → the range of `a.b.C`, when the bytes can be a
 /// Java class name: not empty, no blank, a line number only of digits.
 /// (Cheap on purpose: the caller classifies the name against known

@@ -21,7 +21,7 @@ mod prefix;
 #[cfg(test)]
 use logger::{LOGGER_BYTES, logger_span, name_run};
 use logger::{bracket_logger_suffix, paren_logger_suffix};
-pub use logger::{trailing_logger, trailing_logger_text};
+pub use logger::{paren_name_end, trailing_logger, trailing_logger_text};
 pub use prefix::{split_stream, stream_key};
 
 use crate::model::Timestamp;
@@ -243,7 +243,10 @@ pub fn envelope_with<'a>(line: &'a str, known: Option<&str>) -> Option<Envelope<
     let line = line.strip_suffix('\r').unwrap_or(line);
     let (start, rest, Head { ts, level }) = find_record(line)?;
     let stream = stream_key(&line[..start]);
-    let body = rest.trim_start_matches([' ', '\t']);
+    let body = &rest[rest
+        .bytes()
+        .take_while(|&b| b == b' ' || b == b'\t')
+        .count()..];
     let mut off = line.len() - body.len();
 
     // Debezium: `||  msg   [logger]` or `type|name|context  msg   [logger]`.
@@ -377,12 +380,40 @@ pub fn starts_record_text(text: &str) -> bool {
 
 /// Is this (after any stream prefix) a JSON line?
 pub fn is_json(line: &str) -> bool {
-    // Every JSON record quotes its keys; most classic lines hold no quote.
+    // A classic line's first bytes already tell, before its whole length
+    // is searched for the quote every JSON record has (it quotes its keys).
+    if !may_open_json(line.as_bytes()) {
+        return false;
+    }
     if memchr::memchr(b'"', line.as_bytes()).is_none() {
         return false;
     }
     let (_, rest) = split_stream(line);
     rest.trim_start().starts_with('{')
+}
+
+/// Can the line be `{` after a stream prefix ([`split_stream`]) and
+/// blanks? Not when it opens with a `[` that opens no kubectl prefix
+/// (`[pod/`: a record head's `[2024-05-01 ` does not), nor when it opens
+/// with a name byte that opens no compose prefix (`name  |`: a record
+/// head's `2024-05-01 10:` does not). Other lines may.
+fn may_open_json(b: &[u8]) -> bool {
+    let run = |from: usize| {
+        b.get(from..).map_or(0, |r| {
+            r.iter()
+                .take_while(|&&c| prefix::stream_name_byte(c))
+                .count()
+        })
+    };
+    match b.first() {
+        Some(b'[') => b.get(1 + run(1)) == Some(&b'/'),
+        Some(&c) if prefix::stream_name_byte(c) => {
+            let name = run(0);
+            let blanks = b[name..].iter().take_while(|&&c| c == b' ').count();
+            blanks > 0 && b.get(name + blanks) == Some(&b'|')
+        }
+        _ => true,
+    }
 }
 
 /// Debezium's MDC triple `a|b|c` (usually `||`) followed by blanks.

@@ -38,7 +38,7 @@ pub fn split_stream(line: &str) -> (Option<&str>, &str) {
 }
 
 /// Is `c` a byte of a compose service or kubectl pod name?
-fn stream_name_byte(c: u8) -> bool {
+pub(super) fn stream_name_byte(c: u8) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-')
 }
 

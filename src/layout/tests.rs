@@ -598,3 +598,61 @@ fn a_known_trailing_logger_reads_as_the_envelope_finds_it() {
         }
     }
 }
+
+#[test]
+fn json_lines_are_told_as_the_prefix_and_quote_tell() {
+    let plain = |l: &str| l.contains('"') && split_stream(l).1.trim_start().starts_with('{');
+    let heads = [
+        "",
+        " ",
+        "\t",
+        "[2024-05-01 10:00:00,000] ",
+        "2024-05-01 10:00:00,000 ",
+        "kafka-connect-1  | ",
+        "kafka-connect-1 |",
+        "kafka-connect-1| ",
+        "k  x| ",
+        "[pod/connect-0/connect] ",
+        " [pod/connect-0/connect] ",
+        "[pod/connect-0/connect]",
+        "[/x] ",
+        "[pod] ",
+        "[2024/x] ",
+        "é ",
+        "|",
+    ];
+    let bodies = [
+        "{\"level\":\"INFO\"}",
+        "{}",
+        " {\"a\":1}",
+        "INFO \"x\" {",
+        "x",
+        "",
+        "[Worker clientId=a, groupId=b] {\"x\"",
+    ];
+    for h in heads {
+        for b in bodies {
+            let l = format!("{h}{b}");
+            assert_eq!(is_json(&l), plain(&l), "{l:?}");
+        }
+    }
+}
+
+#[test]
+fn paren_name_ends() {
+    for (l, want) in [
+        ("x (a.B:12)", Some(6)),
+        ("x (a.B:12)  \r", Some(6)),
+        ("x (a.B)", Some(6)),
+        ("x (a.B:?)", Some(6)),
+        ("x (a.B:)", Some(6)),
+        ("x (a.B2)", Some(7)),
+        ("x (a.B?)", Some(7)),
+        ("x (a.B) [t]", None),
+        (")", Some(0)),
+        ("", None),
+        ("  ", None),
+    ] {
+        assert_eq!(paren_name_end(l.as_bytes()), want, "{l:?}");
+    }
+}

@@ -9,7 +9,10 @@ use super::Item;
 use super::continuation::Continuations;
 use super::repeats::Dedupe;
 use super::route::{self, Route};
-use super::select::{json_message_range, keyword_finders, unprefixed_coordinator_line_is_workers};
+use super::select::{
+    json_message_range, keyword_finders, trailing_logger_kind,
+    unprefixed_coordinator_line_is_workers,
+};
 use super::workers::{Before, SlotKey, Workers};
 use crate::event::{Continuation, Event, LoggerKind, attribute, parse_message};
 use crate::input::scan::{Delivery, LineHandler, Step};
@@ -386,13 +389,12 @@ impl Decoder {
             return Some(None);
         }
         let found = match text {
-            Cow::Borrowed(s) => layout::trailing_logger_text(s),
-            Cow::Owned(_) => layout::trailing_logger(bytes),
+            Cow::Borrowed(s) => trailing_logger_kind(s),
+            Cow::Owned(_) => layout::trailing_logger(bytes).map(|l| (l, LoggerKind::classify(l))),
         };
-        let Some(l) = found else {
+        let Some((l, kind)) = found else {
             return Some(None);
         };
-        let kind = LoggerKind::classify(l);
         match kind {
             None if l != route::MIRROR_MAKER_LOGGER => return None,
             None => {}
