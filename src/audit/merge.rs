@@ -45,6 +45,13 @@ impl Merger {
         self.runs.push(run);
     }
 
+    /// Would [`Merger::release`] take any item below `watermark`?
+    pub fn ready(&self, watermark: Key) -> bool {
+        self.runs
+            .iter()
+            .any(|r| r.first().is_some_and(|i| i.key < watermark))
+    }
+
     /// Are no items waiting for the watermark?
     pub fn is_empty(&self) -> bool {
         self.runs.is_empty()
@@ -103,12 +110,6 @@ pub struct Batch {
     left: usize,
     /// Items left in all.
     len: usize,
-}
-
-impl Batch {
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
 }
 
 impl Iterator for Batch {
@@ -490,9 +491,9 @@ mod tests {
                 waiting.sort_unstable();
                 let cut = waiting.partition_point(|k| *k < wm);
                 expected.extend(waiting.drain(..cut));
+                assert_eq!(merger.ready(wm), cut > 0);
                 let batch = merger.release(wm);
                 assert_eq!(batch.len(), cut);
-                assert_eq!(batch.is_empty(), cut == 0);
                 released.extend(batch.map(|i| i.key));
                 assert_eq!(merger.is_empty(), waiting.is_empty());
             }

@@ -12,7 +12,7 @@ mod progress;
 
 pub use live::{Live, Wake};
 
-use super::merge::{Batch, Merger, Reducer};
+use super::merge::{Merger, Reducer};
 use super::plan;
 use super::report::{stitched_note, withheld_note};
 use super::sink::{Collect, Sink, SourceTable};
@@ -211,15 +211,32 @@ impl<'a> Run<'a> {
     }
 
     /// Reads one round; streams that end are finished at once.
-    ///
-    /// In parallel, the streams are taken one at a time from a queue,
-    /// those that read the most in the last round first: each thread
-    /// takes the next stream as soon as it is free (also the thread that
-    /// fed the cross-worker stage meanwhile), so the round ends with small
-    /// streams and the threads end it nearly together. Splitting the
-    /// streams in halves between the threads (rayon's split of a slice)
-    /// leaves one thread idle while the other reads what its half had left.
     fn read_round(slots: &mut [Slot], until: Until, parallel: bool) {
+        Self::read_round_beside(slots, until, parallel, || ());
+    }
+
+    /// Reads one round, running `first` on this thread meanwhile: in
+    /// parallel, the streams are taken one at a time from a queue, those
+    /// that read the most in the last round first, by the pool's other
+    /// threads at once and by this one once `first` is done; each thread
+    /// takes the next stream as soon as it is free, so the round ends
+    /// with small streams and the threads end it nearly together.
+    ///
+    /// `first` (the cross-worker stage fed the last round's items) is one
+    /// task that cannot be split, and the round waits for it: it starts at
+    /// once on the thread already running, and the reading, which can be
+    /// split, waits for the other threads to wake. Handed to the pool
+    /// instead (`rayon::join`), it was stolen by the other thread only
+    /// once that thread woke, and the round ended that much later.
+    /// Splitting the streams in halves between the threads (rayon's split
+    /// of a slice) leaves one thread idle while the other reads what its
+    /// half had left.
+    fn read_round_beside<R: Send>(
+        slots: &mut [Slot],
+        until: Until,
+        parallel: bool,
+        first: impl FnOnce() -> R + Send,
+    ) -> R {
         let step = |s: &mut Slot| {
             if s.end.is_some() {
                 return;
@@ -229,8 +246,9 @@ impl<'a> Run<'a> {
             }
         };
         if !parallel {
+            let r = first();
             slots.iter_mut().for_each(step);
-            return;
+            return r;
         }
         let mut queue: Vec<&mut Slot> = slots.iter_mut().filter(|s| s.end.is_none()).collect();
         // Stable: streams alike keep their rank order.
@@ -244,13 +262,17 @@ impl<'a> Run<'a> {
                 step(&mut s.lock().unwrap_or_else(|e| e.into_inner()));
             }
         };
-        let threads = rayon::current_num_threads().min(queue.len());
+        // The other threads, as many as there are streams: with one stream
+        // left, it is read beside `first`.
+        let others = (rayon::current_num_threads().saturating_sub(1)).min(queue.len());
         rayon::scope(|scope| {
-            for _ in 1..threads {
+            for _ in 0..others {
                 scope.spawn(|_| take());
             }
+            let r = first();
             take();
-        });
+            r
+        })
     }
 
     fn go(mut self, sink: &mut dyn Sink) -> io::Result<Report> {
@@ -266,8 +288,10 @@ impl<'a> Run<'a> {
         let mut span = ROUND_START_MS;
         let mut until = Until::FirstStamp;
         // The items of one round go to the cross-worker stage while the
-        // next round is read.
-        let mut batch: (Batch, Key) = (Batch::default(), Key::MIN);
+        // next round is read: released from the merger (in key order, up
+        // to the round's watermark) by the task that feeds them, so that
+        // merging them is not serial between rounds.
+        let mut pending = Key::MIN;
         let parallel = self.parallel;
         let stop = self.opts.live.as_ref().map(|l| l.stop.clone());
         let settle_early = self.opts.live.as_ref().is_some_and(|l| l.settle_early);
@@ -280,13 +304,14 @@ impl<'a> Run<'a> {
             let fed = {
                 let names = &self.names;
                 let slots = &mut self.slots;
-                let mut feed = |(items, watermark): (Batch, Key)| -> io::Result<()> {
-                    for item in items {
+                let merger = &mut merger;
+                let mut feed = |watermark: Key| -> io::Result<()> {
+                    for item in merger.release(watermark) {
                         reducer.push(item, names, sink)?;
                     }
                     reducer.advance_to(watermark, names, sink)
                 };
-                let batch = std::mem::replace(&mut batch, (Batch::default(), Key::MIN));
+                let batch = std::mem::replace(&mut pending, Key::MIN);
                 if stopping {
                     // End cleanly: what was read is all there is.
                     for s in slots.iter_mut() {
@@ -295,12 +320,8 @@ impl<'a> Run<'a> {
                         }
                     }
                     feed(batch)
-                } else if parallel && !batch.0.is_empty() {
-                    rayon::join(|| Self::read_round(slots, until, true), || feed(batch)).1
                 } else {
-                    let r = feed(batch);
-                    Self::read_round(slots, until, parallel);
-                    r
+                    Self::read_round_beside(slots, until, parallel, || feed(batch))
                 }
             };
             fed?;
@@ -323,8 +344,7 @@ impl<'a> Run<'a> {
                 self.last_rescan = Instant::now() - RESCAN;
                 self.rescan();
             }
-            let wm = self.watermark(now);
-            batch = (merger.release(wm), wm);
+            pending = self.watermark(now);
             progress.update(&self.slots, reducer.counts.values().sum());
             if self.slots.iter().all(|s| s.end.is_some()) {
                 match &self.opts.live {
@@ -349,15 +369,13 @@ impl<'a> Run<'a> {
                     // Only live streams with nothing to read: feed what is
                     // final, then wait for more.
                     if let Some(live) = &self.opts.live {
-                        let (items, wm) =
-                            std::mem::replace(&mut batch, (Batch::default(), Key::MIN));
-                        for item in items {
+                        let wm = std::mem::replace(&mut pending, Key::MIN);
+                        for item in merger.release(wm) {
                             reducer.push(item, &self.names, sink)?;
                         }
                         reducer.advance_to(wm, &self.names, sink)?;
-                        let wm = self.watermark(Instant::now());
-                        batch = (merger.release(wm), wm);
-                        if batch.0.is_empty() && !live.stop.load(Ordering::Relaxed) {
+                        pending = self.watermark(Instant::now());
+                        if !merger.ready(pending) && !live.stop.load(Ordering::Relaxed) {
                             live.wake.wait(self.wait_for(live.poll, !merger.is_empty()));
                         }
                     }
@@ -365,7 +383,8 @@ impl<'a> Run<'a> {
                 }
             };
         }
-        for item in batch.0.chain(merger.release(Key::MAX)) {
+        let last = merger.release(pending);
+        for item in last.chain(merger.release(Key::MAX)) {
             reducer.push(item, &self.names, sink)?;
         }
         reducer.finish(&self.names, sink)?;
