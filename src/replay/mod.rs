@@ -11,6 +11,7 @@
 
 mod apply;
 pub mod facts;
+mod last;
 mod output;
 mod rebalance;
 mod resources;
@@ -25,7 +26,7 @@ pub use summary::{GenerationRecord, Identity, Note, WorkerReport, WorkerSummary}
 
 use crate::event::{ConfigKey, ConnectorUpdateAction, Event, Milestone, StartFailure, TargetState};
 use crate::finding::{Evidence, Finding};
-use crate::model::{Protocol, Resource, SourceLine, TaskId};
+use crate::model::{Line, Protocol, Resource, SourceLine, TaskId};
 use crate::rules::offset_mismatch::Trouble;
 use crate::rules::{
     StartReason, StopReason, Who, double_start, foreign_start, lost_assignment, offset_mismatch,
@@ -140,7 +141,7 @@ pub struct WorkerReplay {
     summary: WorkerSummary,
     generations: Vec<GenerationRecord>,
     keep_generations: bool,
-    last_line: Option<SourceLine>,
+    last_line: Option<last::LastLine>,
     /// While the lines read last are all of a process's preamble (its
     /// config dump, cluster id, advertised URL…): the line read before
     /// them. A new process logs its preamble before `Kafka Connect
@@ -405,7 +406,7 @@ impl WorkerReplay {
         self.inc.protocol.or(self.configured_protocol)
     }
 
-    fn note(&mut self, line: Option<&SourceLine>, text: String) {
+    fn note(&mut self, line: Option<&Line>, text: String) {
         self.summary.notes.push(Note {
             line: line.map(|l| (l.source, l.line)),
             text,
@@ -446,7 +447,7 @@ impl WorkerReplay {
     /// hands the judgement on as a fact.
     fn count_stop_because(&mut self, why: StopReason, stop: &Stop, because: Option<SourceLine>) {
         self.fact(
-            &stop.line,
+            &stop.line.as_line(),
             FactKind::Judged {
                 resource: stop.resource.clone(),
                 reason: why,
@@ -458,13 +459,13 @@ impl WorkerReplay {
             g.stop_reasons.push(why);
         }
         if let Some(t) = &mut self.timeline {
-            t.judged(&stop.resource, &stop.line, why);
+            t.judged(&stop.resource, &stop.line.as_line(), why);
         }
     }
 
     /// A note for the worker's summary about how its log was read (its
     /// layout, say), at `line`.
-    pub fn note_reading(&mut self, line: &SourceLine, text: String) {
+    pub fn note_reading(&mut self, line: &Line, text: String) {
         self.note(Some(line), text);
     }
 
@@ -486,7 +487,7 @@ impl WorkerReplay {
         }
     }
 
-    pub fn lines_missed_before(&mut self, line: &SourceLine) {
+    pub fn lines_missed_before(&mut self, line: &Line) {
         self.flush_unconfirmed();
         self.inc.res.clear();
         self.inc.last_start.clear();
@@ -496,7 +497,7 @@ impl WorkerReplay {
     }
 
     /// Feeds one event read from `line`.
-    pub fn apply(&mut self, ev: &Event, line: &SourceLine, ctx: LineCtx) {
+    pub fn apply(&mut self, ev: &Event, line: &Line, ctx: LineCtx) {
         if let Event::Starting(r) = ev
             && !self.started_names.contains(r)
         {
@@ -514,12 +515,17 @@ impl WorkerReplay {
         {
             self.fact(line, FactKind::Signal(s));
         }
+        // Last: the text is shared if anything above kept the line.
+        match &mut self.last_line {
+            Some(l) => l.set(line),
+            None => self.last_line = Some(last::LastLine::new(line)),
+        }
     }
 
     /// What every line read tells, whatever its event: findings made final,
     /// the timeline, where the log starts, time going back, gaps in a
     /// rebalance, the worker's group and client id, stops confirmed.
-    fn note_line(&mut self, ev: &Event, line: &SourceLine, ctx: LineCtx) {
+    fn note_line(&mut self, ev: &Event, line: &Line, ctx: LineCtx) {
         // A start's findings may still be amended by the lines of its
         // failure (`Task already exists in this worker`), which may come
         // after the other starts of a start phase; anything else makes
@@ -560,22 +566,21 @@ impl WorkerReplay {
         {
             self.summary.time_reversals += 1;
         }
-        if let (Some(w), Some(prev)) = (&mut self.inc.window, &self.last_line)
+        if let (Some(w), Some(prev)) = (&mut self.inc.window, &mut self.last_line)
             && let (Some(a), Some(b)) = (prev.ts, line.ts)
             && b.0 - a.0 > WINDOW_GAP_MS
             && w.gap.is_none()
         {
-            w.gap = Some((prev.clone(), line.clone()));
+            w.gap = Some((prev.keep(), line.keep()));
         }
         self.silence(ev, line);
         if is_preamble(ev) {
             if self.before_preamble.is_none() {
-                self.before_preamble = Some(self.last_line.clone());
+                self.before_preamble = Some(self.last_line.as_mut().map(last::LastLine::keep));
             }
         } else {
             self.before_preamble = None;
         }
-        self.last_line = Some(line.clone());
         if let Some(g) = ctx.group_id
             && self.group.as_deref() != Some(g)
         {
@@ -599,24 +604,30 @@ impl WorkerReplay {
     /// A process starting after a preamble of its own was silent since the
     /// line before that preamble (the old process's last, if it died); at
     /// the start of the log, since its last line.
-    fn silence(&mut self, ev: &Event, line: &SourceLine) {
-        let Some(prev) = &self.last_line else {
+    fn silence(&mut self, ev: &Event, line: &Line) {
+        let Some(prev) = &mut self.last_line else {
             return;
         };
         let starting = matches!(
             ev,
             Event::Milestone(Milestone::ConnectStarting | Milestone::HerderStarting)
         );
-        let last = match &self.before_preamble {
-            Some(Some(before)) if starting => before.clone(),
-            _ => prev.clone(),
+        let before = match &self.before_preamble {
+            Some(Some(before)) if starting => Some(before),
+            _ => None,
         };
-        if self.facts.is_some()
-            && (starting
-                || matches!((last.ts, line.ts), (Some(a), Some(b)) if b.0 - a.0 >= SILENCE_MS))
+        let last_ts = before.map_or(prev.ts, |b| b.ts);
+        if self.facts.is_none()
+            || !(starting
+                || matches!((last_ts, line.ts), (Some(a), Some(b)) if b.0 - a.0 >= SILENCE_MS))
         {
-            self.fact(line, FactKind::Signal(Signal::Silence { last }));
+            return;
         }
+        let last = match before {
+            Some(b) => b.clone(),
+            None => prev.keep(),
+        };
+        self.fact(line, FactKind::Signal(Signal::Silence { last }));
     }
 
     fn set_observed(&mut self, p: Protocol) {
@@ -642,7 +653,7 @@ impl WorkerReplay {
         }
     }
 
-    fn milestone(&mut self, m: Milestone, line: &SourceLine) {
+    fn milestone(&mut self, m: Milestone, line: &Line) {
         match m {
             Milestone::ConnectStarting | Milestone::HerderStarting => {
                 let fresh = self.inc.baseline.is_some() && !self.inc.active;
@@ -659,9 +670,9 @@ impl WorkerReplay {
                         t.known_from(line, true);
                     }
                 }
-                self.inc.baseline = Some(line.clone());
-                self.inc.process_start = Some(line.clone());
-                self.inc.offset = Some((-1, line.clone()));
+                self.inc.baseline = Some(line.keep());
+                self.inc.process_start = Some(line.keep());
+                self.inc.offset = Some((-1, line.keep()));
             }
             Milestone::ConnectStopping
             | Milestone::HerderStopping
@@ -671,7 +682,7 @@ impl WorkerReplay {
             | Milestone::HerderCrashed
                 if self.inc.ctx.shutdown.is_none() =>
             {
-                self.inc.ctx.shutdown = Some(line.clone());
+                self.inc.ctx.shutdown = Some(line.keep());
             }
             _ => {}
         }
@@ -679,12 +690,12 @@ impl WorkerReplay {
 
     /// The incarnation ends (restart or end of log): what is still pending
     /// cannot be judged.
-    fn end_incarnation(&mut self, line: &SourceLine, why: &str) {
+    fn end_incarnation(&mut self, line: &Line, why: &str) {
         self.flush_unconfirmed();
         if let Some(ps) = &self.inc.start_phase {
             let at = ps.phase.line.clone();
             self.note(
-                Some(&at),
+                Some(&at.as_line()),
                 format!("{why} during this start phase: what it left unstarted is not judged"),
             );
         }
@@ -698,9 +709,9 @@ impl WorkerReplay {
         }
         self.resolve_pending(None);
         if let Some(w) = self.inc.window.take() {
-            let at = w.opened.clone().unwrap_or_else(|| line.clone());
+            let at = w.opened.clone().unwrap_or_else(|| line.keep());
             self.note(
-                Some(&at),
+                Some(&at.as_line()),
                 format!(
                     "{why} during this rebalance, before its assignment line; {} stop(s) in it not judged",
                     w.stops.len()

@@ -80,7 +80,7 @@ impl WorkerReplay {
         }
     }
 
-    pub(super) fn fact(&mut self, line: &SourceLine, kind: FactKind) {
+    pub(super) fn fact(&mut self, line: &Line, kind: FactKind) {
         if self.facts.is_none() {
             return;
         }
@@ -110,7 +110,7 @@ impl WorkerReplay {
             group: self.group_arc.clone(),
             cluster: self.kafka_cluster.clone(),
             identity: self.identity_arc.clone(),
-            line: line.clone(),
+            line: line.keep(),
             kind,
         };
         if let Some(f) = &mut self.facts {
@@ -153,7 +153,7 @@ impl WorkerReplay {
                     let generation = f.generation;
                     if let Some(resource) = resource {
                         self.fact(
-                            &line,
+                            &line.as_line(),
                             FactKind::ForeignStart {
                                 resource,
                                 generation,
@@ -162,9 +162,9 @@ impl WorkerReplay {
                         );
                         continue;
                     }
-                    self.fact(&line, FactKind::Finding(Box::new(f)));
+                    self.fact(&line.as_line(), FactKind::Finding(Box::new(f)));
                 }
-                _ => self.fact(&line, FactKind::Finding(Box::new(f))),
+                _ => self.fact(&line.as_line(), FactKind::Finding(Box::new(f))),
             }
         }
         // Nothing before `held_from` is kept in facts mode.
@@ -212,8 +212,8 @@ impl WorkerReplay {
     /// Ends the replay; also returns the facts its end produced (facts mode).
     pub fn finish_with_facts(mut self) -> (WorkerReport, Vec<Fact>) {
         self.settle_starts();
-        if let Some(l) = self.last_line.clone() {
-            self.end_incarnation(&l, "the log ends");
+        if let Some(l) = self.last_line.as_mut().map(super::last::LastLine::keep) {
+            self.end_incarnation(&l.as_line(), "the log ends");
             // No `Reset`: the log ending stops nothing; what ran may run on
             // (the cross-worker checks learn of the end from `End`).
             self.flush_findings();
@@ -224,7 +224,7 @@ impl WorkerReplay {
                 Some(t) if t.ts > l.ts && t.seq > 0 => t,
                 _ => l,
             };
-            self.fact(&end, FactKind::End);
+            self.fact(&end.as_line(), FactKind::End);
         }
         self.flush_findings();
         let facts = self.take_facts();
