@@ -11,7 +11,10 @@ impl WorkerReplay {
     pub(super) fn identity_event(&mut self, ev: &Event, line: &Line) -> bool {
         match ev {
             Event::Milestone(m) => self.milestone(*m, line),
-            Event::AdvertisedUrl(u) => self.advertised_url = Some(u.clone()),
+            Event::AdvertisedUrl(u) => {
+                self.advertised_url = Some(u.clone());
+                self.who_changed = true;
+            }
             Event::KafkaClusterId(id) => self.kafka_cluster = Some(Arc::from(id.as_str())),
             _ => return false,
         }
@@ -56,6 +59,7 @@ impl WorkerReplay {
                 self.inc.joined = Some((*generation, *protocol));
                 if let Some(m) = member_id {
                     self.member_id = Some(m.clone());
+                    self.who_changed = true;
                 }
                 if let Some(p) = protocol {
                     self.set_observed(*p);

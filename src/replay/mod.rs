@@ -163,6 +163,9 @@ pub struct WorkerReplay {
     identity_arc: Option<Arc<str>>,
     /// Scratch for the identity value, compared with `identity_arc`.
     identity_buf: String,
+    /// A field the group or identity is made of changed since the last
+    /// fact: `group_arc` and `identity_arc` are made again.
+    who_changed: bool,
     /// Findings pushed since the last [`WorkerReplay::flush_findings`]
     /// start at this index of `findings` (facts mode: findings are handed
     /// on as facts once final, and not kept).
@@ -252,6 +255,7 @@ impl WorkerReplay {
             group_arc: None,
             identity_arc: None,
             identity_buf: String::new(),
+            who_changed: true,
             held_from: 0,
             withdrawn: Vec::new(),
             handed_on: 0,
@@ -585,11 +589,13 @@ impl WorkerReplay {
             && self.group.as_deref() != Some(g)
         {
             self.group = Some(g.to_string());
+            self.who_changed = true;
         }
         if let Some(c) = ctx.client_id
             && self.client_id.as_deref() != Some(c)
         {
             self.client_id = Some(c.to_string());
+            self.who_changed = true;
         }
         if !is_stop_family(ev) {
             self.flush_unconfirmed();
@@ -635,6 +641,7 @@ impl WorkerReplay {
     }
 
     fn config_value(&mut self, key: ConfigKey, value: &str) {
+        self.who_changed = true;
         match key {
             ConfigKey::ConnectProtocol => self.configured_protocol = Protocol::from_name(value),
             ConfigKey::GroupId if self.group.is_none() => self.group = Some(value.to_string()),

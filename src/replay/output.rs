@@ -68,6 +68,9 @@ impl WorkerReplay {
 
     /// The lines of the starts under way are past: what did not fail runs.
     fn settle_starts(&mut self) {
+        if self.inc.starting.is_empty() {
+            return;
+        }
         for r in std::mem::take(&mut self.inc.starting) {
             if let Some(st) = self.inc.res.get_mut(&r)
                 && let ResState::Starting { since } = st
@@ -84,6 +87,25 @@ impl WorkerReplay {
         if self.facts.is_none() {
             return;
         }
+        if self.who_changed {
+            self.who_changed = false;
+            self.refresh_who();
+        }
+        let fact = Fact {
+            group: self.group_arc.clone(),
+            cluster: self.kafka_cluster.clone(),
+            identity: self.identity_arc.clone(),
+            line: line.keep(),
+            kind,
+        };
+        if let Some(f) = &mut self.facts {
+            f.push(fact);
+        }
+    }
+
+    /// The group and identity the facts carry, after one of the fields
+    /// they are made of changed.
+    fn refresh_who(&mut self) {
         if self.group_arc.as_deref() != self.group.as_deref() {
             self.group_arc = self.group.as_deref().map(Arc::from);
         }
@@ -106,16 +128,6 @@ impl WorkerReplay {
                 (id_kind != Identity::FilePath).then(|| Arc::from(format!("{prefix}:{v}")));
         }
         self.identity_buf = v;
-        let fact = Fact {
-            group: self.group_arc.clone(),
-            cluster: self.kafka_cluster.clone(),
-            identity: self.identity_arc.clone(),
-            line: line.keep(),
-            kind,
-        };
-        if let Some(f) = &mut self.facts {
-            f.push(fact);
-        }
     }
 
     /// Live input went quiet: a connector stop no `Ignoring stop request`

@@ -273,6 +273,7 @@ impl WorkerReplay {
             && a.leader_url != "NOTUSED"
         {
             self.leader_self_url = Some(a.leader_url.clone());
+            self.who_changed = true;
         }
         if let Some(g) = generation
             && self.facts.is_some()

@@ -5,6 +5,9 @@ use super::*;
 
 impl WorkerReplay {
     pub(super) fn flush_unconfirmed(&mut self) {
+        if self.inc.unconfirmed.is_empty() {
+            return;
+        }
         for (r, l) in std::mem::take(&mut self.inc.unconfirmed) {
             self.stop(&r, &l.as_line());
         }
