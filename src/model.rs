@@ -4,6 +4,7 @@
 pub use crate::time::Timestamp;
 pub(crate) use crate::time::civil_from_days;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::cell::OnceCell;
 use std::fmt;
 use std::sync::Arc;
 
@@ -320,6 +321,98 @@ impl SourceLine {
     pub fn message(&self) -> &str {
         let (a, b) = self.msg;
         self.text.get(a as usize..b as usize).unwrap_or(&self.text)
+    }
+}
+
+impl SourceLine {
+    /// The line as the replay reads it (its text already kept).
+    pub fn as_line(&self) -> Line<'_> {
+        Line {
+            source: self.source,
+            line: self.line,
+            seq: self.seq,
+            ts: self.ts,
+            msg: self.msg,
+            text: &self.text,
+            kept: OnceCell::from(self.text.clone()),
+        }
+    }
+}
+
+/// A line as the replay reads it: its place, and its text borrowed from
+/// the reader's buffer. The text is copied into the `Arc<str>` of a
+/// [`SourceLine`] only when something keeps the line ([`Line::keep`]),
+/// once however many keep it.
+#[derive(Debug)]
+pub struct Line<'a> {
+    pub source: SourceId,
+    /// 1-based line number within the source.
+    pub line: u64,
+    /// Position in the worker's stream ([`SourceLine::seq`]).
+    pub seq: u64,
+    pub ts: Option<Timestamp>,
+    /// Byte range of the log message within the text.
+    pub msg: (u32, u32),
+    text: &'a str,
+    kept: OnceCell<Arc<str>>,
+}
+
+impl<'a> Line<'a> {
+    pub fn new(
+        source: SourceId,
+        line: u64,
+        seq: u64,
+        ts: Option<Timestamp>,
+        text: &'a str,
+        msg: (u32, u32),
+    ) -> Line<'a> {
+        Line {
+            source,
+            line,
+            seq,
+            ts,
+            msg,
+            text,
+            kept: OnceCell::new(),
+        }
+    }
+
+    /// The same line as the `seq`th of a worker.
+    pub fn with_seq(mut self, seq: u64) -> Line<'a> {
+        self.seq = seq;
+        self
+    }
+
+    /// The whole line as read.
+    pub fn text(&self) -> &'a str {
+        self.text
+    }
+
+    pub fn message(&self) -> &'a str {
+        let (a, b) = self.msg;
+        self.text.get(a as usize..b as usize).unwrap_or(self.text)
+    }
+
+    /// The line, kept: its text copied on the first call, shared after.
+    pub fn keep(&self) -> SourceLine {
+        SourceLine {
+            source: self.source,
+            line: self.line,
+            seq: self.seq,
+            ts: self.ts,
+            text: self.kept.get_or_init(|| Arc::from(self.text)).clone(),
+            msg: self.msg,
+        }
+    }
+
+    /// The text's copy, if something kept the line.
+    pub fn kept(&self) -> Option<&Arc<str>> {
+        self.kept.get()
+    }
+
+    /// Was this line read before `other` in the same worker's stream?
+    pub fn before(&self, other: &SourceLine) -> bool {
+        self.seq < other.seq
     }
 }
 

@@ -8,10 +8,13 @@ use super::*;
 impl WorkerReplay {
     /// Who the worker is and how far its process got: milestones, its
     /// advertised URL, its Kafka cluster.
-    pub(super) fn identity_event(&mut self, ev: &Event, line: &SourceLine) -> bool {
+    pub(super) fn identity_event(&mut self, ev: &Event, line: &Line) -> bool {
         match ev {
             Event::Milestone(m) => self.milestone(*m, line),
-            Event::AdvertisedUrl(u) => self.advertised_url = Some(u.clone()),
+            Event::AdvertisedUrl(u) => {
+                self.advertised_url = Some(u.clone());
+                self.who_changed = true;
+            }
             Event::KafkaClusterId(id) => self.kafka_cluster = Some(Arc::from(id.as_str())),
             _ => return false,
         }
@@ -20,7 +23,7 @@ impl WorkerReplay {
 
     /// The worker's place in the group: rebalances, joins, departures, its
     /// assignment lines.
-    pub(super) fn membership_event(&mut self, ev: &Event, line: &SourceLine) -> bool {
+    pub(super) fn membership_event(&mut self, ev: &Event, line: &Line) -> bool {
         match ev {
             Event::RebalanceStarted { by_herder } => {
                 self.open_window(line);
@@ -56,12 +59,13 @@ impl WorkerReplay {
                 self.inc.joined = Some((*generation, *protocol));
                 if let Some(m) = member_id {
                     self.member_id = Some(m.clone());
+                    self.who_changed = true;
                 }
                 if let Some(p) = protocol {
                     self.set_observed(*p);
                 }
             }
-            Event::PollTimeoutExpired => self.inc.poll_timeout = Some(line.clone()),
+            Event::PollTimeoutExpired => self.inc.poll_timeout = Some(line.keep()),
             // Fenced out of the generation (session expired, or a rebalance
             // completed without it): a departure that revokes nothing, like
             // a poll-timeout leave.
@@ -102,7 +106,7 @@ impl WorkerReplay {
                 }
             }
             Event::CoordinatorUnreachable { .. } | Event::RevokingAfterRetries { .. } => {
-                self.inc.ctx.self_revocation = Some(line.clone());
+                self.inc.ctx.self_revocation = Some(line.keep());
                 if self.inc.protocol.is_none() {
                     self.inc.protocol = Some(Protocol::Compatible);
                 }
@@ -116,7 +120,7 @@ impl WorkerReplay {
             Event::SkipStoppingUnresolved => {
                 self.open_window(line);
                 if let Some(w) = &mut self.inc.window {
-                    w.skip_stopping = Some(line.clone());
+                    w.skip_stopping = Some(line.keep());
                 }
             }
             _ => return false,
@@ -126,23 +130,23 @@ impl WorkerReplay {
 
     /// The herder's config snapshot against the assignment's offset, and
     /// the start phase that follows.
-    pub(super) fn offset_event(&mut self, ev: &Event, line: &SourceLine) -> bool {
+    pub(super) fn offset_event(&mut self, ev: &Event, line: &Line) -> bool {
         match ev {
             Event::AssignmentFailed(_) => {
-                self.inc.trouble = Some((Trouble::AssignmentFailed, line.clone()));
+                self.inc.trouble = Some((Trouble::AssignmentFailed, line.keep()));
             }
             Event::ReadToEndTimedOut => {
-                self.inc.trouble = Some((Trouble::ReadTimedOut, line.clone()));
+                self.inc.trouble = Some((Trouble::ReadTimedOut, line.keep()));
             }
             Event::ConfigMismatch { current, .. } => {
-                self.inc.trouble = Some((Trouble::Mismatch, line.clone()));
-                self.inc.offset = Some((*current, line.clone()));
+                self.inc.trouble = Some((Trouble::Mismatch, line.keep()));
+                self.inc.offset = Some((*current, line.keep()));
             }
             Event::ConfigBehind { current, .. } | Event::ReadingToEnd { current } => {
-                self.inc.offset = Some((*current, line.clone()));
+                self.inc.offset = Some((*current, line.keep()));
             }
             Event::FinishedReadingToEnd { offset } => {
-                self.inc.offset = Some((*offset, line.clone()));
+                self.inc.offset = Some((*offset, line.keep()));
             }
             Event::StartingWork { offset } => self.start_phase(*offset, line),
             Event::FinishedStartingWork => self.close_phase(Some(line)),
@@ -152,7 +156,7 @@ impl WorkerReplay {
     }
 
     /// Connector and task instances: starts and their outcomes, stops.
-    pub(super) fn instance_event(&mut self, ev: &Event, line: &SourceLine) -> bool {
+    pub(super) fn instance_event(&mut self, ev: &Event, line: &Line) -> bool {
         match ev {
             Event::Starting(r) => self.start(r, line),
             Event::StartFailed { resource, how } => self.start_failed(resource, *how, line),
@@ -177,7 +181,7 @@ impl WorkerReplay {
             }
             Event::AlreadyExists(r) => self.already_exists(r, line),
             Event::Stopping(r) => match r {
-                Resource::Connector(_) => self.inc.unconfirmed.push((r.clone(), line.clone())),
+                Resource::Connector(_) => self.inc.unconfirmed.push((r.clone(), line.keep())),
                 Resource::Task(_) => self.stop(r, line),
             },
             Event::IgnoringStop(r) => {
@@ -190,7 +194,7 @@ impl WorkerReplay {
                 if let (Resource::Task(t), Some(tu)) = (r, &self.inc.ctx.task_update)
                     && tu.tasks.contains(t)
                 {
-                    self.inc.tasks_to_restart.insert(t.clone(), line.clone());
+                    self.inc.tasks_to_restart.insert(t.clone(), line.keep());
                 }
                 let prev = self.mark_stopped(r, line);
                 if prev.as_ref().is_some_and(ResState::is_live) {
@@ -217,19 +221,19 @@ impl WorkerReplay {
     }
 
     /// Config records the herder read and how it handles them.
-    pub(super) fn config_event(&mut self, ev: &Event, line: &SourceLine) -> bool {
+    pub(super) fn config_event(&mut self, ev: &Event, line: &Line) -> bool {
         match ev {
             Event::ConnectorConfigUpdated(c) => {
                 let facts = self.config.entry(c.clone()).or_default();
-                facts.updated = Some(line.clone());
+                facts.updated = Some(line.keep());
                 if facts.removed.is_some() && facts.recreated.is_none() {
-                    facts.recreated = Some(Box::new(line.clone()));
+                    facts.recreated = Some(Box::new(line.keep()));
                 }
                 self.inc.offset = None;
             }
             Event::ConnectorConfigRemoved(c) => {
                 let facts = self.config.entry(c.clone()).or_default();
-                facts.removed = Some(Box::new(line.clone()));
+                facts.removed = Some(Box::new(line.keep()));
                 facts.recreated = None;
                 self.inc.offset = None;
             }
@@ -248,7 +252,7 @@ impl WorkerReplay {
                     connector.clone(),
                     ConnectorCtx {
                         action: *action,
-                        line: line.clone(),
+                        line: line.keep(),
                     },
                 );
             }
@@ -258,13 +262,13 @@ impl WorkerReplay {
                     self.inc.protocol = Some(Protocol::Compatible);
                 }
                 self.inc.ctx.task_update = Some(TaskUpdateCtx {
-                    line: line.clone(),
+                    line: line.keep(),
                     tasks: tasks.iter().cloned().collect(),
                 });
             }
             Event::SettingTargetState { connector, state } => {
                 if *state == TargetState::Stopped {
-                    let at = line.clone();
+                    let at = line.keep();
                     self.inc.ctx.target_stopped.insert(connector.clone(), at);
                 } else {
                     // Resumed or paused: stops are no longer excused.
@@ -274,7 +278,7 @@ impl WorkerReplay {
             // Config records without a connector: the snapshot may move past
             // the last known offset without a catch-up.
             Event::SessionKeyUpdated | Event::RestartRequested { .. } => self.inc.offset = None,
-            Event::ExecutingPlan { .. } => self.inc.ctx.restart_plan = Some(line.clone()),
+            Event::ExecutingPlan { .. } => self.inc.ctx.restart_plan = Some(line.keep()),
             Event::CompletedPlan { .. } => self.inc.ctx.restart_plan = None,
             Event::ConfigValue { key, value } => self.config_value(*key, value),
             _ => return false,

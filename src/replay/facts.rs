@@ -5,6 +5,7 @@
 //! the audit (see `docs/design.md`, "Orchestration"); they serialise, so the
 //! two stages can run on different machines (`herder-audit map | reduce`).
 
+use crate::event::{ConfigKey, Event, Milestone};
 use crate::finding::Finding;
 use crate::model::{Name, Resource, SourceLine};
 use crate::rules::StopReason;
@@ -180,4 +181,68 @@ pub enum Departure {
     PollTimeout,
     SessionTimeout,
     Fenced,
+}
+
+/// The [`Signal`] an event gives the interruptions, if any (`shutdown`: the
+/// worker is shutting down, so a departure is part of it).
+pub(super) fn signal(ev: &Event, shutdown: bool) -> Option<Signal> {
+    let departed = |how| (!shutdown).then_some(Signal::Departed { how });
+    Some(match ev {
+        Event::ConnectorConfigUpdated(c) => Signal::ConfigUpdated {
+            connector: c.clone(),
+        },
+        Event::ConnectorConfigRemoved(c) => Signal::ConfigRemoved {
+            connector: c.clone(),
+        },
+        Event::TargetStateChange(c) => Signal::TargetState {
+            connector: c.clone(),
+        },
+        Event::TaskConfigsUpdated(tasks) => {
+            let mut connectors: Vec<crate::model::Name> =
+                tasks.iter().map(|t| t.connector.clone()).collect();
+            connectors.sort();
+            connectors.dedup();
+            Signal::TaskConfigs { connectors }
+        }
+        Event::TaskCountChanged {
+            connector,
+            from,
+            to,
+        } => Signal::TaskCount {
+            connector: connector.clone(),
+            from: *from,
+            to: *to,
+        },
+        Event::RestartRequested { connector, .. } => Signal::RestartRequested {
+            connector: connector.clone(),
+        },
+        Event::Milestone(Milestone::ConnectStarting | Milestone::HerderStarting) => {
+            Signal::WorkerStarting
+        }
+        Event::Milestone(Milestone::ConnectStopping | Milestone::HerderStopping) => {
+            Signal::WorkerStopping
+        }
+        Event::PollTimeoutExpired => departed(Departure::PollTimeout)?,
+        Event::SessionTimedOut => departed(Departure::SessionTimeout)?,
+        Event::HeartbeatFenced { .. } => departed(Departure::Fenced)?,
+        Event::CoordinatorUnreachable { .. } | Event::RevokingAfterRetries { .. } => Signal::CutOff,
+        Event::RequestJoining { reason } => Signal::Reason {
+            text: reason.clone(),
+        },
+        Event::LeaveGroup {
+            reason: Some(r), ..
+        } => Signal::Reason { text: r.clone() },
+        Event::ConfigMismatch { .. } | Event::AssignmentFailed(_) => Signal::ForcedRebalance,
+        Event::RebalanceStarted { .. } | Event::Rejoining { .. } => Signal::RebalanceStarted,
+        Event::ConfigValue {
+            key: ConfigKey::SessionTimeoutMs,
+            value,
+        } => Signal::SessionTimeout {
+            ms: value.trim().parse().ok()?,
+        },
+        Event::TaskInitialized(t) => Signal::TaskRunning {
+            resource: Resource::Task(t.clone()),
+        },
+        _ => return None,
+    })
 }

@@ -11,6 +11,7 @@
 
 mod apply;
 pub mod facts;
+mod last;
 mod output;
 mod rebalance;
 mod resources;
@@ -20,12 +21,13 @@ mod summary;
 pub mod timeline;
 
 pub(crate) use crate::state;
+use facts::signal;
 pub use facts::{Departure, Fact, FactKind, Signal};
 pub use summary::{GenerationRecord, Identity, Note, WorkerReport, WorkerSummary};
 
 use crate::event::{ConfigKey, ConnectorUpdateAction, Event, Milestone, StartFailure, TargetState};
 use crate::finding::{Evidence, Finding};
-use crate::model::{Protocol, Resource, SourceLine, TaskId};
+use crate::model::{Line, Protocol, Resource, SourceLine, TaskId};
 use crate::rules::offset_mismatch::Trouble;
 use crate::rules::{
     StartReason, StopReason, Who, double_start, foreign_start, lost_assignment, offset_mismatch,
@@ -140,7 +142,7 @@ pub struct WorkerReplay {
     summary: WorkerSummary,
     generations: Vec<GenerationRecord>,
     keep_generations: bool,
-    last_line: Option<SourceLine>,
+    last_line: Option<last::LastLine>,
     /// While the lines read last are all of a process's preamble (its
     /// config dump, cluster id, advertised URL…): the line read before
     /// them. A new process logs its preamble before `Kafka Connect
@@ -162,6 +164,9 @@ pub struct WorkerReplay {
     identity_arc: Option<Arc<str>>,
     /// Scratch for the identity value, compared with `identity_arc`.
     identity_buf: String,
+    /// A field the group or identity is made of changed since the last
+    /// fact: `group_arc` and `identity_arc` are made again.
+    who_changed: bool,
     /// Findings pushed since the last [`WorkerReplay::flush_findings`]
     /// start at this index of `findings` (facts mode: findings are handed
     /// on as facts once final, and not kept).
@@ -251,6 +256,7 @@ impl WorkerReplay {
             group_arc: None,
             identity_arc: None,
             identity_buf: String::new(),
+            who_changed: true,
             held_from: 0,
             withdrawn: Vec::new(),
             handed_on: 0,
@@ -405,7 +411,7 @@ impl WorkerReplay {
         self.inc.protocol.or(self.configured_protocol)
     }
 
-    fn note(&mut self, line: Option<&SourceLine>, text: String) {
+    fn note(&mut self, line: Option<&Line>, text: String) {
         self.summary.notes.push(Note {
             line: line.map(|l| (l.source, l.line)),
             text,
@@ -446,7 +452,7 @@ impl WorkerReplay {
     /// hands the judgement on as a fact.
     fn count_stop_because(&mut self, why: StopReason, stop: &Stop, because: Option<SourceLine>) {
         self.fact(
-            &stop.line,
+            &stop.line.as_line(),
             FactKind::Judged {
                 resource: stop.resource.clone(),
                 reason: why,
@@ -458,13 +464,13 @@ impl WorkerReplay {
             g.stop_reasons.push(why);
         }
         if let Some(t) = &mut self.timeline {
-            t.judged(&stop.resource, &stop.line, why);
+            t.judged(&stop.resource, &stop.line.as_line(), why);
         }
     }
 
     /// A note for the worker's summary about how its log was read (its
     /// layout, say), at `line`.
-    pub fn note_reading(&mut self, line: &SourceLine, text: String) {
+    pub fn note_reading(&mut self, line: &Line, text: String) {
         self.note(Some(line), text);
     }
 
@@ -486,7 +492,7 @@ impl WorkerReplay {
         }
     }
 
-    pub fn lines_missed_before(&mut self, line: &SourceLine) {
+    pub fn lines_missed_before(&mut self, line: &Line) {
         self.flush_unconfirmed();
         self.inc.res.clear();
         self.inc.last_start.clear();
@@ -496,7 +502,7 @@ impl WorkerReplay {
     }
 
     /// Feeds one event read from `line`.
-    pub fn apply(&mut self, ev: &Event, line: &SourceLine, ctx: LineCtx) {
+    pub fn apply(&mut self, ev: &Event, line: &Line, ctx: LineCtx) {
         if let Event::Starting(r) = ev
             && !self.started_names.contains(r)
         {
@@ -514,12 +520,17 @@ impl WorkerReplay {
         {
             self.fact(line, FactKind::Signal(s));
         }
+        // Last: the text is shared if anything above kept the line.
+        match &mut self.last_line {
+            Some(l) => l.set(line),
+            None => self.last_line = Some(last::LastLine::new(line)),
+        }
     }
 
     /// What every line read tells, whatever its event: findings made final,
     /// the timeline, where the log starts, time going back, gaps in a
     /// rebalance, the worker's group and client id, stops confirmed.
-    fn note_line(&mut self, ev: &Event, line: &SourceLine, ctx: LineCtx) {
+    fn note_line(&mut self, ev: &Event, line: &Line, ctx: LineCtx) {
         // A start's findings may still be amended by the lines of its
         // failure (`Task already exists in this worker`), which may come
         // after the other starts of a start phase; anything else makes
@@ -560,31 +571,32 @@ impl WorkerReplay {
         {
             self.summary.time_reversals += 1;
         }
-        if let (Some(w), Some(prev)) = (&mut self.inc.window, &self.last_line)
+        if let (Some(w), Some(prev)) = (&mut self.inc.window, &mut self.last_line)
             && let (Some(a), Some(b)) = (prev.ts, line.ts)
             && b.0 - a.0 > WINDOW_GAP_MS
             && w.gap.is_none()
         {
-            w.gap = Some((prev.clone(), line.clone()));
+            w.gap = Some((prev.keep(), line.keep()));
         }
         self.silence(ev, line);
         if is_preamble(ev) {
             if self.before_preamble.is_none() {
-                self.before_preamble = Some(self.last_line.clone());
+                self.before_preamble = Some(self.last_line.as_mut().map(last::LastLine::keep));
             }
         } else {
             self.before_preamble = None;
         }
-        self.last_line = Some(line.clone());
         if let Some(g) = ctx.group_id
             && self.group.as_deref() != Some(g)
         {
             self.group = Some(g.to_string());
+            self.who_changed = true;
         }
         if let Some(c) = ctx.client_id
             && self.client_id.as_deref() != Some(c)
         {
             self.client_id = Some(c.to_string());
+            self.who_changed = true;
         }
         if !is_stop_family(ev) {
             self.flush_unconfirmed();
@@ -599,24 +611,30 @@ impl WorkerReplay {
     /// A process starting after a preamble of its own was silent since the
     /// line before that preamble (the old process's last, if it died); at
     /// the start of the log, since its last line.
-    fn silence(&mut self, ev: &Event, line: &SourceLine) {
-        let Some(prev) = &self.last_line else {
+    fn silence(&mut self, ev: &Event, line: &Line) {
+        let Some(prev) = &mut self.last_line else {
             return;
         };
         let starting = matches!(
             ev,
             Event::Milestone(Milestone::ConnectStarting | Milestone::HerderStarting)
         );
-        let last = match &self.before_preamble {
-            Some(Some(before)) if starting => before.clone(),
-            _ => prev.clone(),
+        let before = match &self.before_preamble {
+            Some(Some(before)) if starting => Some(before),
+            _ => None,
         };
-        if self.facts.is_some()
-            && (starting
-                || matches!((last.ts, line.ts), (Some(a), Some(b)) if b.0 - a.0 >= SILENCE_MS))
+        let last_ts = before.map_or(prev.ts, |b| b.ts);
+        if self.facts.is_none()
+            || !(starting
+                || matches!((last_ts, line.ts), (Some(a), Some(b)) if b.0 - a.0 >= SILENCE_MS))
         {
-            self.fact(line, FactKind::Signal(Signal::Silence { last }));
+            return;
         }
+        let last = match before {
+            Some(b) => b.clone(),
+            None => prev.keep(),
+        };
+        self.fact(line, FactKind::Signal(Signal::Silence { last }));
     }
 
     fn set_observed(&mut self, p: Protocol) {
@@ -624,6 +642,7 @@ impl WorkerReplay {
     }
 
     fn config_value(&mut self, key: ConfigKey, value: &str) {
+        self.who_changed = true;
         match key {
             ConfigKey::ConnectProtocol => self.configured_protocol = Protocol::from_name(value),
             ConfigKey::GroupId if self.group.is_none() => self.group = Some(value.to_string()),
@@ -642,7 +661,7 @@ impl WorkerReplay {
         }
     }
 
-    fn milestone(&mut self, m: Milestone, line: &SourceLine) {
+    fn milestone(&mut self, m: Milestone, line: &Line) {
         match m {
             Milestone::ConnectStarting | Milestone::HerderStarting => {
                 let fresh = self.inc.baseline.is_some() && !self.inc.active;
@@ -659,9 +678,9 @@ impl WorkerReplay {
                         t.known_from(line, true);
                     }
                 }
-                self.inc.baseline = Some(line.clone());
-                self.inc.process_start = Some(line.clone());
-                self.inc.offset = Some((-1, line.clone()));
+                self.inc.baseline = Some(line.keep());
+                self.inc.process_start = Some(line.keep());
+                self.inc.offset = Some((-1, line.keep()));
             }
             Milestone::ConnectStopping
             | Milestone::HerderStopping
@@ -671,7 +690,7 @@ impl WorkerReplay {
             | Milestone::HerderCrashed
                 if self.inc.ctx.shutdown.is_none() =>
             {
-                self.inc.ctx.shutdown = Some(line.clone());
+                self.inc.ctx.shutdown = Some(line.keep());
             }
             _ => {}
         }
@@ -679,12 +698,12 @@ impl WorkerReplay {
 
     /// The incarnation ends (restart or end of log): what is still pending
     /// cannot be judged.
-    fn end_incarnation(&mut self, line: &SourceLine, why: &str) {
+    fn end_incarnation(&mut self, line: &Line, why: &str) {
         self.flush_unconfirmed();
         if let Some(ps) = &self.inc.start_phase {
             let at = ps.phase.line.clone();
             self.note(
-                Some(&at),
+                Some(&at.as_line()),
                 format!("{why} during this start phase: what it left unstarted is not judged"),
             );
         }
@@ -698,9 +717,9 @@ impl WorkerReplay {
         }
         self.resolve_pending(None);
         if let Some(w) = self.inc.window.take() {
-            let at = w.opened.clone().unwrap_or_else(|| line.clone());
+            let at = w.opened.clone().unwrap_or_else(|| line.keep());
             self.note(
-                Some(&at),
+                Some(&at.as_line()),
                 format!(
                     "{why} during this rebalance, before its assignment line; {} stop(s) in it not judged",
                     w.stops.len()
@@ -720,67 +739,3 @@ fn fmt_gen(g: Option<i32>) -> String {
 
 #[cfg(test)]
 mod tests;
-
-/// The [`Signal`] an event gives the interruptions, if any (`shutdown`: the
-/// worker is shutting down, so a departure is part of it).
-fn signal(ev: &Event, shutdown: bool) -> Option<Signal> {
-    let departed = |how| (!shutdown).then_some(Signal::Departed { how });
-    Some(match ev {
-        Event::ConnectorConfigUpdated(c) => Signal::ConfigUpdated {
-            connector: c.clone(),
-        },
-        Event::ConnectorConfigRemoved(c) => Signal::ConfigRemoved {
-            connector: c.clone(),
-        },
-        Event::TargetStateChange(c) => Signal::TargetState {
-            connector: c.clone(),
-        },
-        Event::TaskConfigsUpdated(tasks) => {
-            let mut connectors: Vec<crate::model::Name> =
-                tasks.iter().map(|t| t.connector.clone()).collect();
-            connectors.sort();
-            connectors.dedup();
-            Signal::TaskConfigs { connectors }
-        }
-        Event::TaskCountChanged {
-            connector,
-            from,
-            to,
-        } => Signal::TaskCount {
-            connector: connector.clone(),
-            from: *from,
-            to: *to,
-        },
-        Event::RestartRequested { connector, .. } => Signal::RestartRequested {
-            connector: connector.clone(),
-        },
-        Event::Milestone(Milestone::ConnectStarting | Milestone::HerderStarting) => {
-            Signal::WorkerStarting
-        }
-        Event::Milestone(Milestone::ConnectStopping | Milestone::HerderStopping) => {
-            Signal::WorkerStopping
-        }
-        Event::PollTimeoutExpired => departed(Departure::PollTimeout)?,
-        Event::SessionTimedOut => departed(Departure::SessionTimeout)?,
-        Event::HeartbeatFenced { .. } => departed(Departure::Fenced)?,
-        Event::CoordinatorUnreachable { .. } | Event::RevokingAfterRetries { .. } => Signal::CutOff,
-        Event::RequestJoining { reason } => Signal::Reason {
-            text: reason.clone(),
-        },
-        Event::LeaveGroup {
-            reason: Some(r), ..
-        } => Signal::Reason { text: r.clone() },
-        Event::ConfigMismatch { .. } | Event::AssignmentFailed(_) => Signal::ForcedRebalance,
-        Event::RebalanceStarted { .. } | Event::Rejoining { .. } => Signal::RebalanceStarted,
-        Event::ConfigValue {
-            key: ConfigKey::SessionTimeoutMs,
-            value,
-        } => Signal::SessionTimeout {
-            ms: value.trim().parse().ok()?,
-        },
-        Event::TaskInitialized(t) => Signal::TaskRunning {
-            resource: Resource::Task(t.clone()),
-        },
-        _ => return None,
-    })
-}

@@ -68,6 +68,9 @@ impl WorkerReplay {
 
     /// The lines of the starts under way are past: what did not fail runs.
     fn settle_starts(&mut self) {
+        if self.inc.starting.is_empty() {
+            return;
+        }
         for r in std::mem::take(&mut self.inc.starting) {
             if let Some(st) = self.inc.res.get_mut(&r)
                 && let ResState::Starting { since } = st
@@ -80,10 +83,29 @@ impl WorkerReplay {
         }
     }
 
-    pub(super) fn fact(&mut self, line: &SourceLine, kind: FactKind) {
+    pub(super) fn fact(&mut self, line: &Line, kind: FactKind) {
         if self.facts.is_none() {
             return;
         }
+        if self.who_changed {
+            self.who_changed = false;
+            self.refresh_who();
+        }
+        let fact = Fact {
+            group: self.group_arc.clone(),
+            cluster: self.kafka_cluster.clone(),
+            identity: self.identity_arc.clone(),
+            line: line.keep(),
+            kind,
+        };
+        if let Some(f) = &mut self.facts {
+            f.push(fact);
+        }
+    }
+
+    /// The group and identity the facts carry, after one of the fields
+    /// they are made of changed.
+    fn refresh_who(&mut self) {
         if self.group_arc.as_deref() != self.group.as_deref() {
             self.group_arc = self.group.as_deref().map(Arc::from);
         }
@@ -106,16 +128,6 @@ impl WorkerReplay {
                 (id_kind != Identity::FilePath).then(|| Arc::from(format!("{prefix}:{v}")));
         }
         self.identity_buf = v;
-        let fact = Fact {
-            group: self.group_arc.clone(),
-            cluster: self.kafka_cluster.clone(),
-            identity: self.identity_arc.clone(),
-            line: line.clone(),
-            kind,
-        };
-        if let Some(f) = &mut self.facts {
-            f.push(fact);
-        }
     }
 
     /// Live input went quiet: a connector stop no `Ignoring stop request`
@@ -153,7 +165,7 @@ impl WorkerReplay {
                     let generation = f.generation;
                     if let Some(resource) = resource {
                         self.fact(
-                            &line,
+                            &line.as_line(),
                             FactKind::ForeignStart {
                                 resource,
                                 generation,
@@ -162,9 +174,9 @@ impl WorkerReplay {
                         );
                         continue;
                     }
-                    self.fact(&line, FactKind::Finding(Box::new(f)));
+                    self.fact(&line.as_line(), FactKind::Finding(Box::new(f)));
                 }
-                _ => self.fact(&line, FactKind::Finding(Box::new(f))),
+                _ => self.fact(&line.as_line(), FactKind::Finding(Box::new(f))),
             }
         }
         // Nothing before `held_from` is kept in facts mode.
@@ -212,8 +224,8 @@ impl WorkerReplay {
     /// Ends the replay; also returns the facts its end produced (facts mode).
     pub fn finish_with_facts(mut self) -> (WorkerReport, Vec<Fact>) {
         self.settle_starts();
-        if let Some(l) = self.last_line.clone() {
-            self.end_incarnation(&l, "the log ends");
+        if let Some(l) = self.last_line.as_mut().map(super::last::LastLine::keep) {
+            self.end_incarnation(&l.as_line(), "the log ends");
             // No `Reset`: the log ending stops nothing; what ran may run on
             // (the cross-worker checks learn of the end from `End`).
             self.flush_findings();
@@ -224,7 +236,7 @@ impl WorkerReplay {
                 Some(t) if t.ts > l.ts && t.seq > 0 => t,
                 _ => l,
             };
-            self.fact(&end, FactKind::End);
+            self.fact(&end.as_line(), FactKind::End);
         }
         self.flush_findings();
         let facts = self.take_facts();

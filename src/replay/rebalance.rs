@@ -6,20 +6,20 @@ use super::*;
 
 impl WorkerReplay {
     /// A rebalance begins (if one is not already in progress).
-    pub(super) fn open_window(&mut self, line: &SourceLine) {
+    pub(super) fn open_window(&mut self, line: &Line) {
         if self.inc.window.is_some() {
             return;
         }
         self.boundary(line);
         self.inc.window = Some(Window {
-            opened: Some(line.clone()),
+            opened: Some(line.keep()),
             ..Window::default()
         });
     }
 
     /// Something that ends the stable phase: unexplained stops are judged
     /// now, an unfinished start phase is closed, config contexts end.
-    pub(super) fn boundary(&mut self, line: &SourceLine) {
+    pub(super) fn boundary(&mut self, line: &Line) {
         self.close_phase(None);
         self.resolve_pending(Some(line));
         self.inc.ctx.task_update = None;
@@ -34,7 +34,7 @@ impl WorkerReplay {
         generation: Option<i32>,
         version: Option<i64>,
         a: &crate::model::Assignment,
-        line: &SourceLine,
+        line: &Line,
     ) {
         let window = self.take_window(line);
         let generation = generation.or_else(|| self.inc.joined.map(|(g, _)| g));
@@ -62,13 +62,13 @@ impl WorkerReplay {
     /// assignment of this worker yet (it starts mid-life), so what the
     /// worker keeps running is unknown here; the generation it was fenced
     /// out of, where a line names it.
-    pub(super) fn note_blind_departure(&mut self, line: &SourceLine, generation: Option<i32>) {
+    pub(super) fn note_blind_departure(&mut self, line: &Line, generation: Option<i32>) {
         if self.inc.received.is_some() || self.inc.baseline.is_some() {
             return;
         }
         match &mut self.inc.blind_left {
             Some((_, g)) => *g = g.or(generation),
-            None => self.inc.blind_left = Some((line.clone(), generation)),
+            None => self.inc.blind_left = Some((line.keep(), generation)),
         }
     }
 
@@ -77,12 +77,7 @@ impl WorkerReplay {
     /// its last assignment): each such resource stopped in this rebalance,
     /// never started in the log and unknown before its stop, ran from
     /// before the log began until that stop ([`FactKind::KeptFromBefore`]).
-    fn kept_from_before(
-        &mut self,
-        window: &Window,
-        a: &crate::model::Assignment,
-        line: &SourceLine,
-    ) {
+    fn kept_from_before(&mut self, window: &Window, a: &crate::model::Assignment, line: &Line) {
         let Some((left, Some(generation))) = self.inc.blind_left.clone() else {
             return;
         };
@@ -108,7 +103,7 @@ impl WorkerReplay {
     /// The rebalance window the log saw open; `opened: None` when the
     /// assignment line is the first sign of the rebalance (the log starts
     /// mid-rebalance).
-    fn take_window(&mut self, line: &SourceLine) -> Window {
+    fn take_window(&mut self, line: &Line) -> Window {
         match self.inc.window.take() {
             Some(w) => w,
             None => {
@@ -160,7 +155,7 @@ impl WorkerReplay {
         window: &Window,
         a: &crate::model::Assignment,
         (generation, protocol, eager_signature): (Option<i32>, Option<Protocol>, bool),
-        line: &SourceLine,
+        line: &Line,
     ) -> bool {
         if let Some((a, b)) = &window.gap {
             let mins = match (a.ts, b.ts) {
@@ -168,7 +163,7 @@ impl WorkerReplay {
                 _ => 0,
             };
             self.note(
-                Some(b),
+                Some(&b.as_line()),
                 format!(
                     "generation {}: the log jumps {mins} min inside the rebalance (lines {} to {}); lines may be missing, so its stops and revocations are not judged",
                     fmt_gen(generation),
@@ -181,7 +176,7 @@ impl WorkerReplay {
             }
             if let Some(t) = &mut self.timeline {
                 let why = format!("the log jumps {mins} min inside a rebalance");
-                t.unknown(Some(a), b, why);
+                t.unknown(Some(&a.as_line()), &b.as_line(), why);
             }
         }
         let judge_window = window.gap.is_none();
@@ -192,10 +187,10 @@ impl WorkerReplay {
             if why == StopReason::Unnecessary {
                 let mut who = self.who();
                 who.generation = generation;
-                let f = unnecessary_stop::in_rebalance(&who, stop, line);
+                let f = unnecessary_stop::in_rebalance(&who, stop, &line.keep());
                 self.push(f);
             }
-            self.count_stop_because(why, stop, Some(line.clone()));
+            self.count_stop_because(why, stop, Some(line.keep()));
         }
         if protocol.is_none() && !window.stops.is_empty() {
             self.note(
@@ -212,19 +207,14 @@ impl WorkerReplay {
 
     /// Revoked work must have been stopped before this line (cooperative
     /// protocols): a resource still running is a zombie.
-    fn check_revocations(
-        &mut self,
-        window: &Window,
-        a: &crate::model::Assignment,
-        line: &SourceLine,
-    ) {
+    fn check_revocations(&mut self, window: &Window, a: &crate::model::Assignment, line: &Line) {
         for r in a.revoked().collect::<Vec<_>>() {
             let st = self.inc.res.get(&r).cloned();
             if zombie::check(st.as_ref(), window.stop_attempts.contains(&r)) {
                 let f = zombie::finding(
                     &self.who(),
                     &r,
-                    line,
+                    &line.keep(),
                     st.as_ref(),
                     window.skip_stopping.as_ref(),
                     window.opened.as_ref(),
@@ -234,7 +224,7 @@ impl WorkerReplay {
                     .as_ref()
                     .and_then(ResState::live_since)
                     .cloned()
-                    .unwrap_or_else(|| line.clone());
+                    .unwrap_or_else(|| line.keep());
                 self.inc.res.insert(
                     r,
                     ResState::Running {
@@ -257,7 +247,7 @@ impl WorkerReplay {
             self.inc.baseline = window.opened.clone();
         }
         if let (Some(t), Some(at)) = (&mut self.timeline, &window.opened) {
-            t.known_from(at, false);
+            t.known_from(&at.as_line(), false);
         }
     }
 
@@ -269,9 +259,9 @@ impl WorkerReplay {
         a: &crate::model::Assignment,
         generation: Option<i32>,
         protocol: Option<Protocol>,
-        line: &SourceLine,
+        line: &Line,
     ) {
-        let received = Received::after(self.inc.received.as_ref(), a, protocol, line.clone());
+        let received = Received::after(self.inc.received.as_ref(), a, protocol, line.keep());
         if !a.failed() {
             self.inc.owned = Some(Owned::from(&received));
         }
@@ -283,6 +273,7 @@ impl WorkerReplay {
             && a.leader_url != "NOTUSED"
         {
             self.leader_self_url = Some(a.leader_url.clone());
+            self.who_changed = true;
         }
         if let Some(g) = generation
             && self.facts.is_some()
@@ -351,7 +342,7 @@ impl WorkerReplay {
         }
     }
 
-    pub(super) fn task_claim(&mut self, tasks: &[TaskId], line: &SourceLine) {
+    pub(super) fn task_claim(&mut self, tasks: &[TaskId], line: &Line) {
         self.inc.offset = None;
         let mut by_conn: BTreeMap<&crate::model::Name, BTreeSet<u32>> = BTreeMap::new();
         for t in tasks {
@@ -361,9 +352,9 @@ impl WorkerReplay {
         for (c, set) in by_conn {
             let facts = self.config.entry(c.clone()).or_default();
             if multi {
-                facts.multi_claim = Some(Box::new(line.clone()));
+                facts.multi_claim = Some(Box::new(line.keep()));
             } else {
-                facts.single_claim = Some(line.clone());
+                facts.single_claim = Some(line.keep());
             }
             let set: Box<[u32]> = set.into_iter().collect();
             if facts.task_set.as_ref().is_some_and(|old| *old != set) {

@@ -5,7 +5,7 @@
 use super::*;
 
 impl WorkerReplay {
-    pub(super) fn start_phase(&mut self, offset: i64, line: &SourceLine) {
+    pub(super) fn start_phase(&mut self, offset: i64, line: &Line) {
         self.boundary(line);
         let judgeable = self.inc.received.is_some() && self.inc.window.is_none();
         if !judgeable {
@@ -15,7 +15,7 @@ impl WorkerReplay {
             );
             if let Some(t) = &mut self.timeline {
                 let opened = self.inc.window.as_ref().and_then(|w| w.opened.as_ref());
-                t.unknown(opened, line, why.clone());
+                t.unknown(opened.map(SourceLine::as_line).as_ref(), line, why.clone());
             }
             self.note(Some(line), format!("{why}; starts not judged"));
         }
@@ -48,7 +48,7 @@ impl WorkerReplay {
         }
         self.inc.start_phase = Some(PhaseState {
             phase: StartPhase {
-                line: line.clone(),
+                line: line.keep(),
                 offset,
                 started: Vec::new(),
                 failed: HashSet::default(),
@@ -60,7 +60,7 @@ impl WorkerReplay {
 
     /// Ends the start phase; `finished` is the `Finished starting…` line
     /// (`None`: it ended without one, so nothing is judged lost).
-    pub(super) fn close_phase(&mut self, finished: Option<&SourceLine>) {
+    pub(super) fn close_phase(&mut self, finished: Option<&Line>) {
         let Some(ps) = self.inc.start_phase.take() else {
             return;
         };
@@ -97,14 +97,14 @@ impl WorkerReplay {
                         &self.who(),
                         r,
                         &rec.line,
-                        fin,
+                        &fin.keep(),
                         not_running.as_ref(),
                         self.inc.baseline.as_ref(),
                         upstream,
                     );
                     self.push(f);
                     // Reported once: the episode lasts until it starts or stops again.
-                    let at = not_running.unwrap_or_else(|| fin.clone());
+                    let at = not_running.unwrap_or_else(|| fin.keep());
                     self.inc.res.insert(r.clone(), ResState::Lost { at });
                     continue;
                 }
@@ -116,7 +116,7 @@ impl WorkerReplay {
             }
             if !held.is_empty() {
                 if let Some(t) = &mut self.timeline {
-                    t.held(&held, &rec.line);
+                    t.held(&held, &rec.line.as_line());
                 }
                 let since = rec.line.clone();
                 self.fact(
@@ -137,7 +137,7 @@ impl WorkerReplay {
         self.close_generation();
     }
 
-    pub(super) fn start(&mut self, r: &Resource, line: &SourceLine) {
+    pub(super) fn start(&mut self, r: &Resource, line: &Line) {
         // A pending unexplained stop of the same resource was a restart.
         let mut restarted = false;
         if let Some(i) = self.inc.pending_stops.iter().position(|s| &s.resource == r) {
@@ -195,7 +195,7 @@ impl WorkerReplay {
             && let Some(why) =
                 foreign_start::check(self.inc.owned.as_ref(), self.inc.received.as_ref(), r)
         {
-            let f = foreign_start::finding(&self.who(), r, line, &why, &origin);
+            let f = foreign_start::finding(&self.who(), r, &line.keep(), &why, &origin);
             self.push(f);
         }
         let mut stale_finding = None;
@@ -203,23 +203,23 @@ impl WorkerReplay {
             let facts = self.config.get(&t.connector).map(|f| &**f);
             let process_start = self.inc.process_start.as_ref();
             if let Some(stale) = stale_config::check(facts, process_start) {
-                let f = stale_config::finding(&self.who(), r, line, &stale);
+                let f = stale_config::finding(&self.who(), r, &line.keep(), &stale);
                 stale_finding = Some(self.push(f));
             } else if let Some(s) = stale_config::superseded(facts, process_start, t.index) {
-                let f = stale_config::superseded_finding(&self.who(), r, line, &s);
+                let f = stale_config::superseded_finding(&self.who(), r, &line.keep(), &s);
                 stale_finding = Some(self.push(f));
             }
         }
         let mut double = None;
         if double_start::check(prev.as_ref()) {
-            let f = double_start::finding(&self.who(), r, line, prev.as_ref());
+            let f = double_start::finding(&self.who(), r, &line.keep(), prev.as_ref());
             double = Some(self.push(f));
         }
         self.inc.last_task_start = matches!(r, Resource::Task(_)).then(|| r.clone());
         self.inc.last_start.insert(
             r.clone(),
             Attempt {
-                line: line.clone(),
+                line: line.keep(),
                 prev,
                 double,
                 answered: false,
@@ -227,17 +227,14 @@ impl WorkerReplay {
                 stale: stale_finding,
             },
         );
-        self.inc.res.insert(
-            r.clone(),
-            ResState::Starting {
-                since: line.clone(),
-            },
-        );
+        self.inc
+            .res
+            .insert(r.clone(), ResState::Starting { since: line.keep() });
         if !self.inc.starting.contains(r) {
             self.inc.starting.push(r.clone());
         }
         if let Some(ps) = &mut self.inc.start_phase {
-            ps.phase.started.push((r.clone(), line.clone()));
+            ps.phase.started.push((r.clone(), line.keep()));
         }
         if let Resource::Task(t) = r {
             self.inc.tasks_to_restart.remove(t);
@@ -261,7 +258,7 @@ impl WorkerReplay {
     /// A start of `r` failed (any path: docs/rules.md, "Failed starts").
     /// No instance runs; where the Worker refused the start because it
     /// already held the resource, the old instance runs on.
-    pub(super) fn start_failed(&mut self, r: &Resource, how: StartFailure, line: &SourceLine) {
+    pub(super) fn start_failed(&mut self, r: &Resource, how: StartFailure, line: &Line) {
         if let Some(t) = &mut self.timeline {
             t.start_failed(r, line, how == StartFailure::Initialization);
         }
@@ -344,7 +341,7 @@ impl WorkerReplay {
         self.inc.res.insert(
             r.clone(),
             ResState::Failed {
-                at: line.clone(),
+                at: line.keep(),
                 start,
                 registered,
             },
@@ -354,7 +351,7 @@ impl WorkerReplay {
     /// The Worker refused the latest start of `r`: it already holds an
     /// instance (`Task already exists in this worker`, `Connector with name
     /// X already exists`). That instance runs on.
-    pub(super) fn already_exists(&mut self, r: &Resource, line: &SourceLine) {
+    pub(super) fn already_exists(&mut self, r: &Resource, line: &Line) {
         let Some(a) = self.inc.last_start.get(r).cloned() else {
             return;
         };
@@ -369,13 +366,14 @@ impl WorkerReplay {
                 if let Some(f) = self.finding_mut(i) {
                     f.evidence.push(Evidence::new(
                         "the Worker refuses: an instance already exists",
-                        line,
+                        &line.keep(),
                     ));
                     f.normalise();
                 }
             }
             None => {
-                let f = double_start::refused(&self.who(), r, &a.line, line, a.prev.as_ref());
+                let f =
+                    double_start::refused(&self.who(), r, &a.line, &line.keep(), a.prev.as_ref());
                 let i = self.push(f);
                 if let Some(e) = self.inc.last_start.get_mut(r) {
                     e.double = Some(i);

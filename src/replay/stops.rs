@@ -5,38 +5,41 @@ use super::*;
 
 impl WorkerReplay {
     pub(super) fn flush_unconfirmed(&mut self) {
+        if self.inc.unconfirmed.is_empty() {
+            return;
+        }
         for (r, l) in std::mem::take(&mut self.inc.unconfirmed) {
-            self.stop(&r, &l);
+            self.stop(&r, &l.as_line());
         }
     }
 
     pub(super) fn confirm(&mut self, r: &Resource) {
         if let Some(i) = self.inc.unconfirmed.iter().position(|(u, _)| u == r) {
             let (r, l) = self.inc.unconfirmed.remove(i);
-            self.stop(&r, &l);
+            self.stop(&r, &l.as_line());
         }
     }
 
     /// A real stop of `r` at `line`.
     /// Records a stop attempt of `r` at `line` (for the rebalance's zombie
     /// check) and that it no longer runs; returns what was known before.
-    pub(super) fn mark_stopped(&mut self, r: &Resource, line: &SourceLine) -> Option<ResState> {
+    pub(super) fn mark_stopped(&mut self, r: &Resource, line: &Line) -> Option<ResState> {
         if let Some(w) = &mut self.inc.window {
             w.stop_attempts.insert(r.clone());
         }
         self.inc
             .res
-            .insert(r.clone(), ResState::Stopped { at: line.clone() })
+            .insert(r.clone(), ResState::Stopped { at: line.keep() })
     }
 
-    pub(super) fn stop(&mut self, r: &Resource, line: &SourceLine) {
+    pub(super) fn stop(&mut self, r: &Resource, line: &Line) {
         if let Some(t) = &mut self.timeline {
             t.stop(r, line);
         }
         let prev = self.mark_stopped(r, line);
         let stop = Stop {
             resource: r.clone(),
-            line: line.clone(),
+            line: line.keep(),
             prev,
         };
         // a task stopped for a task-config update: judged before the fact,
@@ -58,7 +61,7 @@ impl WorkerReplay {
         }
         let conn = r.connector_name().clone();
         if let (Resource::Task(t), Some((_, finding))) = (r, task_update) {
-            self.inc.tasks_to_restart.insert(t.clone(), line.clone());
+            self.inc.tasks_to_restart.insert(t.clone(), line.keep());
             return match finding {
                 Some(f) => {
                     self.push(f);
@@ -153,7 +156,7 @@ impl WorkerReplay {
 
     /// Judges stops outside any rebalance that no start has explained.
     /// `boundary` is the line that ends the wait (`None`: the log ended).
-    pub(super) fn resolve_pending(&mut self, boundary: Option<&SourceLine>) {
+    pub(super) fn resolve_pending(&mut self, boundary: Option<&Line>) {
         for stop in std::mem::take(&mut self.inc.pending_stops) {
             let Some(b) = boundary else {
                 self.count_stop(StopReason::NotJudged, &stop);
@@ -162,7 +165,7 @@ impl WorkerReplay {
             let owned = self.inc.owned.as_ref();
             match (self.protocol(), owned) {
                 (Some(p), Some(o)) if p.is_cooperative() && o.holds(&stop.resource) => {
-                    let f = unnecessary_stop::unexplained(&self.who(), &stop, &o.line, b);
+                    let f = unnecessary_stop::unexplained(&self.who(), &stop, &o.line, &b.keep());
                     self.push(f);
                     self.count_stop(StopReason::Unnecessary, &stop);
                 }

@@ -2,7 +2,7 @@
 //! rebuilt state per generation for the replay view.
 
 use crate::finding::{Finding, Kind};
-use crate::model::{Assignment, Protocol, Resource, SourceId, SourceLine};
+use crate::model::{Assignment, Line, Protocol, Resource, SourceId, SourceLine};
 use crate::rules::{StartReason, StopReason};
 use std::collections::BTreeMap;
 
@@ -173,12 +173,12 @@ impl GenerationRecord {
         generation: Option<i32>,
         protocol: Option<Protocol>,
         a: &Assignment,
-        line: &SourceLine,
+        line: &Line,
     ) -> GenerationRecord {
         GenerationRecord {
             generation,
             protocol,
-            line: line.clone(),
+            line: line.keep(),
             error: a.error,
             leader: a.leader.clone(),
             leader_url: a.leader_url.clone(),

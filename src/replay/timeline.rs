@@ -9,7 +9,7 @@
 //! ones are counted in [`Timeline::dropped`] and the report says so.
 
 use crate::event::Event;
-use crate::model::{Assignment, Name, Protocol, Resource, SourceId, SourceLine, Timestamp};
+use crate::model::{Assignment, Line, Name, Protocol, Resource, SourceId, Timestamp};
 use crate::rules::StopReason;
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
@@ -265,7 +265,7 @@ impl Recorder {
         Recorder::default()
     }
 
-    fn point(&self, l: &SourceLine) -> Point {
+    fn point(&self, l: &Line) -> Point {
         Point {
             source: l.source,
             line: l.line,
@@ -286,7 +286,7 @@ impl Recorder {
     }
 
     /// Every event's line, before the replay applies it.
-    pub fn event(&mut self, ev: &Event, line: &SourceLine) {
+    pub fn event(&mut self, ev: &Event, line: &Line) {
         if line.ts.is_some() {
             self.last_ts = line.ts;
         }
@@ -388,7 +388,7 @@ impl Recorder {
     }
 
     /// `Starting connector|task …`
-    pub fn start(&mut self, r: &Resource, line: &SourceLine) {
+    pub fn start(&mut self, r: &Resource, line: &Line) {
         let p = self.point(line);
         match self.close(r, p, End::Replaced) {
             Some(old) => {
@@ -402,7 +402,7 @@ impl Recorder {
     }
 
     /// A failed start; `registered`: the task stays registered (FAILED).
-    pub fn start_failed(&mut self, r: &Resource, line: &SourceLine, registered: bool) {
+    pub fn start_failed(&mut self, r: &Resource, line: &Line, registered: bool) {
         if registered {
             if let Some(&i) = self.open.get(r) {
                 self.tl.instances[i].failed_registered = true;
@@ -424,7 +424,7 @@ impl Recorder {
     }
 
     /// The Worker refused the latest start: the instance it replaced runs on.
-    pub fn refused(&mut self, r: &Resource, line: &SourceLine) {
+    pub fn refused(&mut self, r: &Resource, line: &Line) {
         let p = self.point(line);
         self.close(r, p, End::Refused);
         if let Some(old) = self.replaced.remove(r) {
@@ -437,7 +437,7 @@ impl Recorder {
     }
 
     /// A real stop; its justification comes with [`Recorder::judged`].
-    pub fn stop(&mut self, r: &Resource, line: &SourceLine) {
+    pub fn stop(&mut self, r: &Resource, line: &Line) {
         let p = self.point(line);
         self.replaced.remove(r);
         let i = match self.close(r, p, End::Stopped(None)) {
@@ -461,7 +461,7 @@ impl Recorder {
     }
 
     /// The replay judged the stop of `r` at `line`.
-    pub fn judged(&mut self, r: &Resource, line: &SourceLine, why: StopReason) {
+    pub fn judged(&mut self, r: &Resource, line: &Line, why: StopReason) {
         let found = self.awaiting.iter().position(|&i| {
             let inst = &self.tl.instances[i];
             inst.resource == *r && inst.end.is_some_and(|e| e.seq == line.seq)
@@ -473,7 +473,7 @@ impl Recorder {
     }
 
     /// Assigned resources the herder now counts as running from before.
-    pub fn held(&mut self, resources: &[Resource], since: &SourceLine) {
+    pub fn held(&mut self, resources: &[Resource], since: &Line) {
         let p = self.point(since);
         for r in resources {
             if !self.open.contains_key(r) {
@@ -488,7 +488,7 @@ impl Recorder {
         generation: Option<i32>,
         protocol: Option<Protocol>,
         a: &Assignment,
-        line: &SourceLine,
+        line: &Line,
     ) {
         let p = self.point(line);
         if !a.failed() {
@@ -522,7 +522,7 @@ impl Recorder {
     /// The whole running set is known from `line` on: the worker started
     /// (everything it ran before is gone) or an eager rebalance stopped
     /// everything (`held`: instances the replay no longer counts).
-    pub fn known_from(&mut self, line: &SourceLine, restart: bool) {
+    pub fn known_from(&mut self, line: &Line, restart: bool) {
         let p = self.point(line);
         let how = if restart {
             End::WorkerRestart
@@ -555,7 +555,7 @@ impl Recorder {
 
     /// The log does not show the state between two lines (`from: None`:
     /// since the incarnation began).
-    pub fn unknown(&mut self, from: Option<&SourceLine>, to: &SourceLine, why: String) {
+    pub fn unknown(&mut self, from: Option<&Line>, to: &Line, why: String) {
         let to = self.point(to);
         let from = from
             .map(|l| self.point(l))
@@ -579,15 +579,8 @@ mod tests {
     use super::*;
     use crate::model::TaskId;
 
-    fn line(n: u64, ts: Option<i64>) -> SourceLine {
-        SourceLine {
-            source: SourceId(0),
-            line: n,
-            seq: n,
-            ts: ts.map(Timestamp),
-            text: Arc::from(""),
-            msg: (0, 0),
-        }
+    fn line(n: u64, ts: Option<i64>) -> Line<'static> {
+        Line::new(SourceId(0), n, n, ts.map(Timestamp), "", (0, 0))
     }
 
     fn task(i: u32) -> Resource {

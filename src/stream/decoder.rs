@@ -18,7 +18,7 @@ use crate::event::{Continuation, Event, LoggerKind, attribute, parse_message};
 use crate::input::scan::{Delivery, LineHandler, Step};
 use crate::input::{self, sources::RejoinNote};
 use crate::layout::{self, Envelope, bare::BareLayout};
-use crate::model::{Key, SourceId, SourceLine, Timestamp};
+use crate::model::{Key, Line, SourceId, SourceLine, Timestamp};
 use crate::replay::{LineCtx, WorkerReport};
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -64,17 +64,11 @@ impl<'a> Raw<'a> {
     }
 
     /// The line, stored on line `number` of `source`, as the `seq`th of
-    /// its worker.
+    /// its worker (its text borrowed: copied only if the replay keeps it).
     #[inline]
-    fn line(&self, source: SourceId, number: u64, seq: u64) -> SourceLine {
-        SourceLine {
-            source,
-            line: number,
-            seq,
-            ts: self.ts,
-            text: Arc::from(self.text),
-            msg: (self.msg.0 as u32, self.msg.1 as u32),
-        }
+    fn line(&self, source: SourceId, number: u64, seq: u64) -> Line<'a> {
+        let msg = (self.msg.0 as u32, self.msg.1 as u32);
+        Line::new(source, number, seq, self.ts, self.text, msg)
     }
 }
 
@@ -504,7 +498,7 @@ impl Decoder {
             Route::Jvm => {
                 if !self.dedupe.repeat(raw.ts, raw.text) {
                     let line = raw.line(self.source, self.wrapped.stored_line(raw.number), 0);
-                    self.workers.jvm_line(&key, ev, line);
+                    self.workers.jvm_line(&key, ev, line.keep());
                 }
                 return None;
             }
@@ -516,7 +510,7 @@ impl Decoder {
                 if !self.dedupe.repeat(raw.ts, raw.text) {
                     let line = raw.line(self.source, self.wrapped.stored_line(raw.number), 0);
                     self.workers
-                        .park(&key, ev, (resource, candidates, suspects), line);
+                        .park(&key, ev, (resource, candidates, suspects), line.keep());
                 }
                 return None;
             }

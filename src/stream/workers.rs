@@ -7,7 +7,7 @@ use super::route::{Herders, Holdings, MirrorLine, Route};
 use super::vecmap::{self, VecMap};
 use crate::event::Event;
 use crate::layout::MdcScope;
-use crate::model::{Key, Resource, SourceLine, Timestamp};
+use crate::model::{Key, Line, Resource, SourceLine, Timestamp};
 use crate::replay::{LineCtx, WorkerReplay, WorkerReport};
 use std::sync::Arc;
 
@@ -375,12 +375,11 @@ impl Workers {
             .cloned()
             .collect();
         for k in keys {
-            let l = line.clone();
             self.apply(
                 &k,
                 ev,
                 LineCtx::default(),
-                |seq| SourceLine { seq, ..l },
+                |seq| line.as_line().with_seq(seq),
                 Before::default(),
             );
         }
@@ -438,12 +437,11 @@ impl Workers {
             if let Some(h) = self.herders.get_mut(vecmap::label(p.stream.as_deref())) {
                 h.unattributed -= 1;
             }
-            let line = p.line;
             self.apply(
                 key,
                 &p.ev,
                 LineCtx::default(),
-                |seq| SourceLine { seq, ..line },
+                |seq| p.line.as_line().with_seq(seq),
                 Before::default(),
             );
         }
@@ -478,21 +476,17 @@ impl Workers {
 
     /// A parked stop nobody took: unattributed.
     fn give_up(&mut self, p: Parked) {
-        let line = p.line;
-        self.unattributed(&p.stream, p.suspects, |seq| SourceLine {
-            seq,
-            ..line.clone()
-        });
+        self.unattributed(&p.stream, p.suspects, |seq| p.line.as_line().with_seq(seq));
     }
 
     /// A line of stream `stream` no herder provably wrote: the herders it
     /// may belong to (`suspects`) no longer know what they run, as after
     /// lines missed (`line(seq)`: the line, numbered for each).
-    pub(super) fn unattributed(
+    pub(super) fn unattributed<'l>(
         &mut self,
         stream: &Option<String>,
         suspects: Vec<u32>,
-        line: impl Fn(u64) -> SourceLine,
+        line: impl Fn(u64) -> Line<'l>,
     ) {
         for i in suspects {
             let Some(slot) = self.slots.get_mut(vecmap::slot(stream.as_deref(), i)) else {
@@ -543,12 +537,12 @@ impl Workers {
     /// Applies an event to the replay at `key` (made now if it is the
     /// first), its line built by `line(seq)`, after what `before` says;
     /// then hands on the facts it made.
-    pub(super) fn apply(
+    pub(super) fn apply<'l>(
         &mut self,
         key: &SlotKey,
         ev: &Event,
         ctx: LineCtx,
-        line: impl FnOnce(u64) -> SourceLine,
+        line: impl FnOnce(u64) -> Line<'l>,
         before: Before,
     ) {
         let herders = self.herders.get(vecmap::label(key.0.as_deref()));
@@ -565,10 +559,7 @@ impl Workers {
         if new {
             for (_, jev, jline) in self.jvm.iter().filter(|(s, _, _)| *s == key.0) {
                 slot.seq += 1;
-                let l = SourceLine {
-                    seq: slot.seq,
-                    ..jline.clone()
-                };
+                let l = jline.as_line().with_seq(slot.seq);
                 slot.replay.apply(jev, &l, LineCtx::default());
             }
         }

@@ -6,14 +6,8 @@ use super::*;
 impl Run {
     /// The reader says lines before the next one may have been missed.
     fn missed(&mut self) -> &mut Run {
-        let l = SourceLine {
-            source: SourceId(0),
-            line: self.seq + 1,
-            seq: self.seq + 1,
-            ts: None,
-            text: Arc::from("missed"),
-            msg: (0, 0),
-        };
+        let n = self.seq + 1;
+        let l = Line::new(SourceId(0), n, n, None, "missed", (0, 0));
         self.r.lines_missed_before(&l);
         self
     }

@@ -42,14 +42,9 @@ impl Run {
     }
     fn ev_at(&mut self, e: Event, secs: Option<i64>) -> &mut Run {
         self.seq += 1;
-        let l = SourceLine {
-            source: SourceId(0),
-            line: self.seq,
-            seq: self.seq,
-            ts: secs.map(|s| crate::model::Timestamp(s * 1000)),
-            text: Arc::from(format!("{e:?}")),
-            msg: (0, 0),
-        };
+        let text = format!("{e:?}");
+        let ts = secs.map(|s| crate::model::Timestamp(s * 1000));
+        let l = Line::new(SourceId(0), self.seq, self.seq, ts, &text, (0, 0));
         self.r.apply(&e, &l, LineCtx::default());
         self
     }
