@@ -382,7 +382,7 @@ pub fn starts_record_text(text: &str) -> bool {
 pub fn is_json(line: &str) -> bool {
     // A classic line's first bytes already tell, before its whole length
     // is searched for the quote every JSON record has (it quotes its keys).
-    if !may_open_json(line.as_bytes()) {
+    if !prefix::may_open_json(line.as_bytes()) {
         return false;
     }
     if memchr::memchr(b'"', line.as_bytes()).is_none() {
@@ -390,30 +390,6 @@ pub fn is_json(line: &str) -> bool {
     }
     let (_, rest) = split_stream(line);
     rest.trim_start().starts_with('{')
-}
-
-/// Can the line be `{` after a stream prefix ([`split_stream`]) and
-/// blanks? Not when it opens with a `[` that opens no kubectl prefix
-/// (`[pod/`: a record head's `[2024-05-01 ` does not), nor when it opens
-/// with a name byte that opens no compose prefix (`name  |`: a record
-/// head's `2024-05-01 10:` does not). Other lines may.
-fn may_open_json(b: &[u8]) -> bool {
-    let run = |from: usize| {
-        b.get(from..).map_or(0, |r| {
-            r.iter()
-                .take_while(|&&c| prefix::stream_name_byte(c))
-                .count()
-        })
-    };
-    match b.first() {
-        Some(b'[') => b.get(1 + run(1)) == Some(&b'/'),
-        Some(&c) if prefix::stream_name_byte(c) => {
-            let name = run(0);
-            let blanks = b[name..].iter().take_while(|&&c| c == b' ').count();
-            blanks > 0 && b.get(name + blanks) == Some(&b'|')
-        }
-        _ => true,
-    }
 }
 
 /// Debezium's MDC triple `a|b|c` (usually `||`) followed by blanks.
