@@ -541,6 +541,7 @@ impl Decoder {
         // Each herder of a rejoined stream is told (a further herder under
         // a name no stream label has).
         let mut notes = match key.1 {
+            _ if self.wrapped.quiet() => Vec::new(),
             0 => self.wrapped.take(stream),
             i => self
                 .wrapped

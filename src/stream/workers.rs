@@ -568,8 +568,11 @@ impl Workers {
         if before.lines_missed {
             slot.replay.lines_missed_before(&line);
         }
-        for note in before.notes {
-            slot.replay.note_reading(&line, note);
+        // (Nearly always none: no iterator made and dropped for them.)
+        if !before.notes.is_empty() {
+            for note in before.notes {
+                slot.replay.note_reading(&line, note);
+            }
         }
         slot.replay.apply(ev, &line, ctx);
         if self.facts {

@@ -39,6 +39,13 @@ impl RejoinNote {
         }
     }
 
+    /// Is there nothing to tell (a plain segment: no envelope, not
+    /// rejoined)? Then [`RejoinNote::take`] says nothing for any worker.
+    #[inline]
+    pub fn quiet(&self) -> bool {
+        self.source.is_none() && self.width.is_none()
+    }
+
     /// The notes for the summary of the worker of stream `stream`, the
     /// first time one of its events is read from a rejoined segment or an
     /// envelope.
