@@ -128,12 +128,19 @@ struct Outgoing {
     holds: Holds,
 }
 
+/// The least room a round's vector of items is given when its first item
+/// comes: grown from a few, a small log's round (most of its items in one
+/// or two rounds) moved its items through four or five reallocations.
+/// Doubling gives a round of 33 to 64 items this room anyway (peak RSS of
+/// 2,000 small logs unchanged, measured).
+const FIRST_ROOM: usize = 64;
+
 impl Outgoing {
     /// Room for `n` more items; a round's first items bring the room the
     /// last round took.
     fn reserve(&mut self, n: usize) {
         let room = if self.items.capacity() == 0 {
-            self.room
+            self.room.max(FIRST_ROOM)
         } else {
             0
         };
