@@ -6,7 +6,8 @@
 use super::Input;
 use crate::model::Timestamp;
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
 
@@ -130,7 +131,9 @@ pub fn stream_name(inputs: &[Input], family: &Family) -> String {
 /// container's logs across its restarts). Stdin is a family of its own.
 /// Families come in the order of their first input.
 pub fn group(inputs: &[Input]) -> Vec<Family> {
-    let mut by_key: BTreeMap<(PathBuf, String), usize> = BTreeMap::new();
+    // (Looked up once per input: a hash of the path, not an ordered map's
+    // comparisons of paths component by component.)
+    let mut by_key: HashMap<(PathBuf, String), usize> = HashMap::new();
     let mut out: Vec<Family> = Vec::new();
     for (i, input) in inputs.iter().enumerate() {
         match input {
@@ -149,13 +152,14 @@ pub fn group(inputs: &[Input]) -> Vec<Family> {
                     Some(_) => "<N>.log".to_string(),
                     None => rotation_base(&file).to_string(),
                 };
-                let key = (dir.clone(), base.clone());
-                match by_key.get(&key) {
-                    Some(&f) => out[f].segments.push(i),
-                    None => {
-                        by_key.insert(key, out.len());
+                match by_key.entry((dir, base)) {
+                    Entry::Occupied(f) => out[*f.get()].segments.push(i),
+                    Entry::Vacant(v) => {
+                        let (dir, base) = v.key();
+                        let name = dir.join(base).display().to_string();
+                        v.insert(out.len());
                         out.push(Family {
-                            name: dir.join(&base).display().to_string(),
+                            name,
                             segments: vec![i],
                         });
                     }

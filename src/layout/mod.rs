@@ -226,6 +226,14 @@ fn find_record(line: &str) -> Option<(usize, &str, Head)> {
     None
 }
 
+/// The time stamp of a line's record head: `envelope(line).map(|e| e.ts)`
+/// without reading the rest of the envelope (the head alone decides
+/// whether a line has one).
+pub fn record_ts(line: &str) -> Option<Option<Timestamp>> {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    find_record(line).map(|(_, _, head)| head.ts)
+}
+
 /// Parses one line (without its line ending; a trailing `\r` is tolerated).
 pub fn envelope(line: &str) -> Option<Envelope<'_>> {
     envelope_with(line, None)
@@ -241,6 +249,7 @@ pub fn envelope(line: &str) -> Option<Envelope<'_>> {
 /// the answer is always [`envelope`]'s.
 pub fn envelope_with<'a>(line: &'a str, known: Option<&str>) -> Option<Envelope<'a>> {
     let line = line.strip_suffix('\r').unwrap_or(line);
+    // (Nothing after the record head fails: [`record_ts`] relies on it.)
     let (start, rest, Head { ts, level }) = find_record(line)?;
     let stream = stream_key(&line[..start]);
     let body = &rest[rest

@@ -656,3 +656,34 @@ fn paren_name_ends() {
         assert_eq!(paren_name_end(l.as_bytes()), want, "{l:?}");
     }
 }
+
+#[test]
+fn record_ts_is_the_envelopes_stamp() {
+    // Every line of the bundled corpus, and lines that open records in
+    // other places or not at all.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+    let mut lines: Vec<String> = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "log") {
+            let text = String::from_utf8_lossy(&std::fs::read(p).unwrap()).into_owned();
+            lines.extend(text.lines().map(str::to_string));
+        }
+    }
+    lines.extend(
+        [
+            "",
+            "\r",
+            "connect-1  | 2024-05-01 10:00:00,123 INFO x (a.B:1)\r",
+            "[pod/c-0/connect] [2024-05-01 10:00:00,123] WARN y",
+            "\tgroup.id = connect-cluster-2024-05-01",
+            "[2024-05-01 10:00:00,123] INFOX z",
+            "2024-05-01T10:00:00.123 ERROR",
+        ]
+        .map(str::to_string),
+    );
+    assert!(lines.len() > 1000);
+    for l in &lines {
+        assert_eq!(record_ts(l), envelope(l).map(|e| e.ts), "{l:?}");
+    }
+}

@@ -247,11 +247,12 @@ pub fn json_record(line: &str) -> Option<String> {
 /// The time stamp of a line in any layout, classic or JSON, or held by a
 /// Docker json-file line.
 pub fn timestamp_of(line: &str) -> Option<crate::model::Timestamp> {
+    // The record head's stamp: the envelope's, without reading the rest.
     if crate::layout::is_json(line) {
         let classic = json_record(line)?;
-        crate::layout::envelope(&classic)?.ts
+        crate::layout::record_ts(&classic)?
     } else {
-        crate::layout::envelope(line)?.ts
+        crate::layout::record_ts(line)?
     }
 }
 
