@@ -14,9 +14,7 @@
 //! or coordinator without a logger; the lines before that one were not all
 //! read, and the replay is told so.
 
-use super::{
-    split_stream, starts_record, starts_record_text, trailing_logger, trailing_logger_text,
-};
+use super::{split_stream, starts_record, starts_record_text, trailing_logger};
 
 /// Records of a head looked at: enough to judge a layout, few enough to
 /// cost nothing (the head of every segment is looked at).
@@ -105,7 +103,9 @@ pub fn head_is_bare_at(head: &[u8], ends: &[u32]) -> bool {
         let json = rest.trim_start().starts_with('{');
         // A whole line decoded: its logger read from the text.
         let logger = || match decoded {
-            Some(s) if s.len() == line.len() => trailing_logger_text(s).is_some(),
+            Some(s) if s.len() == line.len() => {
+                super::trailing_logger_kept(&RECENT, s, |_| ()).is_some()
+            }
             _ => trailing_logger(line).is_some(),
         };
         // A stream that cannot reach the share whatever its records left
@@ -124,6 +124,12 @@ pub fn head_is_bare_at(head: &[u8], ends: &[u32]) -> bool {
         counts.count(key, logger);
     }
     counts.any_bare()
+}
+
+thread_local! {
+    /// The loggers the heads' records ended with last.
+    static RECENT: std::cell::RefCell<super::RecentNames<()>> =
+        const { std::cell::RefCell::new(super::RecentNames::new(())) };
 }
 
 /// The largest char boundary of `s` at most `n`.
@@ -329,6 +335,7 @@ impl BareLayout {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::layout::trailing_logger_text;
 
     const BARE: &str = "2024-05-01 10:00:00,000 INFO Kafka Connect starting
 2024-05-01 10:00:00,100 INFO [Worker clientId=connect-1, groupId=g] Herder starting

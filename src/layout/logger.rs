@@ -88,6 +88,104 @@ pub fn paren_name_end(line: &[u8]) -> Option<usize> {
     Some(close)
 }
 
+/// The logger a line ends with, as [`trailing_logger_text`] reads it,
+/// with what `classify` makes of it. A log names a few loggers over and
+/// over: the `(a.b.C:NN)` names read last are kept in `table` with their
+/// class, and a line that ends with one of them (a `(`, the name, then
+/// nothing, `:` and digits, or `:?` before the `)`) is answered by one
+/// comparison, without the searches for the `(`, the `:` and blanks, nor
+/// the classifying.
+pub fn trailing_logger_kept<'t, K: Copy + 'static>(
+    table: &'static std::thread::LocalKey<std::cell::RefCell<RecentNames<K>>>,
+    text: &'t str,
+    classify: impl Fn(&str) -> K,
+) -> Option<(&'t str, K)> {
+    let b = text.as_bytes();
+    let end = paren_name_end(b);
+    if let Some(e) = end
+        && let Some(found) = table.with_borrow(|r| r.find(text, e))
+    {
+        return Some(found);
+    }
+    let name = trailing_logger_text(text)?;
+    let kind = classify(name);
+    // Kept when it is the name a `(` opens and `end` ends: it holds no
+    // `(` (the search took the last), no `:` (its first ends the name)
+    // and no blank, and names no throwable, so a line that ends the same
+    // way has it as its logger.
+    if let Some(e) = end
+        && name.as_ptr() as usize + name.len() == b.as_ptr() as usize + e
+    {
+        table.with_borrow_mut(|r| r.keep(name.as_bytes(), kind));
+    }
+    Some((name, kind))
+}
+
+/// The longest name [`RecentNames`] keeps, and the shortest (its last
+/// eight bytes are compared first, as one word).
+const NAME_MAX: usize = 96;
+const NAME_MIN: usize = 8;
+
+/// Names kept at once (a worker's lines end with a dozen loggers at most).
+const SLOTS: usize = 8;
+
+/// [`trailing_logger_kept`]'s names and their classes, replaced in turn
+/// (≈ 1 KiB: one per thread and user).
+pub struct RecentNames<K> {
+    /// Each name's last eight bytes (0 for an empty slot: a name of name
+    /// bytes is never eight zero bytes).
+    tail: [u64; SLOTS],
+    len: [u8; SLOTS],
+    kind: [K; SLOTS],
+    names: [[u8; NAME_MAX]; SLOTS],
+    next: usize,
+}
+
+impl<K: Copy> RecentNames<K> {
+    /// An empty table (`empty`: the class of an empty slot, never read).
+    pub const fn new(empty: K) -> RecentNames<K> {
+        RecentNames {
+            tail: [0; SLOTS],
+            len: [0; SLOTS],
+            kind: [empty; SLOTS],
+            names: [[0; NAME_MAX]; SLOTS],
+            next: 0,
+        }
+    }
+
+    /// The kept name that ends at `e` in `text` right after a `(`.
+    #[inline]
+    fn find<'t>(&self, text: &'t str, e: usize) -> Option<(&'t str, K)> {
+        let b = text.as_bytes();
+        let last = u64::from_le_bytes(b.get(e.checked_sub(NAME_MIN)?..e)?.try_into().ok()?);
+        (0..SLOTS).find_map(|i| {
+            let n = usize::from(self.len[i]);
+            if self.tail[i] != last
+                || n >= e
+                || b[e - n - 1] != b'('
+                || b[e - n..e] != self.names[i][..n]
+            {
+                return None;
+            }
+            // A `(` before and a `:` or `)` after: char boundaries.
+            Some((text.get(e - n..e)?, self.kind[i]))
+        })
+    }
+
+    fn keep(&mut self, name: &[u8], kind: K) {
+        let n = name.len();
+        if !(NAME_MIN..=NAME_MAX).contains(&n) {
+            return;
+        }
+        let i = self.next;
+        self.next = (i + 1) % SLOTS;
+        self.names[i][..n].copy_from_slice(name);
+        self.len[i] = n as u8;
+        self.kind[i] = kind;
+        self.tail[i] = u64::from_le_bytes(name[n - NAME_MIN..].try_into().unwrap_or_default());
+    }
+}
+
 /// `a.b.C` or `a.b.C:123` → the range of `a.b.C`, when the bytes can be a
 /// Java class name: not empty, no blank, a line number only of digits.
 /// (Cheap on purpose: the caller classifies the name against known

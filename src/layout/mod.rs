@@ -20,8 +20,8 @@ mod prefix;
 
 #[cfg(test)]
 use logger::{LOGGER_BYTES, logger_span, name_run};
+pub use logger::{RecentNames, trailing_logger, trailing_logger_kept, trailing_logger_text};
 use logger::{bracket_logger_suffix, paren_logger_suffix};
-pub use logger::{paren_name_end, trailing_logger, trailing_logger_text};
 pub use prefix::{split_stream, stream_key};
 
 use crate::model::Timestamp;

@@ -1,3 +1,4 @@
+use super::logger::paren_name_end;
 use super::*;
 
 const DH: &str = "org.apache.kafka.connect.runtime.distributed.DistributedHerder";

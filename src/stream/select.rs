@@ -33,96 +33,15 @@ pub(super) fn keyword_finders(
 
 /// The logger a candidate line ends with and its class: what
 /// [`layout::trailing_logger_text`] reads and [`LoggerKind::classify`]
-/// makes of it, the same answer. A log names a few loggers over and over:
-/// the `(a.b.C:NN)` names read last are kept with their class, and a line
-/// that ends with one of them (a `(`, the name, then nothing, `:` and
-/// digits, or `:?` before the `)`) is answered by one comparison, without
-/// the searches for the `(`, the `:` and blanks, nor the classifying.
+/// makes of it, the same answer, the names read last kept with their
+/// class ([`layout::trailing_logger_kept`]).
 pub(super) fn trailing_logger_kind(text: &str) -> Option<(&str, Option<LoggerKind>)> {
-    let b = text.as_bytes();
-    let end = layout::paren_name_end(b);
-    if let Some(e) = end
-        && let Some(found) = RECENT.with_borrow(|r| r.find(text, e))
-    {
-        return Some(found);
-    }
-    let name = layout::trailing_logger_text(text)?;
-    let kind = LoggerKind::classify(name);
-    // Kept when it is the name a `(` opens and `end` ends: it holds no
-    // `(` (the search took the last), no `:` (its first ends the name)
-    // and no blank, and names no throwable, so a line that ends the same
-    // way has it as its logger.
-    if let Some(e) = end
-        && name.as_ptr() as usize + name.len() == b.as_ptr() as usize + e
-    {
-        RECENT.with_borrow_mut(|r| r.keep(name.as_bytes(), kind));
-    }
-    Some((name, kind))
-}
-
-/// The longest name [`trailing_logger_kind`] keeps, and the shortest (its
-/// last eight bytes are compared first, as one word).
-const NAME_MAX: usize = 96;
-const NAME_MIN: usize = 8;
-
-/// Names kept at once (a worker's lines end with a dozen loggers at most).
-const SLOTS: usize = 8;
-
-/// [`trailing_logger_kind`]'s names, replaced in turn.
-struct Recent {
-    /// Each name's last eight bytes (0 for an empty slot: a name of name
-    /// bytes is never eight zero bytes).
-    tail: [u64; SLOTS],
-    len: [u8; SLOTS],
-    kind: [Option<LoggerKind>; SLOTS],
-    names: [[u8; NAME_MAX]; SLOTS],
-    next: usize,
-}
-
-impl Recent {
-    /// The kept name that ends at `e` in `text` right after a `(`.
-    #[inline]
-    fn find<'t>(&self, text: &'t str, e: usize) -> Option<(&'t str, Option<LoggerKind>)> {
-        let b = text.as_bytes();
-        let last = u64::from_le_bytes(b.get(e.checked_sub(NAME_MIN)?..e)?.try_into().ok()?);
-        (0..SLOTS).find_map(|i| {
-            let n = usize::from(self.len[i]);
-            if self.tail[i] != last
-                || n >= e
-                || b[e - n - 1] != b'('
-                || b[e - n..e] != self.names[i][..n]
-            {
-                return None;
-            }
-            // A `(` before and a `:` or `)` after: char boundaries.
-            Some((text.get(e - n..e)?, self.kind[i]))
-        })
-    }
-
-    fn keep(&mut self, name: &[u8], kind: Option<LoggerKind>) {
-        let n = name.len();
-        if !(NAME_MIN..=NAME_MAX).contains(&n) {
-            return;
-        }
-        let i = self.next;
-        self.next = (i + 1) % SLOTS;
-        self.names[i][..n].copy_from_slice(name);
-        self.len[i] = n as u8;
-        self.kind[i] = kind;
-        self.tail[i] = u64::from_le_bytes(name[n - NAME_MIN..].try_into().unwrap_or_default());
-    }
+    layout::trailing_logger_kept(&RECENT, text, LoggerKind::classify)
 }
 
 thread_local! {
-    static RECENT: std::cell::RefCell<Recent> = const {
-        std::cell::RefCell::new(Recent {
-            tail: [0; SLOTS],
-            len: [0; SLOTS],
-            kind: [None; SLOTS],
-            names: [[0; NAME_MAX]; SLOTS],
-            next: 0,
-        })
-    };
+    static RECENT: std::cell::RefCell<layout::RecentNames<Option<LoggerKind>>> =
+        const { std::cell::RefCell::new(layout::RecentNames::new(None)) };
 }
 
 /// Is a coordinator line without the herder's LogContext prefix the
