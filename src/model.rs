@@ -16,9 +16,13 @@ use std::sync::Arc;
 /// (on two threads, or after the parser's table of names was cleared) are
 /// still equal; the allocation and the hash are only shortcuts.
 #[derive(Clone)]
-pub struct Name {
-    text: Arc<str>,
+pub struct Name(Arc<NameInner>);
+
+/// A name's one shared part: its hash and its text (the text an `Arc` of
+/// its own, which the JSON writers key their quoted copies by).
+struct NameInner {
     hash: u64,
+    text: Arc<str>,
 }
 
 impl Name {
@@ -27,16 +31,18 @@ impl Name {
         Name::from(Arc::<str>::from(text))
     }
     /// The hash of the text (the same for equal texts, in every run).
+    #[inline]
     pub fn hash_value(&self) -> u64 {
-        self.hash
+        self.0.hash
     }
     /// The shared text.
     pub fn as_arc(&self) -> &Arc<str> {
-        &self.text
+        &self.0.text
     }
     /// Are both the same allocation (then they are equal)?
+    #[inline]
     pub fn ptr_eq(a: &Name, b: &Name) -> bool {
-        Arc::ptr_eq(&a.text, &b.text)
+        Arc::ptr_eq(&a.0, &b.0)
     }
     /// The hash [`Name`] keeps for `text`.
     pub fn hash_of(text: &str) -> u64 {
@@ -55,7 +61,7 @@ impl Default for Name {
 impl From<Arc<str>> for Name {
     fn from(text: Arc<str>) -> Name {
         let hash = Name::hash_of(&text);
-        Name { text, hash }
+        Name(Arc::new(NameInner { hash, text }))
     }
 }
 impl From<&str> for Name {
@@ -70,33 +76,36 @@ impl From<String> for Name {
 }
 impl From<Name> for Arc<str> {
     fn from(n: Name) -> Arc<str> {
-        n.text
+        n.0.text.clone()
     }
 }
 
 impl std::ops::Deref for Name {
     type Target = str;
+    #[inline]
     fn deref(&self) -> &str {
-        &self.text
+        &self.0.text
     }
 }
 impl AsRef<str> for Name {
     fn as_ref(&self) -> &str {
-        &self.text
+        &self.0.text
     }
 }
 
 impl PartialEq for Name {
+    #[inline]
     fn eq(&self, other: &Name) -> bool {
-        Name::ptr_eq(self, other) || (self.hash == other.hash && *self.text == *other.text)
+        Name::ptr_eq(self, other) || (self.0.hash == other.0.hash && *self.0.text == *other.0.text)
     }
 }
 impl Eq for Name {}
 
 /// The kept hash only (equal names have equal hashes).
 impl std::hash::Hash for Name {
+    #[inline]
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        state.write_u64(self.hash);
+        state.write_u64(self.0.hash);
     }
 }
 
@@ -114,19 +123,19 @@ impl PartialOrd for Name {
 
 impl fmt::Debug for Name {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&*self.text, f)
+        fmt::Debug::fmt(&*self.0.text, f)
     }
 }
 impl fmt::Display for Name {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&*self.text, f)
+        fmt::Display::fmt(&*self.0.text, f)
     }
 }
 
 /// As the text.
 impl Serialize for Name {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.text)
+        s.serialize_str(&self.0.text)
     }
 }
 impl<'de> Deserialize<'de> for Name {
@@ -144,6 +153,7 @@ pub struct TaskId {
 
 /// The index first (one comparison), then the name.
 impl PartialEq for TaskId {
+    #[inline]
     fn eq(&self, other: &TaskId) -> bool {
         self.index == other.index && self.connector == other.connector
     }
@@ -152,6 +162,7 @@ impl Eq for TaskId {}
 
 /// One number: the name's hash mixed with the index.
 impl std::hash::Hash for TaskId {
+    #[inline]
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         state.write_u64(self.hash_value());
     }
@@ -162,7 +173,7 @@ fn cmp_names(a: &Name, b: &Name) -> std::cmp::Ordering {
     if Name::ptr_eq(a, b) {
         std::cmp::Ordering::Equal
     } else {
-        (*a.text).cmp(&*b.text)
+        (*a.0.text).cmp(&*b.0.text)
     }
 }
 
@@ -188,8 +199,9 @@ impl TaskId {
     }
     /// The hash of the task: its name's, mixed with the index (never the
     /// name's alone, which is its connector's).
+    #[inline]
     pub fn hash_value(&self) -> u64 {
-        self.connector.hash ^ (u64::from(self.index) + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        self.connector.0.hash ^ (u64::from(self.index) + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)
     }
 }
 
@@ -208,6 +220,7 @@ pub enum Resource {
 
 /// One number: the name's hash for a connector, the task's for a task.
 impl std::hash::Hash for Resource {
+    #[inline]
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         state.write_u64(self.hash_value());
     }
@@ -233,9 +246,10 @@ impl PartialOrd for Resource {
 
 impl Resource {
     /// The number [`Resource`]'s `Hash` writes.
+    #[inline]
     pub fn hash_value(&self) -> u64 {
         match self {
-            Resource::Connector(n) => n.hash,
+            Resource::Connector(n) => n.0.hash,
             Resource::Task(t) => t.hash_value(),
         }
     }
