@@ -672,6 +672,39 @@ mod tests {
     }
 
     #[test]
+    fn names_made_apart_are_equal_and_hash_alike() {
+        use std::hash::BuildHasher;
+        let h = |r: &Resource| rustc_hash::FxBuildHasher.hash_one(r);
+        let (a, b) = (Name::new("orders"), Name::from(String::from("orders")));
+        assert!(!Name::ptr_eq(&a, &b));
+        assert_eq!(a, b);
+        assert_eq!(a.hash_value(), b.hash_value());
+        assert_ne!(a, Name::new("orders2"));
+        let (ta, tb) = (
+            Resource::Task(TaskId {
+                connector: a.clone(),
+                index: 3,
+            }),
+            Resource::Task(TaskId {
+                connector: b.clone(),
+                index: 3,
+            }),
+        );
+        assert_eq!(ta, tb);
+        assert_eq!(h(&ta), h(&tb));
+        assert_eq!(h(&Resource::Connector(a.clone())), h(&Resource::Connector(b)));
+        // A task's hash is not its connector's.
+        assert_ne!(h(&ta), h(&Resource::Connector(a.clone())));
+        // The text's order, its text shown and written.
+        assert!(Name::new("a-b") < Name::new("a0"));
+        assert_eq!(format!("{a} {a:?}"), "orders \"orders\"");
+        assert_eq!(serde_json::to_string(&a).unwrap(), "\"orders\"");
+        let back: Name = serde_json::from_str("\"orders\"").unwrap();
+        assert_eq!(back, a);
+        assert_eq!(Name::default(), Name::new(""));
+    }
+
+    #[test]
     fn assignment_queries() {
         let a = Assignment {
             connectors: Arc::from([Name::new("a")]),
