@@ -692,7 +692,10 @@ mod tests {
         );
         assert_eq!(ta, tb);
         assert_eq!(h(&ta), h(&tb));
-        assert_eq!(h(&Resource::Connector(a.clone())), h(&Resource::Connector(b)));
+        assert_eq!(
+            h(&Resource::Connector(a.clone())),
+            h(&Resource::Connector(b))
+        );
         // A task's hash is not its connector's.
         assert_ne!(h(&ta), h(&Resource::Connector(a.clone())));
         // The text's order, its text shown and written.

@@ -457,7 +457,8 @@ impl Lines<'_> {
     /// [`CauseOut`].
     fn cause(&mut self, c: &Cause, out: &mut Vec<u8>) {
         out.extend_from_slice(b"{\"connector\":");
-        self.shared.opt_string(c.connector.as_ref().map(Name::as_arc), out);
+        self.shared
+            .opt_string(c.connector.as_ref().map(Name::as_arc), out);
         out.extend_from_slice(b",\"finding\":");
         self.opt_line(c.finding.as_ref(), out);
         out.extend_from_slice(b",\"kind\":");
@@ -556,7 +557,8 @@ impl Lines<'_> {
         out.extend_from_slice(b",\"trigger\":{\"change\":");
         opt_unsigned(t.change, out);
         out.extend_from_slice(b",\"connector\":");
-        self.shared.opt_string(t.connector.as_ref().map(Name::as_arc), out);
+        self.shared
+            .opt_string(t.connector.as_ref().map(Name::as_arc), out);
         out.extend_from_slice(b",\"how\":");
         json_bytes::opt_string(t.how.as_deref(), out);
         out.extend_from_slice(b",\"kind\":");

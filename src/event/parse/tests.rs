@@ -4,8 +4,7 @@
 
 use super::*;
 use crate::event::{Milestone, StartFailure};
-use crate::model::{Resource, TaskId};
-use crate::model::Name;
+use crate::model::{Name, Resource, TaskId};
 
 fn conn(s: &str) -> Resource {
     Resource::Connector(Name::from(s))
