@@ -8,22 +8,172 @@ use std::cell::OnceCell;
 use std::fmt;
 use std::sync::Arc;
 
-/// A connector name. Shared, because the same name is held by many states.
-pub type Name = Arc<str>;
+/// A connector name. Shared, because the same name is held by many states,
+/// and carrying a hash of its text made once, when the name is made: a
+/// table keyed by names or resources hashes that number instead of the
+/// text, and two names compare as the same allocation, else by their
+/// hashes, and only when those agree by their text. Equal names made apart
+/// (on two threads, or after the parser's table of names was cleared) are
+/// still equal; the allocation and the hash are only shortcuts.
+#[derive(Clone)]
+pub struct Name(Arc<NameInner>);
+
+/// A name's one shared part: its hash and its text (the text an `Arc` of
+/// its own, which the JSON writers key their quoted copies by).
+struct NameInner {
+    hash: u64,
+    text: Arc<str>,
+}
+
+impl Name {
+    /// The name of `text`, its hash computed.
+    pub fn new(text: &str) -> Name {
+        Name::from(Arc::<str>::from(text))
+    }
+    /// The hash of the text (the same for equal texts, in every run).
+    #[inline]
+    pub fn hash_value(&self) -> u64 {
+        self.0.hash
+    }
+    /// The shared text.
+    pub fn as_arc(&self) -> &Arc<str> {
+        &self.0.text
+    }
+    /// Are both the same allocation (then they are equal)?
+    #[inline]
+    pub fn ptr_eq(a: &Name, b: &Name) -> bool {
+        Arc::ptr_eq(&a.0, &b.0)
+    }
+    /// The hash [`Name`] keeps for `text`.
+    pub fn hash_of(text: &str) -> u64 {
+        use std::hash::BuildHasher;
+        rustc_hash::FxBuildHasher.hash_one(text)
+    }
+}
+
+/// The empty name.
+impl Default for Name {
+    fn default() -> Name {
+        Name::new("")
+    }
+}
+
+impl From<Arc<str>> for Name {
+    fn from(text: Arc<str>) -> Name {
+        let hash = Name::hash_of(&text);
+        Name(Arc::new(NameInner { hash, text }))
+    }
+}
+impl From<&str> for Name {
+    fn from(text: &str) -> Name {
+        Name::new(text)
+    }
+}
+impl From<String> for Name {
+    fn from(text: String) -> Name {
+        Name::from(Arc::<str>::from(text))
+    }
+}
+impl From<Name> for Arc<str> {
+    fn from(n: Name) -> Arc<str> {
+        n.0.text.clone()
+    }
+}
+
+impl std::ops::Deref for Name {
+    type Target = str;
+    #[inline]
+    fn deref(&self) -> &str {
+        &self.0.text
+    }
+}
+impl AsRef<str> for Name {
+    fn as_ref(&self) -> &str {
+        &self.0.text
+    }
+}
+
+impl PartialEq for Name {
+    #[inline]
+    fn eq(&self, other: &Name) -> bool {
+        Name::ptr_eq(self, other) || (self.0.hash == other.0.hash && *self.0.text == *other.0.text)
+    }
+}
+impl Eq for Name {}
+
+/// The kept hash only (equal names have equal hashes).
+impl std::hash::Hash for Name {
+    #[inline]
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.0.hash);
+    }
+}
+
+/// By text, the same allocation at once.
+impl Ord for Name {
+    fn cmp(&self, other: &Name) -> std::cmp::Ordering {
+        cmp_names(self, other)
+    }
+}
+impl PartialOrd for Name {
+    fn partial_cmp(&self, other: &Name) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl fmt::Debug for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0.text, f)
+    }
+}
+impl fmt::Display for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&*self.0.text, f)
+    }
+}
+
+/// As the text.
+impl Serialize for Name {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0.text)
+    }
+}
+impl<'de> Deserialize<'de> for Name {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Name, D::Error> {
+        Arc::<str>::deserialize(d).map(Name::from)
+    }
+}
 
 /// `ConnectorTaskId`: connector name and task index (`my-conn-0`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone)]
 pub struct TaskId {
     pub connector: Name,
     pub index: u32,
 }
 
+/// The index first (one comparison), then the name.
+impl PartialEq for TaskId {
+    #[inline]
+    fn eq(&self, other: &TaskId) -> bool {
+        self.index == other.index && self.connector == other.connector
+    }
+}
+impl Eq for TaskId {}
+
+/// One number: the name's hash mixed with the index.
+impl std::hash::Hash for TaskId {
+    #[inline]
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash_value());
+    }
+}
+
 /// Names in order, the same name (interned: one allocation) at once.
 fn cmp_names(a: &Name, b: &Name) -> std::cmp::Ordering {
-    if Arc::ptr_eq(a, b) {
+    if Name::ptr_eq(a, b) {
         std::cmp::Ordering::Equal
     } else {
-        a.cmp(b)
+        (*a.0.text).cmp(&*b.0.text)
     }
 }
 
@@ -43,9 +193,15 @@ impl PartialOrd for TaskId {
 impl TaskId {
     pub fn new(connector: &str, index: u32) -> Self {
         TaskId {
-            connector: Arc::from(connector),
+            connector: Name::new(connector),
             index,
         }
+    }
+    /// The hash of the task: its name's, mixed with the index (never the
+    /// name's alone, which is its connector's).
+    #[inline]
+    pub fn hash_value(&self) -> u64 {
+        self.connector.0.hash ^ (u64::from(self.index) + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)
     }
 }
 
@@ -56,10 +212,18 @@ impl fmt::Display for TaskId {
 }
 
 /// A unit of work the group assigns: a connector or one of its tasks.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Resource {
     Connector(Name),
     Task(TaskId),
+}
+
+/// One number: the name's hash for a connector, the task's for a task.
+impl std::hash::Hash for Resource {
+    #[inline]
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash_value());
+    }
 }
 
 /// Connectors before tasks, then by name (and index): the derived order.
@@ -81,6 +245,14 @@ impl PartialOrd for Resource {
 }
 
 impl Resource {
+    /// The number [`Resource`]'s `Hash` writes.
+    #[inline]
+    pub fn hash_value(&self) -> u64 {
+        match self {
+            Resource::Connector(n) => n.0.hash,
+            Resource::Task(t) => t.hash_value(),
+        }
+    }
     pub fn connector_name(&self) -> &Name {
         match self {
             Resource::Connector(n) => n,
@@ -139,7 +311,7 @@ impl<'de> Deserialize<'de> for Resource {
         }
         let w = Wire::deserialize(d)?;
         match (w.kind.as_str(), w.task) {
-            ("connector", None) => Ok(Resource::Connector(Arc::from(w.connector))),
+            ("connector", None) => Ok(Resource::Connector(Name::from(w.connector))),
             ("task", Some(i)) => Ok(Resource::Task(TaskId::new(&w.connector, i))),
             _ => Err(serde::de::Error::custom(format!(
                 "not a resource: type {:?} with task {:?}",
@@ -462,9 +634,9 @@ mod tests {
 
     #[test]
     fn resources_order_connectors_first_then_by_name_and_index() {
-        let c = |n: &str| Resource::Connector(Arc::from(n));
+        let c = |n: &str| Resource::Connector(Name::new(n));
         let t = |n: &str, i| Resource::Task(TaskId::new(n, i));
-        let shared: Name = Arc::from("b");
+        let shared: Name = Name::new("b");
         let mut v = [
             t("b", 10),
             Resource::Task(TaskId {
@@ -500,9 +672,45 @@ mod tests {
     }
 
     #[test]
+    fn names_made_apart_are_equal_and_hash_alike() {
+        use std::hash::BuildHasher;
+        let h = |r: &Resource| rustc_hash::FxBuildHasher.hash_one(r);
+        let (a, b) = (Name::new("orders"), Name::from(String::from("orders")));
+        assert!(!Name::ptr_eq(&a, &b));
+        assert_eq!(a, b);
+        assert_eq!(a.hash_value(), b.hash_value());
+        assert_ne!(a, Name::new("orders2"));
+        let (ta, tb) = (
+            Resource::Task(TaskId {
+                connector: a.clone(),
+                index: 3,
+            }),
+            Resource::Task(TaskId {
+                connector: b.clone(),
+                index: 3,
+            }),
+        );
+        assert_eq!(ta, tb);
+        assert_eq!(h(&ta), h(&tb));
+        assert_eq!(
+            h(&Resource::Connector(a.clone())),
+            h(&Resource::Connector(b))
+        );
+        // A task's hash is not its connector's.
+        assert_ne!(h(&ta), h(&Resource::Connector(a.clone())));
+        // The text's order, its text shown and written.
+        assert!(Name::new("a-b") < Name::new("a0"));
+        assert_eq!(format!("{a} {a:?}"), "orders \"orders\"");
+        assert_eq!(serde_json::to_string(&a).unwrap(), "\"orders\"");
+        let back: Name = serde_json::from_str("\"orders\"").unwrap();
+        assert_eq!(back, a);
+        assert_eq!(Name::default(), Name::new(""));
+    }
+
+    #[test]
     fn assignment_queries() {
         let a = Assignment {
-            connectors: Arc::from([Arc::from("a")]),
+            connectors: Arc::from([Name::new("a")]),
             tasks: Arc::from([TaskId::new("a", 0)]),
             revoked_connectors: Some(Arc::from([])),
             revoked_tasks: Some(Arc::from([TaskId::new("b", 1)])),

@@ -24,10 +24,12 @@ pub(super) fn settle(t: Tracker) -> Isolation {
         .map(|r| trigger(r, &t.changes))
         .collect();
     let kept: Vec<&RebalanceAcc> = t.rebalances.values().collect();
-    let by_generation: BTreeMap<(Arc<str>, i32), usize> = kept
+    // By generation, then group: the group's name (text) compared only
+    // between rebalances of the same generation.
+    let by_generation: BTreeMap<(i32, Arc<str>), usize> = kept
         .iter()
         .enumerate()
-        .map(|(i, r)| ((r.group.clone(), r.generation), i))
+        .map(|(i, r)| ((r.generation, r.group.clone()), i))
         .collect();
     let mut interruptions = Vec::with_capacity(t.interruptions.kept());
     for (mut it, p) in t.interruptions.values().cloned().zip(t.pending.values()) {
@@ -35,7 +37,7 @@ pub(super) fn settle(t: Tracker) -> Isolation {
             .because
             .as_ref()
             .and_then(|b| t.assignment_lines.get(&(b.source, b.line)))
-            .and_then(|k| by_generation.get(k).copied());
+            .and_then(|(g, n)| by_generation.get(&(*n, g.clone())).copied());
         cause(&t, &mut it, p, rebalance.map(|i| (kept[i], &triggers[i])));
         interruptions.push(it);
     }
@@ -44,7 +46,7 @@ pub(super) fn settle(t: Tracker) -> Isolation {
         i.to.is_some()
             || t.changes
                 .values()
-                .rfind(|c| c.group == i.group && c.connector == *i.resource.connector_name())
+                .rfind(|c| c.connector == *i.resource.connector_name() && c.group == i.group)
                 .is_none_or(|c| c.kind != ChangeKind::Deletion)
     });
     let changes = price_changes(t.changes.into_values().collect(), &interruptions);
@@ -86,7 +88,7 @@ fn settle_one(t: &Tracker, i: usize) -> Interruption {
         .and_then(|(g, n)| {
             t.rebalances
                 .values()
-                .rfind(|r| r.group == *g && r.generation == *n)
+                .rfind(|r| r.generation == *n && r.group == *g)
         })
         .map(|r| (r, trigger(r, &t.changes)));
     cause(t, &mut it, p, rebalance.as_ref().map(|(r, tr)| (*r, tr)));
@@ -162,12 +164,13 @@ fn change_before(
     let at = at.ts?.0;
     changes.iter().rev().map(|(i, _)| i).find(|&i| {
         let c = &changes[i];
-        c.group == *group
-            && connector.is_none_or(|n| *n == c.connector)
+        // The group's name (text) compared last.
+        connector.is_none_or(|n| *n == c.connector)
             && (kinds.is_empty() || kinds.contains(&c.kind))
             && c.line
                 .ts
                 .is_some_and(|t| t.0 <= at + 1000 && at - t.0 <= CHANGE_REACH_MS)
+            && c.group == *group
     })
 }
 
@@ -358,7 +361,7 @@ fn effect(r: RebalanceAcc, trigger: Trigger, interruptions: &[Interruption]) -> 
     let mut tasks_hit = 0;
     for i in interruptions
         .iter()
-        .filter(|i| i.group == out.group && i.generation == Some(out.generation))
+        .filter(|i| i.generation == Some(out.generation) && i.group == out.group)
     {
         match &i.to {
             None => out.stopped += 1,

@@ -177,7 +177,7 @@ impl Tracker {
             }
             return;
         }
-        let Some(group) = fact.group.clone() else {
+        let Some(group) = fact.group.as_ref() else {
             return;
         };
         let t = ts(&fact.line).unwrap_or(i64::MIN);
@@ -195,37 +195,37 @@ impl Tracker {
         match &fact.kind {
             FactKind::Assignment {
                 generation, live, ..
-            } => self.assignment(&group, worker, *generation, line, live),
+            } => self.assignment(group, worker, *generation, line, live),
             FactKind::Held { resources, since } => {
-                let g = group_of(&mut self.groups, &group);
+                let g = group_of(&mut self.groups, group);
                 for r in resources {
                     run(g, r, worker, since);
                 }
             }
-            FactKind::Start { resource, .. } => self.start(&group, worker, resource, line),
+            FactKind::Start { resource, .. } => self.start(group, worker, resource, line),
             FactKind::StartFailed { resource } => {
-                self.stop(&group, worker, resource, line);
-                if let Some(&i) = self.group(&group).open.get(resource)
+                self.stop(group, worker, resource, line);
+                if let Some(&i) = self.group(group).open.get(resource)
                     && same_line(&self.interruptions[i].from.line, line)
                 {
                     self.pending[i].fate = Some(super::CauseKind::Failed);
                 }
             }
-            FactKind::Stop { resource, .. } => self.stop(&group, worker, resource, line),
+            FactKind::Stop { resource, .. } => self.stop(group, worker, resource, line),
             FactKind::Judged {
                 resource,
                 reason,
                 because,
             } => {
-                if let Some(&i) = self.group(&group).open.get(resource)
+                if let Some(&i) = self.group(group).open.get(resource)
                     && same_line(&self.interruptions[i].from.line, line)
                 {
                     self.pending[i].reason = Some(*reason);
                     self.pending[i].because.clone_from(because);
                 }
             }
-            FactKind::Reset => self.reset(&group, worker, line),
-            FactKind::Signal(s) => self.signal(&group, worker, s, line),
+            FactKind::Reset => self.reset(group, worker, line),
+            FactKind::Signal(s) => self.signal(group, worker, s, line),
             FactKind::Left
             | FactKind::End
             | FactKind::Finding(_)
@@ -375,7 +375,9 @@ impl Tracker {
     fn stop(&mut self, group: &Arc<str>, worker: &Arc<str>, r: &Resource, line: &SourceLine) {
         let generation = self.workers.get(worker).and_then(|w| w.generation);
         let g = group_of(&mut self.groups, group);
-        g.awaiting.remove(&(r.clone(), worker.clone()));
+        if !g.awaiting.is_empty() {
+            g.awaiting.remove(&(r.clone(), worker.clone()));
+        }
         let running = match g.running.get_mut(r) {
             Some(v) => v,
             None => g.running.entry(r.clone()).or_default(),

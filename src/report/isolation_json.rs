@@ -11,7 +11,7 @@ use crate::interruptions::{
     Cause, Change, Clock, ConnectorDowntime, Cost, Edge, Interruption, Isolation, Rebalance,
     Trigger,
 };
-use crate::model::{SourceLine, Timestamp};
+use crate::model::{Name, SourceLine, Timestamp};
 use serde::Serialize;
 use serde_json::Value;
 use std::io::{self, Write};
@@ -457,7 +457,8 @@ impl Lines<'_> {
     /// [`CauseOut`].
     fn cause(&mut self, c: &Cause, out: &mut Vec<u8>) {
         out.extend_from_slice(b"{\"connector\":");
-        self.shared.opt_string(c.connector.as_ref(), out);
+        self.shared
+            .opt_string(c.connector.as_ref().map(Name::as_arc), out);
         out.extend_from_slice(b",\"finding\":");
         self.opt_line(c.finding.as_ref(), out);
         out.extend_from_slice(b",\"kind\":");
@@ -556,7 +557,8 @@ impl Lines<'_> {
         out.extend_from_slice(b",\"trigger\":{\"change\":");
         opt_unsigned(t.change, out);
         out.extend_from_slice(b",\"connector\":");
-        self.shared.opt_string(t.connector.as_ref(), out);
+        self.shared
+            .opt_string(t.connector.as_ref().map(Name::as_arc), out);
         out.extend_from_slice(b",\"how\":");
         json_bytes::opt_string(t.how.as_deref(), out);
         out.extend_from_slice(b",\"kind\":");
@@ -573,7 +575,7 @@ impl Lines<'_> {
     /// [`ChangeOut`].
     fn change(&mut self, c: &Change, out: &mut Vec<u8>) {
         out.extend_from_slice(b"{\"connector\":");
-        self.shared.string(&c.connector, out);
+        self.shared.string(c.connector.as_arc(), out);
         out.extend_from_slice(b",\"group\":");
         self.shared.string(&c.group, out);
         out.extend_from_slice(b",\"kind\":");
@@ -585,7 +587,7 @@ impl Lines<'_> {
             if k > 0 {
                 out.push(b',');
             }
-            self.shared.string(n, out);
+            self.shared.string(n.as_arc(), out);
         }
         out.extend_from_slice(b"],\"others\":");
         cost(&c.others, out);
@@ -616,7 +618,7 @@ impl Lines<'_> {
         out.extend_from_slice(b"},\"by_others\":");
         cost(&d.by_others, out);
         out.extend_from_slice(b",\"connector\":");
-        self.shared.string(&d.connector, out);
+        self.shared.string(d.connector.as_arc(), out);
         out.extend_from_slice(b",\"group\":");
         self.shared.string(&d.group, out);
         out.extend_from_slice(b",\"longest_ms\":");

@@ -588,7 +588,7 @@ mod tests {
         let b = line(1, 3, Some(1_566_298_800_216), &a.text);
         let c = line(1, 9, None, "  at a.B(C.java:1)\u{1}");
         let task = Resource::Task(TaskId::new("sink\"a", 12));
-        let conn = Resource::Connector(Arc::from("jdbc-source"));
+        let conn = Resource::Connector(crate::model::Name::from("jdbc-source"));
         let mut out = Vec::new();
         for (k, (resource, started)) in [
             (Some(task.clone()), vec![]),

@@ -295,8 +295,8 @@ pub fn resource_line(r: &crate::model::Resource, shared: &mut Shared, out: &mut 
     let from = out.len();
     shared.string(
         match r {
-            Resource::Connector(n) => n,
-            Resource::Task(t) => &t.connector,
+            Resource::Connector(n) => n.as_arc(),
+            Resource::Task(t) => t.connector.as_arc(),
         },
         out,
     );

@@ -539,14 +539,14 @@ fn named_connectors(ev: &Event) -> Vec<&Name> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
+    use crate::model::Name;
 
     fn task(c: &str, i: u32) -> Resource {
         Resource::Task(TaskId::new(c, i))
     }
 
     fn conn(c: &str) -> Resource {
-        Resource::Connector(Arc::from(c))
+        Resource::Connector(Name::from(c))
     }
 
     const STARTING: Event = Event::Milestone(Milestone::HerderStarting);
@@ -770,9 +770,9 @@ mod tests {
             leader: "l".into(),
             leader_url: "u".into(),
             offset: 1,
-            connectors: vec![Arc::from("c")].into(),
+            connectors: vec![Name::from("c")].into(),
             tasks: vec![TaskId::new("d", 0)].into(),
-            revoked_connectors: Some(vec![Arc::from("e")].into()),
+            revoked_connectors: Some(vec![Name::from("e")].into()),
             revoked_tasks: None,
             delay: None,
         };
@@ -785,16 +785,16 @@ mod tests {
         assert_eq!(
             names(&ev),
             [
-                Named::Conn(Arc::from("c")),
-                Named::Conn(Arc::from("e")),
+                Named::Conn(Name::from("c")),
+                Named::Conn(Name::from("e")),
                 Named::Task(TaskId::new("d", 0))
             ]
         );
         let ev = Event::TaskConfigsUpdated(vec![TaskId::new("d", 1)]);
         assert_eq!(names(&ev), [Named::Task(TaskId::new("d", 1))]);
         assert_eq!(
-            names(&Event::ConnectorConfigUpdated(Arc::from("c"))),
-            [Named::Conn(Arc::from("c"))]
+            names(&Event::ConnectorConfigUpdated(Name::from("c"))),
+            [Named::Conn(Name::from("c"))]
         );
     }
 }

@@ -267,10 +267,10 @@ impl Replay {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
+    use crate::model::Name;
 
     fn n(s: &str) -> Name {
-        Arc::from(s)
+        Name::from(s)
     }
     fn conn(name: &str, present: bool) -> Config {
         Config::Connector {

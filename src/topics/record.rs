@@ -213,7 +213,7 @@ fn body(raw: &RawRecord) -> Result<Body, String> {
 }
 
 fn name(s: &str) -> Name {
-    Arc::from(s)
+    Name::new(s)
 }
 
 /// `<name>-<n>`: the last dash separates the index, as Connect parses it.

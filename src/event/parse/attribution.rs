@@ -104,8 +104,7 @@ pub(super) fn candidates(msg: &str, prefixed: bool) -> Vec<LoggerKind> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Resource, TaskId};
-    use std::sync::Arc;
+    use crate::model::{Name, Resource, TaskId};
 
     /// One message per wording the auditor reads (from the Kafka
     /// source, 2.0.1 → 3.9), without layout, MDC or prefix.
@@ -267,7 +266,7 @@ mod tests {
                 attribute("Starting connector c", prefixed),
                 Some((
                     LoggerKind::Herder,
-                    Event::Starting(Resource::Connector(Arc::from("c")))
+                    Event::Starting(Resource::Connector(Name::from("c")))
                 ))
             );
         }

@@ -6,7 +6,7 @@
 //! ASCII literal it found (or at an index returned by `find`/`rfind`), so it
 //! never splits a multi-byte character.
 
-use rustc_hash::FxHashSet;
+use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 use std::sync::Arc;
 
@@ -80,15 +80,18 @@ const RECENT: usize = 64;
 /// the place a cheap hash of its ends gives it: an assignment line names
 /// the same connectors and tasks as the one before, and such a name is
 /// found with one comparison instead of a hash-set lookup.
+/// The table is keyed by the name's hash ([`Name::hash_of`]); a text whose
+/// hash is another's (not met in practice) gets a name of its own, equal
+/// to every other name of the same text all the same.
 struct Interner {
-    names: FxHashSet<Name>,
+    names: FxHashMap<u64, Name>,
     recent: [Option<Name>; RECENT],
 }
 
 impl Default for Interner {
     fn default() -> Interner {
         Interner {
-            names: FxHashSet::default(),
+            names: FxHashMap::default(),
             recent: [const { None }; RECENT],
         }
     }
@@ -117,15 +120,17 @@ pub(crate) fn name(s: &str) -> Name {
         {
             return n.clone();
         }
-        let n = match t.names.get(s) {
-            Some(n) => n.clone(),
+        let hash = Name::hash_of(s);
+        let n = match t.names.get(&hash) {
+            Some(n) if **n == *s => n.clone(),
+            Some(_) => Name::new(s),
             None => {
                 if t.names.len() >= INTERNED_MAX {
                     t.names.clear();
                     t.recent = [const { None }; RECENT];
                 }
-                let n: Name = Arc::from(s);
-                t.names.insert(n.clone());
+                let n = Name::new(s);
+                t.names.insert(hash, n.clone());
                 n
             }
         };

@@ -4,11 +4,10 @@
 
 use super::*;
 use crate::event::{Milestone, StartFailure};
-use crate::model::{Resource, TaskId};
-use std::sync::Arc;
+use crate::model::{Name, Resource, TaskId};
 
 fn conn(s: &str) -> Resource {
-    Resource::Connector(Arc::from(s))
+    Resource::Connector(Name::from(s))
 }
 
 // ---------------------------------------------------------------------------
@@ -115,7 +114,7 @@ fn unknown_logger_tries_every_family() {
         (
             "Connector x task count changed from 1 to 3",
             Event::TaskCountChanged {
-                connector: Some(Arc::from("x")),
+                connector: Some(Name::from("x")),
                 from: 1,
                 to: 3,
             },
@@ -374,7 +373,7 @@ mod robustness {
             );
             prop_assert_eq!(
                 parse_message(LoggerKind::Herder, &format!("Connector {name} config updated")),
-                Some(Event::ConnectorConfigUpdated(Arc::from(name.as_str())))
+                Some(Event::ConnectorConfigUpdated(Name::from(name.as_str())))
             );
         }
     }

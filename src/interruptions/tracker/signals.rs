@@ -134,7 +134,7 @@ impl Tracker {
         &mut self,
         group: &Arc<str>,
         worker: &Arc<str>,
-        connector: &Arc<str>,
+        connector: &Name,
         line: &SourceLine,
     ) -> Option<Seen> {
         let g = self.group(group);

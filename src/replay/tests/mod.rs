@@ -20,7 +20,6 @@ use super::*;
 use crate::event::{Milestone, StartFailure, TaskUpdateWording};
 use crate::finding::Kind;
 use crate::model::{Assignment, Name, SourceId, TaskId};
-use std::sync::Arc;
 
 struct Run {
     r: WorkerReplay,
@@ -70,7 +69,7 @@ impl Run {
 }
 
 fn n(s: &str) -> Name {
-    Arc::from(s)
+    Name::from(s)
 }
 fn t(c: &str, i: u32) -> TaskId {
     TaskId::new(c, i)

@@ -138,7 +138,7 @@ fn the_snapshot_a_worker_reads_at_a_config_offset() {
     ))
     .unwrap();
     let t = Topics::new(records(&[("connect-2-4-1-kafka-8869-configs", &text)]));
-    let c: crate::model::Name = Arc::from("c");
+    let c: Name = Name::from("c");
     // at offset 8 (the re-creation read, its task configs not yet): 2.4.1
     // still holds the deleted incarnation's two tasks, 2.5.1 none
     let old = t.snapshot_at(Family::UpTo2_5_0, 8);

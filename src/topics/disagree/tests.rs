@@ -85,7 +85,7 @@ fn run(w: &Witness, steps: Vec<Step>) -> Vec<(Resource, u64, Vec<i64>)> {
 }
 
 fn c() -> Resource {
-    Resource::Connector(Arc::from("c"))
+    Resource::Connector(crate::model::Name::from("c"))
 }
 
 fn start(r: Resource) -> FactKind {

@@ -10,7 +10,7 @@ fn t(c: &str, i: u32) -> TaskId {
 fn names_are_shared_and_the_table_bounded() {
     let a = task_id("orders-sink-3").unwrap().connector;
     let b = name("orders-sink");
-    assert!(Arc::ptr_eq(&a, &b));
+    assert!(Name::ptr_eq(&a, &b));
     for k in 0..INTERNED_MAX + 10 {
         assert_eq!(&*name(&format!("c{k}")), format!("c{k}"));
     }
