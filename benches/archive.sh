@@ -84,7 +84,11 @@ cargo build --profile dist --locked --quiet
 bin=target/dist/herder-audit
 dir="${BENCH_DIR:-target/bench}"
 mkdir -p "$dir"
-rows="$dir/rows.tsv"
+# This run's own rows and measurements: two runs may share the archives'
+# directory, never these.
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+rows="$scratch/rows.tsv"
 : > "$rows"
 want() { [ "$shape" = all ] || [ "$shape" = "$1" ]; }
 
@@ -101,7 +105,7 @@ sim() {
 median() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][int(sys.argv[2])]["median"])' "$1" "$2"; }
 hf() { hyperfine -N --style none --warmup 1 --runs "$runs" --export-json "$@" > /dev/null; }
 # rss ARGS...: peak RSS (KiB) of one herder-audit run.
-rss() { /usr/bin/time -f '%M' -o "$dir/rss.txt" "$bin" "$@" > /dev/null || true; tail -1 "$dir/rss.txt"; }
+rss() { /usr/bin/time -f '%M' -o "$scratch/rss.txt" "$bin" "$@" > /dev/null || true; tail -1 "$scratch/rss.txt"; }
 row() { printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >> "$rows"; }
 # count CMD...: user-space instructions of one run (its output discarded).
 count() {
@@ -137,14 +141,14 @@ versus_rg() {
   local name="$1" label="$2"
   shift 2
   cat "$@" > /dev/null
-  hf "$dir/$name.json" \
+  hf "$scratch/$name.json" \
     "rg -j1 -c -F org.apache.kafka.connect.runtime $*" \
     "$bin -j 1 --format jsonl $*" \
     "$bin -j 2 --format jsonl $*"
   local rg j1 j2
-  rg=$(median "$dir/$name.json" 0)
-  j1=$(median "$dir/$name.json" 1)
-  j2=$(median "$dir/$name.json" 2)
+  rg=$(median "$scratch/$name.json" 0)
+  j1=$(median "$scratch/$name.json" 1)
+  j2=$(median "$scratch/$name.json" 2)
   row "$name" "time, $label, -j 1 against rg -j1 -c -F" "$(ratio "$j1" "$rg")" "-"
   row "$name" "time, -j 2 speed-up over -j 1" "$(ratio "$j1" "$j2")" ">= 1.85x"
 }
@@ -198,8 +202,8 @@ if want current; then
     versus_rg current "16 workers, $(size "$dir"/big16/*.log)" "$dir"/big16/*.log
     gz=("$dir"/a1gz/*.gz)
     cat "${gz[@]}" > /dev/null
-    hf "$dir/gz.json" "gzip -dc ${gz[*]}" "$bin -j 1 --format jsonl ${gz[*]}"
-    row current "time, gzipped, -j 1 against gzip -dc" "$(ratio "$(median "$dir/gz.json" 1)" "$(median "$dir/gz.json" 0)")" "<= 0.5x"
+    hf "$scratch/gz.json" "gzip -dc ${gz[*]}" "$bin -j 1 --format jsonl ${gz[*]}"
+    row current "time, gzipped, -j 1 against gzip -dc" "$(ratio "$(median "$scratch/gz.json" 1)" "$(median "$scratch/gz.json" 0)")" "<= 0.5x"
     row current "peak RSS -j 2, 1 GiB / 2 GiB" "$(mib "$(rss -j 2 --format jsonl "$dir"/a1/*.log)") / $(mib "$(rss -j 2 --format jsonl "$dir"/a2/*.log)")" "<= 64 MiB, flat"
   fi
 fi
@@ -237,8 +241,8 @@ if want many-small; then
     big=("$dir"/big16/*.log)
     cat "${big[@]}" > /dev/null
     find "$dir/small" -name '*.log' -exec cat {} + > /dev/null
-    hf "$dir/small.json" "rg -j1 -c -F org.apache.kafka.connect.runtime $dir/small" "$bin -j 1 --format jsonl $dir/small"
-    row many-small "time, $small logs ($(size "$dir/small")), -j 1 against rg -j1" "$(ratio "$(median "$dir/small.json" 1)" "$(median "$dir/small.json" 0)")" "-"
+    hf "$scratch/small.json" "rg -j1 -c -F org.apache.kafka.connect.runtime $dir/small" "$bin -j 1 --format jsonl $dir/small"
+    row many-small "time, $small logs ($(size "$dir/small")), -j 1 against rg -j1" "$(ratio "$(median "$scratch/small.json" 1)" "$(median "$scratch/small.json" 0)")" "-"
     row many-small "peak RSS -j 2: $small small logs / ${#big[@]} logs of 16 MiB" "$(mib "$(rss -j 2 --format jsonl "$dir/small")") / $(mib "$(rss -j 2 --format jsonl "${big[@]}")")" "<= 64 MiB both"
     row many-small "peak RSS -j 1: $small small logs / ${#big[@]} logs of 16 MiB" "$(mib "$(rss -j 1 --format jsonl "$dir/small")") / $(mib "$(rss -j 1 --format jsonl "${big[@]}")")" "<= 64 MiB both"
   fi
@@ -264,8 +268,8 @@ if want storm; then
   if [ "$timing" = 1 ]; then
     cat "${storm[@]}" "${clean[@]}" > /dev/null
     found=$("$bin" --fail-on never --format jsonl "${storm[@]}" | python3 -c 'import json,sys; print(sum(json.loads(l)["findings"]["error"] + json.loads(l)["findings"]["warning"] for l in sys.stdin if "\"summary\"" in l))')
-    hf "$dir/storm.json" "$bin --fail-on never --format jsonl ${clean[*]}" "$bin --fail-on never --format jsonl ${storm[*]}"
-    row storm "time, $found findings ($(size "${storm[@]}")), jsonl, against the clean archive" "$(ratio "$(median "$dir/storm.json" 1)" "$(median "$dir/storm.json" 0)")" "<= 1.25x"
+    hf "$scratch/storm.json" "$bin --fail-on never --format jsonl ${clean[*]}" "$bin --fail-on never --format jsonl ${storm[*]}"
+    row storm "time, $found findings ($(size "${storm[@]}")), jsonl, against the clean archive" "$(ratio "$(median "$scratch/storm.json" 1)" "$(median "$scratch/storm.json" 0)")" "<= 1.25x"
     row storm "peak RSS: jsonl / json / clean jsonl" "$(mib "$(rss --fail-on never --format jsonl "${storm[@]}")") / $(mib "$(rss --fail-on never --format json "${storm[@]}")") / $(mib "$(rss --fail-on never --format jsonl "${clean[@]}")")" "jsonl <= 64 MiB"
   fi
 fi
