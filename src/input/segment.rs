@@ -110,13 +110,22 @@ fn mem_budget() -> &'static Budget {
 }
 
 /// How many descriptors paused streams may keep in this process now: the
-/// budget less one for each thread of the pool that may be reading a
-/// stream whose descriptor is not kept.
+/// budget less one for each thread that may be reading a stream whose
+/// descriptor is not kept (the pool's, or this thread outside a pool).
 pub fn fd_limit() -> usize {
-    fd_budget()
-        .limit
-        .saturating_sub(rayon::current_num_threads())
-        .max(1)
+    fd_budget().limit.saturating_sub(reading_threads()).max(1)
+}
+
+/// The threads that may read streams at once: the pool's when this thread
+/// is one of them, else this one. (Not `rayon::current_num_threads()`
+/// outside a pool: that starts rayon's global pool, a thread per core, in
+/// a `-j 1` run that builds no pool.)
+fn reading_threads() -> usize {
+    if rayon::current_thread_index().is_some() {
+        rayon::current_num_threads()
+    } else {
+        1
+    }
 }
 
 /// Leave to keep one descriptor open while the stream is paused.
