@@ -230,8 +230,15 @@ fn find_record(line: &str) -> Option<(usize, &str, Head)> {
 /// without reading the rest of the envelope (the head alone decides
 /// whether a line has one).
 pub fn record_ts(line: &str) -> Option<Option<Timestamp>> {
+    record_of(line).map(|(_, (_, _, head))| head.ts)
+}
+
+/// The line without a trailing `\r`, and where its record starts
+/// ([`find_record`]): the first step of [`envelope_with`], and all of
+/// [`record_ts`].
+fn record_of(line: &str) -> Option<(&str, (usize, &str, Head))> {
     let line = line.strip_suffix('\r').unwrap_or(line);
-    find_record(line).map(|(_, _, head)| head.ts)
+    Some((line, find_record(line)?))
 }
 
 /// Parses one line (without its line ending; a trailing `\r` is tolerated).
@@ -248,9 +255,8 @@ pub fn envelope(line: &str) -> Option<Envelope<'_>> {
 /// slice of `line`, or not where a `(…)` suffix would put it) is ignored:
 /// the answer is always [`envelope`]'s.
 pub fn envelope_with<'a>(line: &'a str, known: Option<&str>) -> Option<Envelope<'a>> {
-    let line = line.strip_suffix('\r').unwrap_or(line);
     // (Nothing after the record head fails: [`record_ts`] relies on it.)
-    let (start, rest, Head { ts, level }) = find_record(line)?;
+    let (line, (start, rest, Head { ts, level })) = record_of(line)?;
     let stream = stream_key(&line[..start]);
     let body = &rest[rest
         .bytes()
