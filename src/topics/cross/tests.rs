@@ -2,6 +2,7 @@
 //! console consumer's shape (the real captures are audited whole in
 //! tests/topics_real.rs).
 
+use super::summary::StatusWorker;
 use super::*;
 use crate::model::{Key, TaskId, Timestamp};
 use crate::topics::{dump, record};
